@@ -1,0 +1,25 @@
+/** Errors of the /v1 contract are values with a code; messages are the contract's, word for word. */
+export type ApiErrorCode = 400 | 401 | 402 | 404 | 405 | 429 | 500;
+
+export class ApiError extends Error {
+  constructor(
+    readonly code: ApiErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = "ApiError";
+  }
+}
+
+export const messages = {
+  keyMissing: "apiKey is null",
+  keyInvalid: "apiKey is invalid",
+  quota: "apiKey quota is not enough",
+  qps: "qps limit exceeded",
+  internal: "Internal server error",
+  notFoundPath: "Not found",
+  methodNotAllowed: "Method not allowed",
+} as const;
+
+export const missing = (name: string) => new ApiError(400, `Missing required parameter: ${name}`);
+export const invalid = (name: string) => new ApiError(400, `Invalid parameter: ${name}`);

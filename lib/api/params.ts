@@ -1,0 +1,112 @@
+import { z } from "zod";
+import { ApiError, invalid, missing } from "./errors";
+
+/**
+ * Query parameters of the four operations (decisions.md "Parameters"). Each parameter is a zod
+ * schema on its string value — the same schemas document it in OpenAPI. A parameter that is
+ * absent or empty is missing; one given twice, too long or not matching is invalid.
+ */
+export const MAX_PARAM_LENGTH = 2048;
+
+export const paramSchemas = {
+  url: z
+    .string()
+    .max(MAX_PARAM_LENGTH)
+    .describe("full URL of the event page: https://<event-site-host>/events/<event_id>/"),
+  event_id: z.string().regex(/^\d{1,20}$/).describe("event id, digits only (1-20)"),
+  userid: z.string().regex(/^\d{1,20}$/).describe("numeric user id; returns the first page"),
+  node_id: z
+    .string()
+    .max(200)
+    .regex(/^[A-Za-z0-9+/=_-]+$/)
+    .describe("the user's opaque node id (data.node_id of an earlier page); used when userid is absent"),
+  cursor: z
+    .string()
+    .max(500)
+    .regex(/^[A-Za-z0-9_.-]+$/)
+    .describe("data.page_info.end_cursor of the previous page; used with node_id"),
+  urn: z
+    .string()
+    .max(200)
+    .regex(/^urn:li:[A-Za-z_]+:[A-Za-z0-9_-]{1,100}$/)
+    .describe("profile URN, e.g. urn:li:member:3000000001"),
+  page: z
+    .string()
+    .regex(/^\d{1,6}$/)
+    .refine((value) => Number(value) >= 1)
+    .describe("page number, integer ≥ 1; default 1"),
+} as const;
+
+export type ParamName = keyof typeof paramSchemas;
+
+/** The value of one parameter, or undefined when absent/empty; throws the contract's 400. */
+const readParam = (query: URLSearchParams, name: ParamName, required: boolean): string | undefined => {
+  const values = query.getAll(name);
+  if (values.length > 1) throw invalid(name);
+  const value = values[0];
+  if (value === undefined || value === "") {
+    if (required) throw missing(name);
+    return undefined;
+  }
+  if (!paramSchemas[name].safeParse(value).success) throw invalid(name);
+  return value;
+};
+
+export type EventSiteConfig = { hosts: readonly string[] };
+
+const EVENT_PATH = /^\/events\/(\d{1,20})\/?$/;
+
+/** Event id from an event page URL on an accepted host, or the contract's 400. */
+export const eventIdFromUrl = (raw: string, config: EventSiteConfig): string => {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw invalid("url");
+  }
+  if (url.protocol !== "https:" || url.username !== "" || url.password !== "") throw invalid("url");
+  const host = url.host.toLowerCase().replace(/^(www\.|m\.)/, "");
+  if (!config.hosts.includes("*") && !config.hosts.includes(host)) throw invalid("url");
+  const match = EVENT_PATH.exec(url.pathname);
+  if (!match?.[1]) throw invalid("url");
+  return match[1];
+};
+
+export type EventByUrlParams = { eventId: string; url: string };
+export type EventByIdParams = { eventId: string };
+export type FollowersParams =
+  | { kind: "first"; userId: string }
+  | { kind: "next"; nodeId: string; cursor: string | undefined };
+export type PublicationsParams = { urn: string; page: number };
+
+export const parseEventByUrl = (query: URLSearchParams, config: EventSiteConfig): EventByUrlParams => {
+  const url = readParam(query, "url", true) ?? "";
+  return { eventId: eventIdFromUrl(url, config), url };
+};
+
+export const parseEventById = (query: URLSearchParams): EventByIdParams => ({
+  eventId: readParam(query, "event_id", true) ?? "",
+});
+
+export const parseFollowers = (query: URLSearchParams): FollowersParams => {
+  const userId = readParam(query, "userid", false);
+  if (userId !== undefined) return { kind: "first", userId };
+  const nodeId = readParam(query, "node_id", false);
+  if (nodeId === undefined) throw missing("userid");
+  return { kind: "next", nodeId, cursor: readParam(query, "cursor", false) };
+};
+
+export const parsePublications = (query: URLSearchParams): PublicationsParams => {
+  const urn = readParam(query, "urn", true) ?? "";
+  const page = readParam(query, "page", false);
+  return { urn, page: page === undefined ? 1 : Number(page) };
+};
+
+/** A short, log-safe summary of what was asked, kept in the usage record. */
+export const summariseQuery = (query: URLSearchParams, names: readonly ParamName[]): string =>
+  names
+    .flatMap((name) => query.getAll(name).map((value) => `${name}=${value.slice(0, 120)}`))
+    .join("&")
+    .slice(0, 300);
+
+export const isApiError = (error: unknown): error is ApiError => error instanceof ApiError;

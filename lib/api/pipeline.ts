@@ -1,0 +1,142 @@
+import type { Connector, LookupResult } from "@/lib/connectors/types";
+import type { CursorCodec } from "@/lib/connectors/cursor";
+import type { Outcome, Settlement } from "@/lib/credits/settle";
+import { describeError, log } from "@/lib/log";
+import type { Services } from "@/lib/services";
+import { errorBody, successBody } from "./envelope";
+import { ApiError, messages } from "./errors";
+import { operations, type OperationName } from "./operations";
+import { summariseQuery, type ParamName } from "./params";
+
+/**
+ * The request pipeline of a lookup, in the order decisions.md fixes:
+ * 401 auth → 429 rate limit → 400 params → 402 credits → 404 record → 500 anything else.
+ * It knows nothing of Next: /v1 route handlers and the console's server routes both call it.
+ */
+export type ParseContext = { cursors: CursorCodec; eventSiteHosts: readonly string[] };
+
+export type LookupSpec<Params> = {
+  operation: OperationName;
+  paramNames: readonly ParamName[];
+  parse(query: URLSearchParams, context: ParseContext): Params;
+  lookup(params: Params, connector: Connector): Promise<LookupResult>;
+};
+
+export type PipelineInput = { authorization: string | null; query: URLSearchParams };
+
+export type PipelineResult = {
+  status: number;
+  body: string;
+  headers: Record<string, string>;
+  requestId: string;
+  keyId: string | null;
+};
+
+const messageFor = (status: Exclude<Settlement["status"], 200>, operation: OperationName, badRequest: string | null): string => {
+  switch (status) {
+    case 400:
+      return badRequest ?? messages.internal;
+    case 401:
+      return messages.keyInvalid;
+    case 402:
+      return messages.quota;
+    case 404:
+      return operations[operation].notFoundMessage;
+    case 429:
+      return messages.qps;
+    default:
+      return messages.internal;
+  }
+};
+
+export const runLookup = async <Params>(
+  spec: LookupSpec<Params>,
+  input: PipelineInput,
+  deps: Services,
+): Promise<PipelineResult> => {
+  const requestId = crypto.randomUUID();
+  const startedAt = Date.now();
+  const startedPerf = performance.now();
+  const costCredits = operations[spec.operation].costCredits;
+  const headers: Record<string, string> = { "X-Request-Id": requestId };
+  const fail = (code: 401 | 500, message: string, keyId: string | null): PipelineResult => ({
+    status: code,
+    body: errorBody(code, message, requestId),
+    headers,
+    requestId,
+    keyId,
+  });
+
+  let keyId: string | null = null;
+  try {
+    const auth = await deps.authenticator.authenticate(input.authorization);
+    if (!auth.ok) return fail(401, auth.message, null);
+    keyId = auth.key.id;
+
+    const rate = await deps.limiter.consume(auth.key.id, auth.key.qpsLimit);
+    headers["RateLimit-Limit"] = String(rate.limit);
+    headers["RateLimit-Remaining"] = String(rate.remaining);
+    headers["RateLimit-Reset"] = String(Math.max(1, Math.ceil(rate.resetMs / 1000)));
+
+    let outcome: Outcome;
+    let badRequest: string | null = null;
+    let result: LookupResult | null = null;
+    if (!rate.allowed) {
+      outcome = "429";
+      headers["Retry-After"] = headers["RateLimit-Reset"];
+    } else {
+      let params: Params | undefined;
+      try {
+        params = spec.parse(input.query, { cursors: deps.cursors, eventSiteHosts: deps.eventSiteHosts });
+      } catch (error) {
+        if (!(error instanceof ApiError)) throw error;
+        badRequest = error.message;
+      }
+      if (params === undefined) {
+        outcome = "400";
+      } else {
+        try {
+          result = await spec.lookup(params, deps.connector);
+          outcome = result.found ? "found" : "not_found";
+        } catch (error) {
+          log.error("lookup failed", { requestId, keyId, operation: spec.operation, error: describeError(error) });
+          outcome = "500";
+        }
+      }
+    }
+
+    const settlement = await deps.settler.settle({
+      requestId,
+      keyId: auth.key.id,
+      operation: spec.operation,
+      costCredits,
+      outcome,
+      paramsSummary: summariseQuery(input.query, spec.paramNames),
+      startedAt,
+      startedPerf,
+    });
+    if (settlement.status === 401) {
+      deps.authenticator.invalidate(auth.key.id);
+      return fail(401, messages.keyInvalid, null);
+    }
+    headers["X-Credits-Cost"] = String(costCredits);
+    headers["X-Credits-Charged"] = String(settlement.creditsCharged);
+    headers["X-Credits-Remaining"] = String(settlement.creditsRemaining);
+    if (settlement.status === 200 && result?.found) {
+      if (result.asOf) headers["X-Data-As-Of"] = result.asOf.toISOString();
+      return { status: 200, body: successBody(result.dataJson, requestId), headers, requestId, keyId };
+    }
+    // A 200 always comes with a found record; anything else is an error envelope.
+    const status = settlement.status === 200 ? 500 : settlement.status;
+    return {
+      status,
+      body: errorBody(status, messageFor(status, spec.operation, badRequest), requestId),
+      headers,
+      requestId,
+      keyId,
+    };
+  } catch (error) {
+    log.error("request failed", { requestId, keyId, operation: spec.operation, error: describeError(error) });
+    return fail(500, messages.internal, keyId);
+  }
+};

@@ -1,0 +1,97 @@
+import type { Queryable } from "@/lib/db/client";
+import type { CursorCodec } from "./cursor";
+import { FOLLOWERS_PAGE_SIZE, PUBLICATIONS_PAGE_SIZE, type Connector, type LookupResult } from "./types";
+
+/**
+ * The record store connector: one query per lookup, answers kept in a small in-memory cache for
+ * a few seconds (records are read-only snapshots; imports in this process clear it at once).
+ */
+type CacheEntry = { result: LookupResult; storedAt: number };
+
+export type StoreConnector = Connector & { clearCache(): void };
+
+export const createStoreConnector = (deps: {
+  db: () => Promise<Queryable>;
+  cursors: CursorCodec;
+  cacheTtlMs: number;
+  cacheEntries?: number;
+}): StoreConnector => {
+  const cache = new Map<string, CacheEntry>();
+  const maxEntries = deps.cacheEntries ?? 5000;
+
+  const cached = async (cacheKey: string, load: () => Promise<LookupResult>): Promise<LookupResult> => {
+    const hit = cache.get(cacheKey);
+    if (hit && Date.now() - hit.storedAt < deps.cacheTtlMs) return hit.result;
+    const result = await load();
+    if (cache.size >= maxEntries) cache.clear();
+    cache.set(cacheKey, { result, storedAt: Date.now() });
+    return result;
+  };
+
+  const event = (eventId: string) =>
+    cached(`e:${eventId}`, async () => {
+      const rows = await (await deps.db()).query<{ record: string; fetched_at: Date | string }>(
+        "SELECT record::text AS record, fetched_at FROM events WHERE event_id = $1",
+        [eventId],
+      );
+      const row = rows[0];
+      if (!row) return { found: false };
+      return { found: true, dataJson: `{"event":${row.record}}`, asOf: new Date(row.fetched_at) };
+    });
+
+  const followers = ({ userId, offset }: { userId: string; offset: number }) =>
+    cached(`f:${userId}:${offset}`, async () => {
+      const rows = await (await deps.db()).query<{
+        node_id: string;
+        follower_count: number;
+        fetched_at: Date | string;
+        record: string | null;
+      }>(
+        `SELECT u.node_id, u.follower_count, u.fetched_at, f.record::text AS record
+         FROM pin_users u
+         LEFT JOIN pin_followers f ON f.user_id = u.user_id AND f.position >= $2 AND f.position < $2 + $3
+         WHERE u.user_id = $1 ORDER BY f.position`,
+        [userId, offset, FOLLOWERS_PAGE_SIZE],
+      );
+      const first = rows[0];
+      if (!first) return { found: false };
+      const entries = rows.flatMap((row) => (row.record === null ? [] : [row.record]));
+      const nextOffset = offset + FOLLOWERS_PAGE_SIZE;
+      const hasNext = nextOffset < first.follower_count;
+      const endCursor = hasNext ? JSON.stringify(deps.cursors.encode({ userId, offset: nextOffset })) : "null";
+      return {
+        found: true,
+        dataJson:
+          `{"followers":[${entries.join(",")}],"node_id":${JSON.stringify(first.node_id)},` +
+          `"page_info":{"has_next_page":${hasNext},"end_cursor":${endCursor}}}`,
+        asOf: new Date(first.fetched_at),
+      };
+    });
+
+  const publications = (urn: string, page: number) =>
+    cached(`p:${urn}:${page}`, async () => {
+      const offset = (page - 1) * PUBLICATIONS_PAGE_SIZE;
+      const rows = await (await deps.db()).query<{
+        publication_count: number;
+        fetched_at: Date | string;
+        record: string | null;
+      }>(
+        `SELECT p.publication_count, p.fetched_at, pub.record::text AS record
+         FROM profiles p
+         LEFT JOIN publications pub ON pub.urn = p.urn AND pub.position >= $2 AND pub.position < $2 + $3
+         WHERE p.urn = $1 ORDER BY pub.position`,
+        [urn, offset, PUBLICATIONS_PAGE_SIZE],
+      );
+      const first = rows[0];
+      if (!first) return { found: false };
+      const entries = rows.flatMap((row) => (row.record === null ? [] : [row.record]));
+      const total = first.publication_count;
+      return {
+        found: true,
+        dataJson: `{"page":${page},"total":${total},"has_more":${offset + PUBLICATIONS_PAGE_SIZE < total},"data":[${entries.join(",")}]}`,
+        asOf: new Date(first.fetched_at),
+      };
+    });
+
+  return { name: "store", event, followers, publications, clearCache: () => cache.clear() };
+};

@@ -1,0 +1,100 @@
+import type { Queryable } from "@/lib/db/client";
+
+/**
+ * Credits and usage records are settled by group commit: requests that arrive while a batch is
+ * being written wait for the next one, and each batch is one call of the settle_requests()
+ * database function — one round trip and one transaction for many requests. Inside it every
+ * charge is still its own conditional UPDATE (atomic, never read-then-write) and every request
+ * gets exactly one usage row in the same transaction as its charge.
+ */
+export type Outcome = "found" | "not_found" | "400" | "429" | "500";
+
+export type SettleRequest = {
+  requestId: string;
+  keyId: string;
+  operation: string;
+  costCredits: number;
+  outcome: Outcome;
+  paramsSummary: string;
+  startedAt: number;
+  /** performance.now() at the start, for the latency recorded with the usage row. */
+  startedPerf: number;
+};
+
+export type Settlement = {
+  status: 200 | 400 | 401 | 402 | 404 | 429 | 500;
+  creditsCharged: number;
+  creditsRemaining: number;
+};
+
+type Pending = { request: SettleRequest; resolve: (value: Settlement) => void; reject: (error: unknown) => void };
+
+type SettleRow = { r_request_id: string; r_status: number; r_charged: number; r_remaining: number | string };
+
+const MAX_BATCH = 1000;
+
+export type Settler = {
+  settle(request: SettleRequest): Promise<Settlement>;
+  /** Resolves when nothing is waiting to be written. */
+  drain(): Promise<void>;
+};
+
+export const createSettler = (db: () => Promise<Queryable>): Settler => {
+  let queue: Pending[] = [];
+  let flushing: Promise<void> | null = null;
+
+  const writeBatch = async (batch: Pending[]) => {
+    const now = performance.now();
+    const payload = batch.map(({ request }, ord) => ({
+      ord,
+      request_id: request.requestId,
+      key_id: request.keyId,
+      operation: request.operation,
+      cost: request.costCredits,
+      outcome: request.outcome,
+      latency_ms: Math.max(0, Math.round(now - request.startedPerf)),
+      params_summary: request.paramsSummary,
+      created_at: new Date(request.startedAt).toISOString(),
+    }));
+    try {
+      const rows = await (await db()).query<SettleRow>("SELECT * FROM settle_requests($1::json)", [
+        JSON.stringify(payload),
+      ]);
+      const byId = new Map(rows.map((row) => [row.r_request_id, row]));
+      for (const pending of batch) {
+        const row = byId.get(pending.request.requestId);
+        if (!row) {
+          pending.reject(new Error(`settle_requests returned no row for ${pending.request.requestId}`));
+          continue;
+        }
+        pending.resolve({
+          status: row.r_status as Settlement["status"],
+          creditsCharged: row.r_charged,
+          creditsRemaining: Number(row.r_remaining),
+        });
+      }
+    } catch (error) {
+      for (const pending of batch) pending.reject(error);
+    }
+  };
+
+  const flush = async () => {
+    while (queue.length > 0) {
+      const batch = queue.slice(0, MAX_BATCH);
+      queue = queue.slice(MAX_BATCH);
+      await writeBatch(batch);
+    }
+    flushing = null;
+  };
+
+  return {
+    settle: (request) =>
+      new Promise<Settlement>((resolve, reject) => {
+        queue.push({ request, resolve, reject });
+        flushing ??= flush();
+      }),
+    drain: async () => {
+      while (flushing) await flushing;
+    },
+  };
+};

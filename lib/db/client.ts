@@ -1,0 +1,147 @@
+import fs from "node:fs";
+import path from "node:path";
+import type { PGlite } from "@electric-sql/pglite";
+import type { Pool } from "pg";
+import { env } from "@/lib/env";
+import { acquireLock } from "./lock";
+import { migrate } from "./migrate";
+
+/** What the rest of the code needs from a database: parameterised queries and transactions. */
+export interface Queryable {
+  query<Row>(text: string, params?: unknown[]): Promise<Row[]>;
+}
+
+export interface Transaction extends Queryable {
+  /** Runs several statements without parameters (migrations). */
+  exec(sql: string): Promise<void>;
+}
+
+export interface Db extends Transaction {
+  readonly kind: "pglite" | "postgres";
+  transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+export type OpenOptions = { dataDir: string; databaseUrl?: string; timeoutMs: number };
+
+const openPglite = async (dataDir: string): Promise<Db> => {
+  const dbDir = path.join(dataDir, "pglite");
+  fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const release = acquireLock(path.join(dataDir, "pglite.lock"));
+  try {
+    const { PGlite } = await import("@electric-sql/pglite");
+    const pglite: PGlite = await PGlite.create(dbDir);
+    return {
+      kind: "pglite",
+      query: async <Row>(text: string, params?: unknown[]) =>
+        (await pglite.query<Row>(text, params)).rows,
+      exec: async (sql) => {
+        await pglite.exec(sql);
+      },
+      transaction: (work) =>
+        pglite.transaction((tx) =>
+          work({
+            query: async <Row>(text: string, params?: unknown[]) => (await tx.query<Row>(text, params)).rows,
+            exec: async (sql: string) => {
+              await tx.exec(sql);
+            },
+          }),
+        ),
+      close: async () => {
+        try {
+          await pglite.close();
+        } finally {
+          release();
+        }
+      },
+    };
+  } catch (error) {
+    release();
+    throw error;
+  }
+};
+
+const openPostgres = async (databaseUrl: string, timeoutMs: number): Promise<Db> => {
+  const { default: pg } = await import("pg");
+  // bigint (int8) columns are credit counts far below 2^53: read them as numbers.
+  pg.types.setTypeParser(20, (value) => Number.parseInt(value, 10));
+  const pool: Pool = new pg.Pool({
+    connectionString: databaseUrl,
+    max: 10,
+    connectionTimeoutMillis: timeoutMs,
+    query_timeout: timeoutMs,
+    statement_timeout: timeoutMs,
+  });
+  // An idle client that loses its server must not crash the process: the pool replaces it.
+  pool.on("error", (error) => console.error(`[db] idle PostgreSQL client error: ${error.message}`));
+  return {
+    kind: "postgres",
+    query: async <Row>(text: string, params?: unknown[]) =>
+      (await pool.query(text, params as unknown[])).rows as Row[],
+    exec: async (sql) => {
+      await pool.query(sql);
+    },
+    transaction: async (work) => {
+      const client = await pool.connect();
+      try {
+        await client.query("BEGIN");
+        const result = await work({
+          query: async <Row>(text: string, params?: unknown[]) =>
+            (await client.query(text, params as unknown[])).rows as Row[],
+          exec: async (sql: string) => {
+            await client.query(sql);
+          },
+        });
+        await client.query("COMMIT");
+        return result;
+      } catch (error) {
+        await client.query("ROLLBACK").catch(() => undefined);
+        throw error;
+      } finally {
+        client.release();
+      }
+    },
+    close: () => pool.end(),
+  };
+};
+
+/** Opens the configured database and brings its schema up to date. */
+export const openDb = async (options: OpenOptions): Promise<Db> => {
+  const db = options.databaseUrl
+    ? await openPostgres(options.databaseUrl, options.timeoutMs)
+    : await openPglite(options.dataDir);
+  try {
+    await migrate(db);
+  } catch (error) {
+    await db.close();
+    throw error;
+  }
+  return db;
+};
+
+const holder = globalThis as typeof globalThis & { __socialLookupDb?: Promise<Db> };
+
+/**
+ * The process-wide database. Kept on globalThis because Next bundles route handlers separately
+ * and a module-level singleton could otherwise be opened twice (fatal for PGlite).
+ */
+export const getDb = (): Promise<Db> => {
+  if (!holder.__socialLookupDb) {
+    const config = env();
+    holder.__socialLookupDb = openDb({
+      dataDir: config.dataDir,
+      databaseUrl: config.DATABASE_URL,
+      timeoutMs: config.DB_TIMEOUT_MS,
+    }).catch((error: unknown) => {
+      holder.__socialLookupDb = undefined;
+      throw error;
+    });
+  }
+  return holder.__socialLookupDb;
+};
+
+export const closeDb = async (): Promise<void> => {
+  const pending = holder.__socialLookupDb;
+  holder.__socialLookupDb = undefined;
+  if (pending) await (await pending).close();
+};

@@ -1,0 +1,57 @@
+import { env } from "@/lib/env";
+import { getDb, type Queryable } from "@/lib/db/client";
+import { createAuthenticator, type Authenticator } from "@/lib/keys/authenticate";
+import { createTokenVerifier } from "@/lib/keys/tokens";
+import { createRateLimiter, createRedisClient, type RateLimiter } from "@/lib/ratelimit/limiter";
+import { createSettler, type Settler } from "@/lib/credits/settle";
+import { createCursorCodec, type CursorCodec } from "@/lib/connectors/cursor";
+import { createStoreConnector, type StoreConnector } from "@/lib/connectors/store";
+import { authSecret, derivedKey } from "@/lib/security/secrets";
+
+/**
+ * The process-wide wiring of the request pipeline, built once on first use. Kept on globalThis
+ * because Next may load a module once per route bundle; state here (caches, limiter windows,
+ * the settle queue) must be shared by all routes of the process.
+ */
+export type Services = {
+  db: () => Promise<Queryable>;
+  authenticator: Authenticator;
+  limiter: RateLimiter;
+  settler: Settler;
+  connector: StoreConnector;
+  cursors: CursorCodec;
+  eventSiteHosts: readonly string[];
+};
+
+const KEY_CACHE_TTL_MS = 1000;
+const RECORD_CACHE_TTL_MS = 5000;
+
+const build = (): Promise<Services> => {
+  const config = env();
+  const db = getDb;
+  const cursors = createCursorCodec(derivedKey("follower-cursor"));
+  const redis = config.REDIS_URL ? createRedisClient(config.REDIS_URL) : Promise.resolve(undefined);
+  return redis.then((client) => ({
+    db,
+    authenticator: createAuthenticator({
+      db,
+      verify: createTokenVerifier(authSecret()),
+      ttlMs: KEY_CACHE_TTL_MS,
+    }),
+    limiter: createRateLimiter({ redis: client }),
+    settler: createSettler(db),
+    connector: createStoreConnector({ db, cursors, cacheTtlMs: RECORD_CACHE_TTL_MS }),
+    cursors,
+    eventSiteHosts: config.EVENTSITE_HOSTS,
+  }));
+};
+
+const holder = globalThis as typeof globalThis & { __socialLookupServices?: Promise<Services> };
+
+export const services = (): Promise<Services> => {
+  holder.__socialLookupServices ??= build().catch((error: unknown) => {
+    holder.__socialLookupServices = undefined;
+    throw error;
+  });
+  return holder.__socialLookupServices;
+};

@@ -1,0 +1,64 @@
+import { spawn } from "node:child_process";
+import path from "node:path";
+import { env, EnvError } from "@/lib/env";
+import { openDb } from "@/lib/db/client";
+import { DatabaseLockedError } from "@/lib/db/lock";
+import { seedIfEmpty } from "@/lib/demo/seed";
+import { ensureBuild } from "@/lib/cli/build";
+import { authSecret } from "@/lib/security/secrets";
+
+/**
+ * `npm start`: build when there is no current build, migrate, load the demo data into an empty
+ * database, then serve on PORT and say where. The database is closed before the server opens it
+ * (PGlite allows one process at a time).
+ */
+const root = process.cwd();
+const nextBin = path.join(root, "node_modules", "next", "dist", "bin", "next");
+
+const prepare = async () => {
+  const config = env();
+  authSecret();
+  ensureBuild(root);
+  const db = await openDb({ dataDir: config.dataDir, databaseUrl: config.DATABASE_URL, timeoutMs: config.DB_TIMEOUT_MS });
+  try {
+    if (await seedIfEmpty(db, config.publicUrl)) console.log("Loaded the demo data set into the empty database.");
+  } finally {
+    await db.close();
+  }
+  return config;
+};
+
+const waitUntilHealthy = async (url: string, timeoutMs: number): Promise<boolean> => {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    try {
+      const response = await fetch(url);
+      if (response.ok) return true;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  return false;
+};
+
+const main = async () => {
+  const config = await prepare();
+  const server = spawn(process.execPath, [nextBin, "start", "-p", String(config.PORT)], {
+    stdio: "inherit",
+    env: { ...process.env, NODE_ENV: "production" },
+  });
+  for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => server.kill(signal));
+  server.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+  if (await waitUntilHealthy(`http://127.0.0.1:${config.PORT}/api/health`, 60_000)) {
+    console.log(`\nSocial Lookup is ready at ${config.publicUrl}`);
+    console.log(`  API reference: ${config.publicUrl}/api-docs   OpenAPI: ${config.publicUrl}/v1/openapi.json`);
+    console.log(`  Issue an API key: npm run --silent keys -- create --name NAME --credits 1000 (stop the server first when using the embedded database)`);
+  }
+};
+
+main().catch((error: unknown) => {
+  if (error instanceof EnvError || error instanceof DatabaseLockedError) console.error(`error: ${error.message}`);
+  else console.error(`error: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+});

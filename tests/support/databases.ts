@@ -1,0 +1,71 @@
+import crypto from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { openDb, type Db } from "@/lib/db/client";
+
+/**
+ * Real databases for tests: a fresh PGlite folder, and — when 127.0.0.1:5432 answers — a fresh
+ * schema in PostgreSQL database `test`. Suites run against every database returned.
+ */
+export type TestDatabase = { name: "pglite" | "postgres"; open(): Promise<Db>; cleanup(): Promise<void> };
+
+const POSTGRES_URL = "postgresql://postgres@127.0.0.1:5432/test";
+
+export const postgresReachable = async (): Promise<boolean> => {
+  const { default: pg } = await import("pg");
+  const client = new pg.Client({ connectionString: POSTGRES_URL, connectionTimeoutMillis: 1500 });
+  try {
+    await client.connect();
+    await client.query("SELECT 1");
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+};
+
+export const pgliteDatabase = (): TestDatabase => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "sl-unit-"));
+  return {
+    name: "pglite",
+    open: () => openDb({ dataDir, timeoutMs: 5000 }),
+    cleanup: async () => fs.rmSync(dataDir, { recursive: true, force: true }),
+  };
+};
+
+export const postgresDatabase = (): TestDatabase => {
+  const schema = `sl_unit_${crypto.randomBytes(6).toString("hex")}`;
+  const url = `${POSTGRES_URL}?options=${encodeURIComponent(`-c search_path=${schema}`)}`;
+  let created = false;
+  return {
+    name: "postgres",
+    open: async () => {
+      if (!created) {
+        const { default: pg } = await import("pg");
+        const admin = new pg.Client({ connectionString: POSTGRES_URL });
+        await admin.connect();
+        await admin.query(`CREATE SCHEMA ${schema}`);
+        await admin.end();
+        created = true;
+      }
+      return openDb({ dataDir: os.tmpdir(), databaseUrl: url, timeoutMs: 5000 });
+    },
+    cleanup: async () => {
+      if (!created) return;
+      const { default: pg } = await import("pg");
+      const admin = new pg.Client({ connectionString: POSTGRES_URL });
+      await admin.connect();
+      await admin.query(`DROP SCHEMA ${schema} CASCADE`);
+      await admin.end();
+    },
+  };
+};
+
+/** PGlite always; PostgreSQL when reachable (otherwise a printed reason). */
+export const testDatabases = async (): Promise<TestDatabase[]> => {
+  if (await postgresReachable()) return [pgliteDatabase(), postgresDatabase()];
+  console.log("SKIPPED: PostgreSQL variant — 127.0.0.1:5432 is not reachable");
+  return [pgliteDatabase()];
+};

@@ -1,0 +1,354 @@
+import type { Metadata } from "next";
+import { headers } from "next/headers";
+import { Fragment, type ReactNode } from "react";
+import {
+  OPENAPI_PATH,
+  buildOpenApiDocument,
+  operationDocs,
+  type JsonValue,
+  type OpenApiDocument,
+  type OperationDoc,
+  type ResponseObject,
+} from "@/lib/openapi/document";
+import { Badge, type BadgeVariant } from "@/components/ui/badge";
+import { Card, CardContent } from "@/components/ui/card";
+import { CodeBlock } from "@/components/ui/code-block";
+import { Table, TableBody, TableCell, TableHead, TableHeaderCell, TableRow } from "@/components/ui/table";
+
+export const metadata: Metadata = {
+  title: "API reference",
+  description: "Operations, parameters, credit costs, responses and error messages of the Social Lookup API v1.",
+};
+
+const statusText: Record<string, string> = {
+  "200": "OK",
+  "400": "Bad Request",
+  "401": "Unauthorized",
+  "402": "Payment Required",
+  "404": "Not Found",
+  "429": "Too Many Requests",
+  "500": "Internal Server Error",
+};
+
+const statusVariant = (status: string): BadgeVariant =>
+  status.startsWith("2") ? "success" : status.startsWith("5") ? "danger" : "warning";
+
+const creditLabel = (costCredits: number) => `${costCredits} ${costCredits === 1 ? "credit" : "credits"}`;
+
+/**
+ * The origin clients reach this deployment at, for copy-paste examples (the document's server
+ * is the relative "/"). Falls back to the default dev address outside a request.
+ */
+const requestOrigin = async (): Promise<string> => {
+  const requestHeaders = await headers();
+  const host = requestHeaders.get("x-forwarded-host") ?? requestHeaders.get("host");
+  if (!host || !/^[A-Za-z0-9.:[\]-]+$/.test(host)) return "http://localhost:3000";
+  const forwardedProto = requestHeaders.get("x-forwarded-proto");
+  const protocol = forwardedProto === "https" || forwardedProto === "http" ? forwardedProto : "http";
+  return `${protocol}://${host}`;
+};
+
+/** Query of the example request: the required parameters, or the first one when none is required. */
+const exampleQuery = (operation: OperationDoc): string => {
+  const required = operation.parameters.filter((parameter) => parameter.required);
+  const chosen = required.length > 0 ? required : operation.parameters.slice(0, 1);
+  return new URLSearchParams(chosen.map((parameter) => [parameter.name, parameter.example])).toString();
+};
+
+const curlExample = (origin: string, operation: OperationDoc): string => {
+  const query = exampleQuery(operation);
+  return `curl -H "Authorization: Bearer $KEY" \\\n  "${origin}${operation.path}${query ? `?${query}` : ""}"`;
+};
+
+const isObject = (value: JsonValue | undefined): value is { [key: string]: JsonValue } =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+/** The envelope messages a response can carry, read from its examples. */
+const responseMessages = (response: ResponseObject): string[] =>
+  Object.values(response.content["application/json"].examples ?? {}).flatMap((example) =>
+    isObject(example.value) && typeof example.value.message === "string" ? [example.value.message] : [],
+  );
+
+const successExample = (response: ResponseObject | undefined): string | undefined => {
+  const example = Object.values(response?.content["application/json"].examples ?? {})[0];
+  return example ? JSON.stringify(example.value, null, 2) : undefined;
+};
+
+/** Descriptions mark literals with backticks; show those as code. */
+function RichText({ text }: { text: string }) {
+  return (
+    <>
+      {text.split("`").map((part, index) =>
+        index % 2 === 1 ? (
+          <code key={index} className="rounded bg-surface-muted px-1 py-0.5 font-mono text-[0.85em] text-foreground">
+            {part}
+          </code>
+        ) : (
+          <Fragment key={index}>{part}</Fragment>
+        ),
+      )}
+    </>
+  );
+}
+
+function SectionHeading({ id, children }: { id: string; children: ReactNode }) {
+  return (
+    <h2 id={id} className="scroll-mt-20 text-xl font-semibold tracking-tight sm:text-2xl">
+      {children}
+    </h2>
+  );
+}
+
+function SubHeading({ children }: { children: ReactNode }) {
+  return <h3 className="text-sm font-semibold tracking-wide text-muted uppercase">{children}</h3>;
+}
+
+function TableOfContents({ operations }: { operations: OperationDoc[] }) {
+  const linkClass =
+    "block rounded-md px-2 py-1 text-sm text-muted transition-colors hover:bg-surface-muted hover:text-foreground";
+  return (
+    <nav aria-label="On this page" className="lg:sticky lg:top-20">
+      <p className="px-2 text-xs font-semibold tracking-wide text-muted uppercase">On this page</p>
+      <ul className="mt-2 grid grid-cols-1 gap-0.5 sm:grid-cols-2 lg:grid-cols-1">
+        <li>
+          <a href="#basics" className={linkClass}>
+            Basics
+          </a>
+        </li>
+        <li>
+          <a href="#headers" className={linkClass}>
+            Response headers
+          </a>
+        </li>
+        {operations.map((operation) => (
+          <li key={operation.name}>
+            <a href={`#${operation.name}`} className={linkClass}>
+              {operation.summary}
+            </a>
+          </li>
+        ))}
+      </ul>
+    </nav>
+  );
+}
+
+function BasicsSection({ document, origin }: { document: OpenApiDocument; origin: string }) {
+  const bearer = document.components.securitySchemes.bearerAuth;
+  const paragraphs = document.info.description.split("\n\n");
+  return (
+    <section aria-labelledby="basics" className="flex flex-col gap-4">
+      <SectionHeading id="basics">Basics</SectionHeading>
+      <Card>
+        <CardContent className="flex flex-col gap-4 text-sm leading-relaxed">
+          <dl className="grid gap-x-6 gap-y-3 sm:grid-cols-[10rem_1fr]">
+            <dt className="font-medium text-foreground">Base URL</dt>
+            <dd className="font-mono text-[13px] break-all text-muted">{origin}</dd>
+            <dt className="font-medium text-foreground">Authentication</dt>
+            <dd className="text-muted">
+              <code className="font-mono text-[13px] text-foreground">Authorization: Bearer &lt;API_KEY&gt;</code>
+              {bearer ? (
+                <span className="block">
+                  HTTP {bearer.scheme} scheme, key format {bearer.bearerFormat}. Keys are issued in the console.
+                </span>
+              ) : null}
+            </dd>
+            <dt className="font-medium text-foreground">Version</dt>
+            <dd className="text-muted">
+              {document.info.version} (OpenAPI {document.openapi}) ·{" "}
+              <a href={OPENAPI_PATH} className="font-medium text-accent underline-offset-4 hover:underline">
+                {OPENAPI_PATH}
+              </a>
+            </dd>
+          </dl>
+          <div className="flex flex-col gap-3 border-t border-border pt-4 text-muted">
+            {paragraphs.map((paragraph) => (
+              <p key={paragraph}>
+                <RichText text={paragraph} />
+              </p>
+            ))}
+          </div>
+        </CardContent>
+      </Card>
+    </section>
+  );
+}
+
+function HeadersSection({ document }: { document: OpenApiDocument }) {
+  return (
+    <section aria-labelledby="headers" className="flex flex-col gap-4">
+      <SectionHeading id="headers">Response headers</SectionHeading>
+      <Table caption="Response headers">
+        <TableHead>
+          <TableRow>
+            <TableHeaderCell>Header</TableHeaderCell>
+            <TableHeaderCell>Meaning</TableHeaderCell>
+          </TableRow>
+        </TableHead>
+        <TableBody>
+          {Object.entries(document.components.headers).map(([name, header]) => (
+            <TableRow key={name}>
+              <TableCell className="font-mono text-[13px] whitespace-nowrap">{name}</TableCell>
+              <TableCell className="text-muted">{header.description}</TableCell>
+            </TableRow>
+          ))}
+        </TableBody>
+      </Table>
+    </section>
+  );
+}
+
+function OperationSection({
+  operation,
+  document,
+  origin,
+}: {
+  operation: OperationDoc;
+  document: OpenApiDocument;
+  origin: string;
+}) {
+  const responses = document.paths[operation.path]?.get.responses ?? {};
+  const example200 = successExample(responses["200"]);
+  return (
+    <section aria-labelledby={operation.name} className="flex flex-col gap-5 border-t border-border pt-10">
+      <div className="flex flex-col gap-3">
+        <SectionHeading id={operation.name}>{operation.summary}</SectionHeading>
+        <div className="flex flex-wrap items-center gap-2">
+          <p className="flex min-w-0 items-center gap-2 rounded-lg border border-border bg-surface px-3 py-1.5 font-mono text-[13px]">
+            <span className="font-semibold text-success">GET</span>
+            <span className="break-all">{operation.path}</span>
+          </p>
+          <Badge variant={operation.costCredits >= 4 ? "warning" : "success"}>
+            Cost: {creditLabel(operation.costCredits)}
+          </Badge>
+        </div>
+        {operation.description ? (
+          <p className="max-w-3xl text-sm leading-relaxed text-muted">
+            <RichText text={operation.description} />
+          </p>
+        ) : null}
+        <p className="text-sm text-muted">Charged only when the answer is 200; every error costs nothing.</p>
+      </div>
+
+      <div className="flex flex-col gap-3">
+        <SubHeading>Query parameters</SubHeading>
+        <Table caption={`Query parameters of ${operation.path}`}>
+          <TableHead>
+            <TableRow>
+              <TableHeaderCell>Name</TableHeaderCell>
+              <TableHeaderCell>Description</TableHeaderCell>
+              <TableHeaderCell>Example</TableHeaderCell>
+            </TableRow>
+          </TableHead>
+          <TableBody>
+            {operation.parameters.map((parameter) => (
+              <TableRow key={parameter.name}>
+                <TableCell className="whitespace-nowrap">
+                  <span className="font-mono text-[13px] font-semibold">{parameter.name}</span>
+                  <Badge variant={parameter.required ? "accent" : "neutral"} className="ml-2">
+                    {parameter.required ? "required" : "optional"}
+                  </Badge>
+                </TableCell>
+                <TableCell className="min-w-56 text-muted">{parameter.description}</TableCell>
+                <TableCell className="min-w-40 font-mono text-[13px] break-all">{parameter.example}</TableCell>
+              </TableRow>
+            ))}
+          </TableBody>
+        </Table>
+      </div>
+
+      <div className="flex flex-col gap-3">
+        <SubHeading>Responses</SubHeading>
+        <Table caption={`Responses of ${operation.path}`}>
+          <TableHead>
+            <TableRow>
+              <TableHeaderCell>Status</TableHeaderCell>
+              <TableHeaderCell>Message</TableHeaderCell>
+              <TableHeaderCell>When</TableHeaderCell>
+            </TableRow>
+          </TableHead>
+          <TableBody>
+            {Object.entries(responses).map(([status, response]) => (
+              <TableRow key={status}>
+                <TableCell className="whitespace-nowrap">
+                  <Badge variant={statusVariant(status)} className="font-mono">
+                    {status}
+                  </Badge>
+                  <span className="ml-2 text-xs text-muted">{statusText[status]}</span>
+                </TableCell>
+                <TableCell className="min-w-52">
+                  <ul className="flex flex-col gap-1">
+                    {responseMessages(response).map((message) => (
+                      <li key={message} className="font-mono text-[13px]">
+                        {message}
+                      </li>
+                    ))}
+                  </ul>
+                </TableCell>
+                <TableCell className="min-w-56 text-muted">
+                  <RichText text={response.description} />
+                </TableCell>
+              </TableRow>
+            ))}
+          </TableBody>
+        </Table>
+      </div>
+
+      <div className="flex flex-col gap-3">
+        <SubHeading>Example request</SubHeading>
+        <CodeBlock title="curl" code={curlExample(origin, operation)} wrap />
+        {example200 ? (
+          <details className="group rounded-xl border border-border bg-surface">
+            <summary className="cursor-pointer list-none rounded-xl px-4 py-3 text-sm font-medium select-none hover:bg-surface-muted [&::-webkit-details-marker]:hidden">
+              <span aria-hidden="true" className="mr-2 inline-block transition-transform group-open:rotate-90">
+                ›
+              </span>
+              Example 200 response
+            </summary>
+            <div className="p-3 pt-0">
+              <CodeBlock title="200 response body" code={example200} />
+            </div>
+          </details>
+        ) : null}
+      </div>
+    </section>
+  );
+}
+
+export default async function ApiDocsPage() {
+  const document = buildOpenApiDocument();
+  const operations = operationDocs();
+  const origin = await requestOrigin();
+
+  return (
+    <div className="mx-auto max-w-6xl px-4 py-12 sm:px-6 sm:py-16">
+      <header className="flex max-w-3xl flex-col gap-4">
+        <div className="flex flex-wrap gap-2">
+          <Badge variant="accent">v{document.info.version}</Badge>
+          <Badge>OpenAPI {document.openapi}</Badge>
+        </div>
+        <h1 className="text-3xl font-semibold tracking-tight sm:text-4xl">API reference</h1>
+        <p className="text-lg text-pretty text-muted">
+          Four read-only lookups over HTTP GET, authenticated with a Bearer key and metered in credits. This page is
+          generated from the same OpenAPI document the API serves at{" "}
+          <a href={OPENAPI_PATH} className="font-medium text-accent underline-offset-4 hover:underline">
+            {OPENAPI_PATH}
+          </a>
+          .
+        </p>
+      </header>
+
+      <div className="mt-12 grid gap-10 lg:grid-cols-[14rem_minmax(0,1fr)]">
+        <aside>
+          <TableOfContents operations={operations} />
+        </aside>
+        <div className="flex min-w-0 flex-col gap-12">
+          <BasicsSection document={document} origin={origin} />
+          <HeadersSection document={document} />
+          {operations.map((operation) => (
+            <OperationSection key={operation.name} operation={operation} document={document} origin={origin} />
+          ))}
+        </div>
+      </div>
+    </div>
+  );
+}

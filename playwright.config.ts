@@ -1,0 +1,61 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { defineConfig, devices } from "@playwright/test";
+
+/**
+ * Browser specs run against the production server (`scripts/start.ts`: builds only when there is
+ * no current build, migrates, seeds the demo data, serves on PORT) with a throw-away data dir.
+ */
+const port = Number(process.env.E2E_PORT ?? 3210);
+const baseURL = `http://127.0.0.1:${port}`;
+
+// Playwright loads this file in the runner and again in each worker; the env var carries the
+// runner's temp dir to the workers so only one directory is created per run.
+const dataDir = process.env.E2E_DATA_DIR ?? fs.mkdtempSync(path.join(os.tmpdir(), "social-lookup-e2e-"));
+process.env.E2E_DATA_DIR = dataDir;
+
+const chromiumArgs = [
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
+
+export default defineConfig({
+  testDir: "e2e",
+  outputDir: "test-results/playwright",
+  workers: 1,
+  fullyParallel: false,
+  reporter: "list",
+  use: {
+    baseURL,
+    screenshot: "only-on-failure",
+    trace: "off",
+  },
+  projects: [
+    {
+      name: "chromium",
+      use: {
+        ...devices["Desktop Chrome"],
+        launchOptions: { executablePath: "/usr/bin/chromium", args: chromiumArgs },
+      },
+    },
+  ],
+  webServer: {
+    command: "npx tsx scripts/start.ts",
+    url: `${baseURL}/api/health`,
+    timeout: 180_000,
+    reuseExistingServer: false,
+    stdout: "pipe",
+    stderr: "pipe",
+    env: {
+      PORT: String(port),
+      DATA_DIR: dataDir,
+      NODE_ENV: "production",
+    },
+  },
+});

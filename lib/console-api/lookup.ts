@@ -1,0 +1,41 @@
+import { eventById, eventByUrl, followers, publications } from "@/lib/api/lookups";
+import { runLookup, type LookupSpec, type PipelineResult } from "@/lib/api/pipeline";
+import type { OperationName } from "@/lib/api/operations";
+import type { Db } from "@/lib/db/client";
+import { consoleToken } from "@/lib/keys/manage";
+import { services } from "@/lib/services";
+import { ConsoleError } from "./handler";
+
+/**
+ * Console lookups run the /v1 pipeline in-process with the user's console key: same checks,
+ * same credits, same usage records — and the key's token never leaves the server.
+ */
+const specs: Record<OperationName, LookupSpec<never>> = {
+  event_details: eventByUrl as LookupSpec<never>,
+  event_details_id: eventById as LookupSpec<never>,
+  followers: followers as LookupSpec<never>,
+  get_user_publications: publications as LookupSpec<never>,
+};
+
+export const isOperationName = (name: string): name is OperationName => Object.hasOwn(specs, name);
+
+export const consoleLookup = async (
+  db: Db,
+  userId: string,
+  operation: string,
+  query: URLSearchParams,
+): Promise<PipelineResult> => {
+  if (!isOperationName(operation)) throw new ConsoleError(404, "not_found", "No such operation.");
+  const credentials = await consoleToken(db, userId);
+  if (!credentials) {
+    throw new ConsoleError(409, "no_console_key", "Choose a console key on the Keys page before running lookups.");
+  }
+  return runLookup(specs[operation], { authorization: `Bearer ${credentials.token}`, query }, await services());
+};
+
+/** The pipeline's answer as the browser gets it: the envelope, status and credit headers. */
+export const lookupResponse = (result: PipelineResult): Response =>
+  new Response(result.body, {
+    status: result.status,
+    headers: { ...result.headers, "Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-store" },
+  });

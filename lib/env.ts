@@ -46,11 +46,20 @@ const schema = z.object({
   EVENTSITE_HOSTS: hostList,
   /** The app's own origin as browsers reach it; demo image URLs and sign-in links use it. */
   PUBLIC_URL: optionalUrl(["http://", "https://"]),
+  ADMIN_EMAIL: z.email().optional(),
+  ADMIN_PASSWORD: z.string().min(12, "must be at least 12 characters").max(200).optional(),
+  OIDC_ISSUER: optionalUrl(["https://", "http://"]),
+  OIDC_CLIENT_ID: z.string().min(1).optional(),
+  OIDC_CLIENT_SECRET: z.string().min(1).optional(),
   DB_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(5000),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
 });
 
-export type Env = z.infer<typeof schema> & { dataDir: string; publicUrl: string };
+export type Env = z.infer<typeof schema> & {
+  dataDir: string;
+  publicUrl: string;
+  oidc: { issuer: string; clientId: string; clientSecret: string } | null;
+};
 
 export class EnvError extends Error {}
 
@@ -63,7 +72,19 @@ export const parseEnv = (source: Record<string, string | undefined>): Env => {
     throw new EnvError(`Invalid environment configuration:\n${problems}`);
   }
   const publicUrl = (result.data.PUBLIC_URL ?? `http://localhost:${result.data.PORT}`).replace(/\/+$/, "");
-  return { ...result.data, dataDir: path.resolve(result.data.DATA_DIR), publicUrl };
+  const { ADMIN_EMAIL, ADMIN_PASSWORD, OIDC_ISSUER, OIDC_CLIENT_ID, OIDC_CLIENT_SECRET } = result.data;
+  if ((ADMIN_EMAIL === undefined) !== (ADMIN_PASSWORD === undefined)) {
+    throw new EnvError("Invalid environment configuration:\n  ADMIN_EMAIL / ADMIN_PASSWORD: set both or neither");
+  }
+  const oidcParts = [OIDC_ISSUER, OIDC_CLIENT_ID, OIDC_CLIENT_SECRET];
+  if (oidcParts.some((part) => part !== undefined) && oidcParts.some((part) => part === undefined)) {
+    throw new EnvError("Invalid environment configuration:\n  OIDC_ISSUER / OIDC_CLIENT_ID / OIDC_CLIENT_SECRET: set all three or none");
+  }
+  const oidc =
+    OIDC_ISSUER && OIDC_CLIENT_ID && OIDC_CLIENT_SECRET
+      ? { issuer: OIDC_ISSUER.replace(/\/+$/, ""), clientId: OIDC_CLIENT_ID, clientSecret: OIDC_CLIENT_SECRET }
+      : null;
+  return { ...result.data, dataDir: path.resolve(result.data.DATA_DIR), publicUrl, oidc };
 };
 
 let cached: Env | undefined;

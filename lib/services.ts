@@ -1,6 +1,7 @@
 import { env } from "@/lib/env";
 import { getDb, type Queryable } from "@/lib/db/client";
 import { createAuthenticator, type Authenticator } from "@/lib/keys/authenticate";
+import { onKeyChanged } from "@/lib/keys/events";
 import { createTokenVerifier } from "@/lib/keys/tokens";
 import { createRateLimiter, createRedisClient, type RateLimiter } from "@/lib/ratelimit/limiter";
 import { createSettler, type Settler } from "@/lib/credits/settle";
@@ -31,13 +32,11 @@ const build = (): Promise<Services> => {
   const db = getDb;
   const cursors = createCursorCodec(derivedKey("follower-cursor"));
   const redis = config.REDIS_URL ? createRedisClient(config.REDIS_URL) : Promise.resolve(undefined);
+  const authenticator = createAuthenticator({ db, verify: createTokenVerifier(authSecret()), ttlMs: KEY_CACHE_TTL_MS });
+  onKeyChanged((keyId) => (keyId === null ? authenticator.invalidateAll() : authenticator.invalidate(keyId)));
   return redis.then((client) => ({
     db,
-    authenticator: createAuthenticator({
-      db,
-      verify: createTokenVerifier(authSecret()),
-      ttlMs: KEY_CACHE_TTL_MS,
-    }),
+    authenticator,
     limiter: createRateLimiter({ redis: client }),
     settler: createSettler(db),
     connector: createStoreConnector({ db, cursors, cacheTtlMs: RECORD_CACHE_TTL_MS }),

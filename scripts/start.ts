@@ -6,6 +6,7 @@ import { DatabaseLockedError } from "@/lib/db/lock";
 import { seedIfEmpty } from "@/lib/demo/seed";
 import { ensureBuild } from "@/lib/cli/build";
 import { authSecret } from "@/lib/security/secrets";
+import { bootstrapAdmin, type BootstrapResult } from "@/lib/users/bootstrap";
 
 /**
  * `npm start`: build when there is no current build, migrate, load the demo data into an empty
@@ -20,12 +21,28 @@ const prepare = async () => {
   authSecret();
   ensureBuild(root);
   const db = await openDb({ dataDir: config.dataDir, databaseUrl: config.DATABASE_URL, timeoutMs: config.DB_TIMEOUT_MS });
+  let admin: BootstrapResult;
   try {
     if (await seedIfEmpty(db, config.publicUrl)) console.log("Loaded the demo data set into the empty database.");
+    admin = await bootstrapAdmin(db, { email: config.ADMIN_EMAIL, password: config.ADMIN_PASSWORD, dataDir: config.dataDir });
   } finally {
     await db.close();
   }
-  return config;
+  return { config, admin };
+};
+
+const signInHint = (admin: BootstrapResult): string => {
+  switch (admin.kind) {
+    case "generated":
+      return (
+        `  Sign in as ${admin.email} with password ${admin.password}\n` +
+        `  (shown once; also saved to ${admin.file}, readable only by you — change it after signing in)`
+      );
+    case "configured":
+      return `  Sign in as ${admin.email} with ADMIN_PASSWORD.`;
+    case "existing":
+      return "  Sign in with your account (the first admin's generated password is in DATA_DIR/initial-admin.txt).";
+  }
 };
 
 const waitUntilHealthy = async (url: string, timeoutMs: number): Promise<boolean> => {
@@ -43,7 +60,7 @@ const waitUntilHealthy = async (url: string, timeoutMs: number): Promise<boolean
 };
 
 const main = async () => {
-  const config = await prepare();
+  const { config, admin } = await prepare();
   const server = spawn(process.execPath, [nextBin, "start", "-p", String(config.PORT)], {
     stdio: "inherit",
     env: { ...process.env, NODE_ENV: "production" },
@@ -52,6 +69,8 @@ const main = async () => {
   server.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
   if (await waitUntilHealthy(`http://127.0.0.1:${config.PORT}/api/health`, 60_000)) {
     console.log(`\nSocial Lookup is ready at ${config.publicUrl}`);
+    console.log(`  Console: ${config.publicUrl}/signin`);
+    console.log(signInHint(admin));
     console.log(`  API reference: ${config.publicUrl}/api-docs   OpenAPI: ${config.publicUrl}/v1/openapi.json`);
     console.log(`  Issue an API key: npm run --silent keys -- create --name NAME --credits 1000 (stop the server first when using the embedded database)`);
   }

@@ -1,0 +1,108 @@
+import type { AuthOptions } from "next-auth";
+import CredentialsProvider from "next-auth/providers/credentials";
+import { env } from "@/lib/env";
+import { getDb } from "@/lib/db/client";
+import { authSecret } from "@/lib/security/secrets";
+import { findUserWithPassword } from "@/lib/users/repository";
+import { SignInError, signInWithPassword } from "./sign-in";
+
+/**
+ * next-auth 4: Credentials against our users table, optional OIDC, JWT sessions signed with
+ * AUTH_SECRET. A session carries the user id and the session version it was issued under;
+ * currentUser() checks both against the database on every request, so disabling a user or
+ * "sign out everywhere" ends sessions at once.
+ */
+const SESSION_MAX_AGE_S = 12 * 60 * 60;
+
+export const clientIp = (headers: Record<string, unknown> | Headers | undefined): string => {
+  const read = (name: string): string | undefined => {
+    if (!headers) return undefined;
+    if (headers instanceof Headers) return headers.get(name) ?? undefined;
+    const value = headers[name];
+    return typeof value === "string" ? value : undefined;
+  };
+  return (read("x-forwarded-for")?.split(",")[0]?.trim() || read("x-real-ip") || "local").slice(0, 64);
+};
+
+// next-auth derives its own URLs from the request host when told to trust it; a self-hosted
+// instance is reached under many names (localhost, 127.0.0.1, a LAN name, a load balancer).
+process.env.AUTH_TRUST_HOST = "true";
+
+let cached: AuthOptions | undefined;
+
+export const authOptions = (): AuthOptions => {
+  if (cached) return cached;
+  const config = env();
+  const providers: AuthOptions["providers"] = [
+    CredentialsProvider({
+      id: "credentials",
+      name: "Email and password",
+      credentials: { email: { label: "Email", type: "email" }, password: { label: "Password", type: "password" } },
+      authorize: async (credentials, request) => {
+        const email = typeof credentials?.email === "string" ? credentials.email : "";
+        const password = typeof credentials?.password === "string" ? credentials.password : "";
+        if (!email || !password) throw new Error("Enter your email and password.");
+        try {
+          const user = await signInWithPassword(await getDb(), { email, password, ip: clientIp(request.headers) });
+          return { id: user.id, email: user.email, name: user.name, role: user.role, sv: user.sessionVersion };
+        } catch (error) {
+          if (error instanceof SignInError) throw new Error(error.message);
+          throw new Error("Sign-in is unavailable right now. Try again shortly.");
+        }
+      },
+    }),
+  ];
+  if (config.oidc) {
+    providers.push({
+      id: "oidc",
+      name: "Single sign-on",
+      type: "oauth",
+      wellKnown: `${config.oidc.issuer}/.well-known/openid-configuration`,
+      clientId: config.oidc.clientId,
+      clientSecret: config.oidc.clientSecret,
+      authorization: { params: { scope: "openid email profile" } },
+      idToken: true,
+      checks: ["pkce", "state"],
+      profile: (profile: { sub: string; email?: string; name?: string }) => ({
+        id: profile.sub,
+        email: profile.email ?? null,
+        name: profile.name ?? profile.email ?? null,
+      }),
+    });
+  }
+  cached = {
+    secret: authSecret(),
+    session: { strategy: "jwt", maxAge: SESSION_MAX_AGE_S },
+    pages: { signIn: "/signin", error: "/signin" },
+    providers,
+    callbacks: {
+      // Single sign-on admits only existing, active accounts (matched by email).
+      signIn: async ({ user, account }) => {
+        if (account?.provider !== "oidc") return true;
+        if (!user.email) return false;
+        const found = await findUserWithPassword(await getDb(), user.email);
+        return found?.user.status === "active";
+      },
+      jwt: async ({ token, user, account }) => {
+        if (user && account?.provider === "oidc" && user.email) {
+          const found = await findUserWithPassword(await getDb(), user.email);
+          if (found) {
+            token.uid = found.user.id;
+            token.sv = found.user.sessionVersion;
+          }
+        } else if (user) {
+          const signedIn = user as { id: string; sv?: number };
+          token.uid = signedIn.id;
+          token.sv = signedIn.sv ?? 0;
+        }
+        return token;
+      },
+      session: async ({ session, token }) => ({
+        ...session,
+        uid: typeof token.uid === "string" ? token.uid : null,
+        sv: typeof token.sv === "number" ? token.sv : -1,
+      }),
+    },
+  };
+  return cached;
+};

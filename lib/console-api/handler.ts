@@ -1,0 +1,114 @@
+import type { z } from "zod";
+import { currentUser } from "@/lib/auth/session";
+import { clientIp } from "@/lib/auth/options";
+import { getDb, type Db } from "@/lib/db/client";
+import { describeError, log } from "@/lib/log";
+import type { User } from "@/lib/users/repository";
+
+/**
+ * One wrapper for the session-authenticated console JSON API (/api/*): session check, role
+ * check, same-origin check on mutations (CSRF), zod-validated JSON bodies, and errors as
+ * `{error: {code, message}}` with the right status. Handlers return data or throw ConsoleError.
+ */
+export class ConsoleError extends Error {
+  constructor(
+    readonly status: 400 | 401 | 403 | 404 | 409 | 422 | 429 | 500 | 503,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export const notFound = (what = "Not found") => new ConsoleError(404, "not_found", what);
+
+export type ConsoleContext<Body> = {
+  user: User;
+  body: Body;
+  params: Record<string, string>;
+  query: URLSearchParams;
+  ip: string;
+  db: Db;
+  request: Request;
+};
+
+const errorResponse = (error: ConsoleError) =>
+  Response.json({ error: { code: error.code, message: error.message } }, { status: error.status, headers: { "Cache-Control": "no-store" } });
+
+/** The origin the request was made to, as the browser saw it. */
+const ownOrigin = (request: Request): string => {
+  const url = new URL(request.url);
+  const host = request.headers.get("x-forwarded-host") ?? request.headers.get("host") ?? url.host;
+  const proto = request.headers.get("x-forwarded-proto") ?? url.protocol.replace(":", "");
+  return `${proto}://${host}`;
+};
+
+/**
+ * Browsers always send Origin on cross-site mutations; scripts using the API with a session
+ * cookie send neither Origin nor Sec-Fetch-Site, and cannot be forged by another site.
+ */
+export const isSameOrigin = (request: Request): boolean => {
+  const origin = request.headers.get("origin");
+  if (origin === null) {
+    const site = request.headers.get("sec-fetch-site");
+    return site === null || site === "same-origin" || site === "none";
+  }
+  return origin === ownOrigin(request);
+};
+
+const readBody = async <Body>(request: Request, schema: z.ZodType<Body>): Promise<Body> => {
+  let raw: unknown;
+  const text = await request.text();
+  try {
+    raw = text === "" ? {} : JSON.parse(text);
+  } catch {
+    throw new ConsoleError(400, "invalid_json", "The request body is not valid JSON.");
+  }
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const field = issue?.path.join(".") || "body";
+    throw new ConsoleError(400, "invalid_request", `${field}: ${issue?.message ?? "invalid value"}`);
+  }
+  return parsed.data;
+};
+
+type RouteContext = { params: Promise<Record<string, string | string[]>> };
+
+export const consoleRoute =
+  <Body = undefined>(
+    options: { body?: z.ZodType<Body>; role?: "admin"; status?: number },
+    handler: (context: ConsoleContext<Body>) => Promise<unknown>,
+  ) =>
+  async (request: Request, route?: RouteContext): Promise<Response> => {
+    try {
+      if (request.method !== "GET" && request.method !== "HEAD" && !isSameOrigin(request)) {
+        throw new ConsoleError(403, "cross_origin", "Cross-origin requests are not allowed.");
+      }
+      const user = await currentUser();
+      if (!user) throw new ConsoleError(401, "unauthenticated", "Sign in to use the console API.");
+      if (options.role === "admin" && user.role !== "admin") {
+        throw new ConsoleError(403, "forbidden", "This needs an administrator.");
+      }
+      const rawParams = route ? await route.params : {};
+      const params = Object.fromEntries(
+        Object.entries(rawParams).map(([name, value]) => [name, Array.isArray(value) ? value.join("/") : value]),
+      );
+      const body = options.body ? await readBody(request, options.body) : (undefined as Body);
+      const result = await handler({
+        user,
+        body,
+        params,
+        query: new URL(request.url).searchParams,
+        ip: clientIp(request.headers),
+        db: await getDb(),
+        request,
+      });
+      if (result instanceof Response) return result;
+      return Response.json(result, { status: options.status ?? 200, headers: { "Cache-Control": "no-store" } });
+    } catch (error) {
+      if (error instanceof ConsoleError) return errorResponse(error);
+      log.error("console api failed", { path: new URL(request.url).pathname, error: describeError(error) });
+      return errorResponse(new ConsoleError(500, "internal", "Something went wrong on our side. Try again."));
+    }
+  };

@@ -1,0 +1,161 @@
+import type { Db } from "@/lib/db/client";
+import { recordAudit, type Actor } from "@/lib/audit/log";
+import { decryptSecret, encryptSecret } from "@/lib/security/aead";
+import { derivedKey } from "@/lib/security/secrets";
+import { spendAllowance, type Role } from "@/lib/users/repository";
+import { keyChanged } from "./events";
+import { createKey, getKey, listKeys, revokeKey, rollKey, topUpKey, type ApiKey } from "./repository";
+import { hashToken, sameHash } from "./tokens";
+
+/**
+ * Key management as the console does it: ownership (analysts see only their own keys; anything
+ * else is "not found"), credit allowances, audit entries in the same transaction, console
+ * tokens sealed with AES-256-GCM. No HTTP in here.
+ */
+export type Principal = { id: string; email: string; role: Role; ip: string };
+
+export class KeyRuleError extends Error {}
+
+const actorOf = (principal: Principal): Actor => ({ id: principal.id, email: principal.email, ip: principal.ip });
+
+const canSee = (principal: Principal, key: ApiKey) => principal.role === "admin" || key.ownerId === principal.id;
+
+const consoleTokenKey = () => derivedKey("console-token");
+const sealToken = (keyId: string, token: string) => encryptSecret(consoleTokenKey(), token, `console-token:${keyId}`);
+
+export const visibleKeys = (db: Db, principal: Principal, scope: "mine" | "all" = "mine"): Promise<ApiKey[]> =>
+  principal.role === "admin" && scope === "all" ? listKeys(db) : listKeys(db, principal.id);
+
+export const visibleKey = async (db: Db, principal: Principal, id: string): Promise<ApiKey | null> => {
+  const key = await getKey(db, id);
+  return key && canSee(principal, key) ? key : null;
+};
+
+export type NewKeyInput = {
+  name: string;
+  credits: number;
+  qpsLimit: number;
+  expiresAt: Date | null;
+  useForConsole: boolean;
+};
+
+export const issueKey = (db: Db, secret: string, principal: Principal, input: NewKeyInput) =>
+  db.transaction(async (tx) => {
+    if (input.credits > 0 && !(await spendAllowance(tx, principal.id, input.credits))) {
+      throw new KeyRuleError("Not enough credit allowance for that many credits. Ask an administrator for more.");
+    }
+    const issued = await createKey(tx, secret, {
+      name: input.name,
+      ownerId: principal.id,
+      credits: input.credits,
+      qpsLimit: input.qpsLimit,
+      expiresAt: input.expiresAt,
+    });
+    if (input.useForConsole) {
+      await tx.query("INSERT INTO console_tokens (key_id, user_id, token_encrypted) VALUES ($1, $2, $3)", [
+        issued.key.id,
+        principal.id,
+        sealToken(issued.key.id, issued.token),
+      ]);
+      await tx.query("UPDATE users SET console_key_id = $2 WHERE id = $1", [principal.id, issued.key.id]);
+    }
+    await recordAudit(tx, actorOf(principal), "key.create", { type: "key", id: issued.key.id }, {
+      name: input.name,
+      credits: input.credits,
+      qpsLimit: input.qpsLimit,
+      expiresAt: input.expiresAt?.toISOString() ?? null,
+      console: input.useForConsole,
+    });
+    return issued;
+  });
+
+export const revokeVisibleKey = async (db: Db, principal: Principal, id: string): Promise<ApiKey | null> => {
+  const revoked = await db.transaction(async (tx) => {
+    const key = await getKey(tx, id);
+    if (!key || !canSee(principal, key)) return null;
+    const result = await revokeKey(tx, id);
+    await tx.query("DELETE FROM console_tokens WHERE key_id = $1", [id]);
+    await recordAudit(tx, actorOf(principal), "key.revoke", { type: "key", id }, { name: key.name });
+    return result;
+  });
+  if (revoked) keyChanged(id);
+  return revoked;
+};
+
+export const GRACE_PERIODS_MS = { none: 0, "1h": 3_600_000, "24h": 86_400_000 } as const;
+export type GracePeriod = keyof typeof GRACE_PERIODS_MS;
+
+export const rollVisibleKey = async (
+  db: Db,
+  secret: string,
+  principal: Principal,
+  id: string,
+  grace: GracePeriod,
+): Promise<{ key: ApiKey; token: string } | null> => {
+  const rolled = await db.transaction(async (tx) => {
+    const key = await getKey(tx, id);
+    if (!key || !canSee(principal, key)) return null;
+    if (key.status !== "active") throw new KeyRuleError("Only an active key can be rolled.");
+    const result = await rollKey(tx, secret, id, GRACE_PERIODS_MS[grace]);
+    if (!result) return null;
+    // The console keeps working with a rolled key: its sealed token follows the roll.
+    await tx.query("UPDATE console_tokens SET token_encrypted = $2 WHERE key_id = $1", [id, sealToken(id, result.token)]);
+    await recordAudit(tx, actorOf(principal), "key.roll", { type: "key", id }, { grace });
+    return result;
+  });
+  if (rolled) keyChanged(id);
+  return rolled;
+};
+
+/** Admin only (checked by the caller's route): adds credits with a reason. */
+export const topUpAnyKey = (db: Db, principal: Principal, id: string, credits: number, reason: string) =>
+  db.transaction(async (tx) => {
+    const key = await topUpKey(tx, id, credits);
+    if (!key) return null;
+    await recordAudit(tx, actorOf(principal), "key.credits", { type: "key", id }, { credits, reason });
+    return key;
+  });
+
+/**
+ * Makes a key the one the console uses. A key issued "for the console" already has its token
+ * sealed; for another key the owner proves possession by pasting its token once.
+ */
+export const chooseConsoleKey = (db: Db, principal: Principal, id: string, token: string | undefined) =>
+  db.transaction(async (tx) => {
+    const key = await getKey(tx, id);
+    if (!key || key.ownerId !== principal.id) return null;
+    if (key.status !== "active") throw new KeyRuleError("A revoked key cannot be the console key.");
+    const sealed = await tx.query<{ key_id: string }>("SELECT key_id FROM console_tokens WHERE key_id = $1", [id]);
+    if (sealed.length === 0) {
+      if (!token) throw new KeyRuleError("Paste this key's token once so the console can use it.");
+      const stored = await tx.query<{ token_hash: Uint8Array }>("SELECT token_hash FROM api_keys WHERE id = $1", [id]);
+      const hash = stored[0]?.token_hash;
+      if (!hash || !sameHash(hashToken(token.trim()), Buffer.from(hash))) {
+        throw new KeyRuleError("That token does not belong to this key.");
+      }
+      await tx.query("INSERT INTO console_tokens (key_id, user_id, token_encrypted) VALUES ($1, $2, $3)", [
+        id,
+        principal.id,
+        sealToken(id, token.trim()),
+      ]);
+    }
+    await tx.query("UPDATE users SET console_key_id = $2 WHERE id = $1", [principal.id, id]);
+    await recordAudit(tx, actorOf(principal), "key.console", { type: "key", id });
+    return key;
+  });
+
+/** The token the console uses for this user's lookups — server-side only, never sent to a browser. */
+export const consoleToken = async (db: Db, userId: string): Promise<{ keyId: string; token: string } | null> => {
+  const rows = await db.query<{ key_id: string; token_encrypted: string }>(
+    `SELECT c.key_id, c.token_encrypted FROM users u JOIN console_tokens c ON c.key_id = u.console_key_id AND c.user_id = u.id
+     WHERE u.id = $1`,
+    [userId],
+  );
+  const row = rows[0];
+  if (!row) return null;
+  return { keyId: row.key_id, token: decryptSecret(consoleTokenKey(), row.token_encrypted, `console-token:${row.key_id}`) };
+};
+
+/** Keys of this user that the console can switch to (their token is sealed server-side). */
+export const consoleCapableKeyIds = async (db: Db, userId: string): Promise<string[]> =>
+  (await db.query<{ key_id: string }>("SELECT key_id FROM console_tokens WHERE user_id = $1", [userId])).map((row) => row.key_id);

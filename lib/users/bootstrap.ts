@@ -1,0 +1,46 @@
+import fs from "node:fs";
+import path from "node:path";
+import type { Queryable } from "@/lib/db/client";
+import { hashPassword, randomPassword } from "./passwords";
+import { countUsers, createUser, EmailTakenError, upsertAdmin } from "./repository";
+
+export const INITIAL_ADMIN_EMAIL = "admin@localhost";
+
+export type BootstrapResult =
+  | { kind: "configured"; email: string }
+  | { kind: "generated"; email: string; password: string; file: string }
+  | { kind: "existing" };
+
+/**
+ * The first administrator: ADMIN_EMAIL + ADMIN_PASSWORD create or update it at every start.
+ * Without them, an empty database gets admin@localhost with a random password, written once
+ * to DATA_DIR/initial-admin.txt (0600). There is no default password anywhere.
+ */
+export const bootstrapAdmin = async (
+  db: Queryable,
+  options: { email?: string; password?: string; dataDir: string },
+): Promise<BootstrapResult> => {
+  if (options.email && options.password) {
+    await upsertAdmin(db, options.email, await hashPassword(options.password));
+    return { kind: "configured", email: options.email };
+  }
+  if ((await countUsers(db)) > 0) return { kind: "existing" };
+  const password = randomPassword();
+  try {
+    await createUser(db, {
+      email: INITIAL_ADMIN_EMAIL,
+      name: "Administrator",
+      role: "admin",
+      passwordHash: await hashPassword(password),
+      creditAllowance: 0,
+    });
+  } catch (error) {
+    if (error instanceof EmailTakenError) return { kind: "existing" };
+    throw error;
+  }
+  const file = path.join(options.dataDir, "initial-admin.txt");
+  fs.mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
+  fs.writeFileSync(file, `email: ${INITIAL_ADMIN_EMAIL}\npassword: ${password}\n`, { mode: 0o600 });
+  fs.chmodSync(file, 0o600);
+  return { kind: "generated", email: INITIAL_ADMIN_EMAIL, password, file };
+};

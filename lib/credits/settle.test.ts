@@ -5,7 +5,6 @@ import { testDatabases } from "@/tests/support/databases";
 import { createSettler, type Outcome, type SettleRequest } from "./settle";
 
 const SECRET = "unit-test-secret-unit-test-secret-0123456789";
-const databases = await testDatabases();
 
 const request = (keyId: string, outcome: Outcome, costCredits = 2): SettleRequest => ({
   requestId: crypto.randomUUID(),
@@ -18,7 +17,7 @@ const request = (keyId: string, outcome: Outcome, costCredits = 2): SettleReques
   startedPerf: performance.now(),
 });
 
-describe.each(databases)("settling requests on $name", (database) => {
+describe.each(await testDatabases())("settling requests on $name", (database) => {
   let db: Db;
   afterAll(async () => {
     await db?.close();
@@ -96,5 +95,109 @@ describe.each(databases)("settling requests on $name", (database) => {
     });
     await expect(settler.settle(request(key.id, "found", 4))).rejects.toThrow("database down");
     expect(await credits(key.id)).toBe(10);
+  });
+});
+
+describe.each(await testDatabases())("metering on $name", (database) => {
+  let db: Db;
+  afterAll(async () => {
+    await db?.close();
+    await database.cleanup();
+  });
+  const newKey = async (credits: number, settings = "") => {
+    db ??= await database.open();
+    const { key } = await createKey(db, SECRET, { name: "m", ownerId: null, credits, qpsLimit: 5, expiresAt: null });
+    if (settings) await db.query(`UPDATE api_keys SET ${settings} WHERE id = $1`, [key.id]);
+    return key;
+  };
+  const one = async <Row>(sql: string, params: unknown[]) => (await db.query<Row>(sql, params))[0];
+
+  it("refuses a charge over the daily cap with 402 and says why in the usage record", async () => {
+    const key = await newKey(100, "daily_credit_cap = 6");
+    const settler = createSettler(async () => db);
+    expect((await settler.settle(request(key.id, "found", 4))).status).toBe(200);
+    const refused = request(key.id, "found", 4);
+    expect((await settler.settle(refused)).status).toBe(402);
+    expect(await one("SELECT status, reason, credits_charged FROM usage_events WHERE request_id = $1", [refused.requestId])).toEqual({
+      status: 402,
+      reason: "daily_cap",
+      credits_charged: 0,
+    });
+    expect((await settler.settle(request(key.id, "found", 2))).status).toBe(200);
+  });
+
+  it("keeps daily rollups equal to the usage records", async () => {
+    const key = await newKey(10);
+    const settler = createSettler(async () => db);
+    await Promise.all(
+      (["found", "found", "not_found", "400", "429", "found", "found"] as const).map((outcome) =>
+        settler.settle(request(key.id, outcome, 3)),
+      ),
+    );
+    const rollup = await db.query<{ status: number; requests: number; credits: number }>(
+      "SELECT status, requests::int AS requests, credits::int AS credits FROM usage_daily WHERE key_id = $1 ORDER BY status",
+      [key.id],
+    );
+    const raw = await db.query<{ status: number; requests: number; credits: number }>(
+      `SELECT status, count(*)::int AS requests, sum(credits_charged)::int AS credits FROM usage_events
+       WHERE key_id = $1 GROUP BY status ORDER BY status`,
+      [key.id],
+    );
+    expect(rollup).toEqual(raw);
+    expect(raw.find((row) => row.status === 200)).toEqual({ status: 200, requests: 3, credits: 9 });
+  });
+
+  it("records one alert per threshold crossing, and one at zero", async () => {
+    const key = await newKey(10, "alert_threshold_credits = 5");
+    const settler = createSettler(async () => db);
+    for (let i = 0; i < 5; i += 1) await settler.settle(request(key.id, "found", 2));
+    const alerts = await db.query<{ kind: string; credits_remaining: number }>(
+      "SELECT kind, credits_remaining::int AS credits_remaining FROM key_alerts WHERE key_id = $1 ORDER BY id",
+      [key.id],
+    );
+    expect(alerts).toEqual([
+      { kind: "threshold", credits_remaining: 4 },
+      { kind: "zero", credits_remaining: 0 },
+    ]);
+  });
+
+  it("reserves before a slow lookup, then commits or refunds in full", async () => {
+    const key = await newKey(10);
+    const settler = createSettler(async () => db);
+    const ok = request(key.id, "reserve", 4);
+    expect(await settler.settle(ok)).toMatchObject({ status: 200, creditsRemaining: 6 });
+    expect(await one("SELECT status FROM usage_events WHERE request_id = $1", [ok.requestId])).toEqual({ status: 102 });
+    expect(await settler.settle({ ...ok, outcome: "commit" })).toMatchObject({ status: 200, creditsCharged: 4, creditsRemaining: 6 });
+
+    const failed = request(key.id, "reserve", 4);
+    await settler.settle(failed);
+    expect(await settler.settle({ ...failed, outcome: "refund", finalStatus: 500 })).toMatchObject({
+      status: 500,
+      creditsCharged: 0,
+      creditsRemaining: 6,
+    });
+    expect(await one("SELECT status, credits_charged FROM usage_events WHERE request_id = $1", [failed.requestId])).toEqual({
+      status: 500,
+      credits_charged: 0,
+    });
+    const short = request(key.id, "reserve", 40);
+    expect((await settler.settle(short)).status).toBe(402);
+  });
+
+  it("refunds reservations abandoned by a dead process", async () => {
+    const key = await newKey(10);
+    const settler = createSettler(async () => db);
+    const orphan = request(key.id, "reserve", 4);
+    await settler.settle(orphan);
+    await db.query("UPDATE usage_events SET created_at = now() - interval '10 minutes' WHERE request_id = $1", [orphan.requestId]);
+    expect(await one("SELECT sweep_stale_reservations(interval '2 minutes') AS swept", [])).toEqual({ swept: 1 });
+    expect(await one("SELECT credits_remaining::int AS c FROM api_keys WHERE id = $1", [key.id])).toEqual({ c: 10 });
+    expect(await one("SELECT status, credits_charged, reason FROM usage_events WHERE request_id = $1", [orphan.requestId])).toEqual({
+      status: 500,
+      credits_charged: 0,
+      reason: "abandoned",
+    });
+    expect((await settler.settle({ ...orphan, outcome: "commit" })).status).toBe(500);
+    expect(await one("SELECT credits_remaining::int AS c FROM api_keys WHERE id = $1", [key.id])).toEqual({ c: 10 });
   });
 });

@@ -7,7 +7,7 @@ import type { Queryable } from "@/lib/db/client";
  * charge is still its own conditional UPDATE (atomic, never read-then-write) and every request
  * gets exactly one usage row in the same transaction as its charge.
  */
-export type Outcome = "found" | "not_found" | "400" | "429" | "500";
+export type Outcome = "found" | "not_found" | "400" | "429" | "500" | "reserve" | "commit" | "refund";
 
 export type SettleRequest = {
   requestId: string;
@@ -15,6 +15,8 @@ export type SettleRequest = {
   operation: string;
   costCredits: number;
   outcome: Outcome;
+  /** With "refund": the status the request finally answers (404, 429, 500). */
+  finalStatus?: 404 | 429 | 500;
   paramsSummary: string;
   startedAt: number;
   /** performance.now() at the start, for the latency recorded with the usage row. */
@@ -52,6 +54,7 @@ export const createSettler = (db: () => Promise<Queryable>): Settler => {
       operation: request.operation,
       cost: request.costCredits,
       outcome: request.outcome,
+      final_status: request.finalStatus ?? null,
       latency_ms: Math.max(0, Math.round(now - request.startedPerf)),
       params_summary: request.paramsSummary,
       created_at: new Date(request.startedAt).toISOString(),

@@ -17,14 +17,14 @@ export const eventByUrl: LookupSpec<EventByUrlParams> = {
   operation: "event_details",
   paramNames: ["url"],
   parse: (query, context) => parseEventByUrl(query, { hosts: context.eventSiteHosts }),
-  lookup: (params, connector) => connector.event(params.eventId),
+  lookup: (params, connector, context) => connector.event(params.eventId, context),
 };
 
 export const eventById: LookupSpec<EventByIdParams> = {
   operation: "event_details_id",
   paramNames: ["event_id"],
   parse: (query) => parseEventById(query),
-  lookup: (params, connector) => connector.event(params.eventId),
+  lookup: (params, connector, context) => connector.event(params.eventId, context),
 };
 
 export const followers: LookupSpec<FollowersQuery> = {
@@ -40,12 +40,12 @@ export const followers: LookupSpec<FollowersQuery> = {
     if (cursor === null || cursor.userId !== userId) throw invalid("cursor");
     return { userId, offset: cursor.offset };
   },
-  lookup: (params, connector) => connector.followers(params),
+  lookup: (params, connector, context) => connector.followers(params, context),
 };
 
 export const publications: LookupSpec<PublicationsParams> = {
   operation: "get_user_publications",
   paramNames: ["urn", "page"],
   parse: (query) => parsePublications(query),
-  lookup: (params, connector) => connector.publications(params.urn, params.page),
+  lookup: (params, connector, context) => connector.publications(params.urn, params.page, context),
 };

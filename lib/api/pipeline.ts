@@ -1,6 +1,6 @@
-import type { Connector, LookupResult } from "@/lib/connectors/types";
+import { SourceRateLimitedError, type Connector, type LookupContext, type LookupResult } from "@/lib/connectors/types";
 import type { CursorCodec } from "@/lib/connectors/cursor";
-import type { Outcome, Settlement } from "@/lib/credits/settle";
+import type { Outcome, SettleRequest, Settlement } from "@/lib/credits/settle";
 import { describeError, log } from "@/lib/log";
 import type { Services } from "@/lib/services";
 import { errorBody, successBody } from "./envelope";
@@ -19,7 +19,7 @@ export type LookupSpec<Params> = {
   operation: OperationName;
   paramNames: readonly ParamName[];
   parse(query: URLSearchParams, context: ParseContext): Params;
-  lookup(params: Params, connector: Connector): Promise<LookupResult>;
+  lookup(params: Params, connector: Connector, context: LookupContext): Promise<LookupResult>;
 };
 
 export type PipelineInput = { authorization: string | null; query: URLSearchParams };
@@ -78,9 +78,22 @@ export const runLookup = async <Params>(
     headers["RateLimit-Remaining"] = String(rate.remaining);
     headers["RateLimit-Reset"] = String(Math.max(1, Math.ceil(rate.resetMs / 1000)));
 
+    const base: Omit<SettleRequest, "outcome"> = {
+      requestId,
+      keyId: auth.key.id,
+      operation: spec.operation,
+      costCredits,
+      paramsSummary: summariseQuery(input.query, spec.paramNames),
+      startedAt,
+      startedPerf,
+    };
     let outcome: Outcome;
+    let finalStatus: 404 | 429 | 500 | undefined;
     let badRequest: string | null = null;
     let result: LookupResult | null = null;
+    // Set when the connector reserved credits before a paid call: the request then ends in
+    // commit or refund, or (reservation refused) with the reservation's own answer.
+    const reservation: { settlement: Settlement | null } = { settlement: null };
     if (!rate.allowed) {
       outcome = "429";
       headers["Retry-After"] = headers["RateLimit-Reset"];
@@ -95,26 +108,48 @@ export const runLookup = async <Params>(
       if (params === undefined) {
         outcome = "400";
       } else {
+        const context: LookupContext = {
+          keyOwnerId: auth.key.ownerId,
+          reserve: async () => {
+            const reserved = await deps.settler.settle({ ...base, outcome: "reserve" });
+            reservation.settlement = reserved;
+            return reserved.status === 200;
+          },
+        };
         try {
-          result = await spec.lookup(params, deps.connector);
+          result = await spec.lookup(params, deps.connector, context);
           outcome = result.found ? "found" : "not_found";
         } catch (error) {
-          log.error("lookup failed", { requestId, keyId, operation: spec.operation, error: describeError(error) });
-          outcome = "500";
+          if (error instanceof SourceRateLimitedError) {
+            outcome = "429";
+            headers["Retry-After"] = String(Math.max(1, Math.ceil(error.retryAfterS)));
+          } else {
+            log.error("lookup failed", { requestId, keyId, operation: spec.operation, error: describeError(error) });
+            outcome = "500";
+          }
+        }
+        const reserved = reservation.settlement;
+        if (reserved !== null) {
+          if (reserved.status !== 200) {
+            outcome = "reserve";
+            result = null;
+          } else if (outcome === "found") {
+            outcome = "commit";
+          } else {
+            finalStatus = outcome === "not_found" ? 404 : outcome === "429" ? 429 : 500;
+            outcome = "refund";
+          }
         }
       }
     }
 
-    const settlement = await deps.settler.settle({
-      requestId,
-      keyId: auth.key.id,
-      operation: spec.operation,
-      costCredits,
-      outcome,
-      paramsSummary: summariseQuery(input.query, spec.paramNames),
-      startedAt,
-      startedPerf,
-    });
+    const reservedAnswer = reservation.settlement;
+    const chargeCredits = result?.found && result.costCredits !== undefined ? result.costCredits : costCredits;
+    const settlement =
+      outcome === "reserve" && reservedAnswer !== null
+        ? reservedAnswer
+        : await deps.settler.settle({ ...base, costCredits: chargeCredits, outcome, finalStatus });
+    if (result?.found && result.cache) headers["X-Cache"] = result.cache;
     if (settlement.status === 401) {
       deps.authenticator.invalidate(auth.key.id);
       return fail(401, messages.keyInvalid, null);

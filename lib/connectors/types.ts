@@ -3,15 +3,43 @@
  * later). It returns the `data` payload already serialised as JSON, so that records stored as
  * JSON text travel to the client without being parsed and re-serialised.
  */
-export type LookupResult = { found: true; dataJson: string; asOf: Date | null } | { found: false };
+export type LookupResult =
+  | {
+      found: true;
+      dataJson: string;
+      asOf: Date | null;
+      /** "hit"/"miss" when the answer came through a cache of an upstream provider. */
+      cache?: "hit" | "miss";
+      /** Credits to charge instead of the operation's cost (e.g. 0 for free cache hits). */
+      costCredits?: number;
+    }
+  | { found: false };
 
 export type FollowersQuery = { userId: string; offset: number };
 
+/**
+ * What a lookup may ask of the pipeline. A connector that is about to spend money (a call to an
+ * upstream provider) calls reserve() first: it charges the cost now (false: the key cannot pay,
+ * and the pipeline answers 402/401 without the call); the pipeline then commits the charge on
+ * success or refunds it on failure, in the same request.
+ */
+export type LookupContext = {
+  keyOwnerId: string | null;
+  reserve(): Promise<boolean>;
+};
+
+/** Thrown by a connector when its source rate-limits us: the request answers 429. */
+export class SourceRateLimitedError extends Error {
+  constructor(readonly retryAfterS: number) {
+    super(`source rate limited, retry after ${retryAfterS} s`);
+  }
+}
+
 export interface Connector {
   readonly name: string;
-  event(eventId: string): Promise<LookupResult>;
-  followers(query: FollowersQuery): Promise<LookupResult>;
-  publications(urn: string, page: number): Promise<LookupResult>;
+  event(eventId: string, context: LookupContext): Promise<LookupResult>;
+  followers(query: FollowersQuery, context: LookupContext): Promise<LookupResult>;
+  publications(urn: string, page: number, context: LookupContext): Promise<LookupResult>;
 }
 
 export const FOLLOWERS_PAGE_SIZE = 25;

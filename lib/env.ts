@@ -87,6 +87,9 @@ export const parseEnv = (source: Record<string, string | undefined>): Env => {
   return { ...result.data, dataDir: path.resolve(result.data.DATA_DIR), publicUrl, oidc };
 };
 
+/** Which Next runtime loaded this module ("nodejs" in the server, "edge" in edge bundles). */
+export const nextRuntime = (): string | undefined => process.env.NEXT_RUNTIME;
+
 let cached: Env | undefined;
 
 /** The parsed environment of this process, read on first use. */

@@ -2,6 +2,7 @@ import { env } from "@/lib/env";
 import { getDb, type Queryable } from "@/lib/db/client";
 import { createAuthenticator, type Authenticator } from "@/lib/keys/authenticate";
 import { onKeyChanged } from "@/lib/keys/events";
+import { connectKeyChangesOverRedis } from "@/lib/keys/events-redis";
 import { createTokenVerifier } from "@/lib/keys/tokens";
 import { createRateLimiter, createRedisClient, type RateLimiter } from "@/lib/ratelimit/limiter";
 import { createSettler, type Settler } from "@/lib/credits/settle";
@@ -34,7 +35,9 @@ const build = (): Promise<Services> => {
   const redis = config.REDIS_URL ? createRedisClient(config.REDIS_URL) : Promise.resolve(undefined);
   const authenticator = createAuthenticator({ db, verify: createTokenVerifier(authSecret()), ttlMs: KEY_CACHE_TTL_MS });
   onKeyChanged((keyId) => (keyId === null ? authenticator.invalidateAll() : authenticator.invalidate(keyId)));
-  return redis.then((client) => ({
+  return redis.then(async (client) => {
+    if (client && config.REDIS_URL) connectKeyChangesOverRedis(client, await createRedisClient(config.REDIS_URL, { subscriber: true }));
+    return {
     db,
     authenticator,
     limiter: createRateLimiter({ redis: client }),
@@ -42,7 +45,8 @@ const build = (): Promise<Services> => {
     connector: createStoreConnector({ db, cursors, cacheTtlMs: RECORD_CACHE_TTL_MS }),
     cursors,
     eventSiteHosts: config.EVENTSITE_HOSTS,
-  }));
+    };
+  });
 };
 
 const holder = globalThis as typeof globalThis & { __socialLookupServices?: Promise<Services> };

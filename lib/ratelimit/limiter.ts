@@ -71,12 +71,15 @@ export const createRateLimiter = (options: { redis?: Redis }): RateLimiter => {
   };
 };
 
-/** An ioredis client tuned for limiting: fail fast while disconnected, keep reconnecting. */
-export const createRedisClient = async (url: string): Promise<Redis> => {
+/**
+ * An ioredis client tuned for limiting: fail fast while disconnected, keep reconnecting.
+ * A subscriber connection keeps its offline queue so that it re-subscribes after a reconnect.
+ */
+export const createRedisClient = async (url: string, options: { subscriber?: boolean } = {}): Promise<Redis> => {
   const { Redis: RedisClient } = await import("ioredis");
   const client = new RedisClient(url, {
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 0,
+    enableOfflineQueue: options.subscriber === true,
+    maxRetriesPerRequest: options.subscriber ? null : 0,
     connectTimeout: 2000,
     commandTimeout: 500,
     retryStrategy: (attempt) => Math.min(attempt * 200, 1000),

@@ -1,0 +1,40 @@
+import { getDb } from "@/lib/db/client";
+import { describeError, log } from "@/lib/log";
+import { services } from "@/lib/services";
+
+/**
+ * Background work of a server process, started once at boot (instrumentation.ts): warming the
+ * services (so the database lock and migrations happen at start, not on the first request) and
+ * refunding reservations a dead instance left pending.
+ */
+const SWEEP_EVERY_MS = 60_000;
+const RESERVATION_TIMEOUT = "2 minutes";
+
+type Job = () => Promise<void>;
+const holder = globalThis as typeof globalThis & { __socialLookupJobs?: Set<string> };
+const started = (holder.__socialLookupJobs ??= new Set<string>());
+
+export const every = (name: string, intervalMs: number, job: Job): void => {
+  if (started.has(name)) return;
+  started.add(name);
+  const run = () =>
+    job().catch((error: unknown) => log.warn(`background job ${name} failed`, { error: describeError(error) }));
+  setInterval(run, intervalMs).unref();
+  void run();
+};
+
+export const sweepStaleReservations = async (): Promise<number> => {
+  const rows = await (await getDb()).query<{ swept: number }>("SELECT sweep_stale_reservations($1::interval) AS swept", [
+    RESERVATION_TIMEOUT,
+  ]);
+  const swept = rows[0]?.swept ?? 0;
+  if (swept > 0) log.warn("refunded abandoned reservations", { swept });
+  return swept;
+};
+
+export const startBackgroundJobs = async (): Promise<void> => {
+  await services();
+  every("sweep-reservations", SWEEP_EVERY_MS, async () => {
+    await sweepStaleReservations();
+  });
+};

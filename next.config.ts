@@ -1,5 +1,6 @@
 import type { NextConfig } from "next";
 import { PHASE_DEVELOPMENT_SERVER } from "next/constants";
+import { env } from "./lib/env";
 
 /**
  * Security headers for every response (pages, /v1, /api, static files).
@@ -30,6 +31,8 @@ const securityHeaders = (isDevServer: boolean) => [
 ];
 
 const config = (phase: string): NextConfig => ({
+  // The container image builds with NEXT_OUTPUT=standalone; `npm start` uses the regular output.
+  output: env().NEXT_OUTPUT,
   // Native / Node-only drivers are loaded at runtime, not bundled.
   serverExternalPackages: ["@electric-sql/pglite", "pg", "ioredis"],
   poweredByHeader: false,

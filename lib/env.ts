@@ -51,6 +51,8 @@ const schema = z.object({
   OIDC_ISSUER: optionalUrl(["https://", "http://"]),
   OIDC_CLIENT_ID: z.string().min(1).optional(),
   OIDC_CLIENT_SECRET: z.string().min(1).optional(),
+  /** Build-time: "standalone" bundles a self-contained server (the container image uses it). */
+  NEXT_OUTPUT: z.enum(["standalone"]).optional(),
   DB_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(5000),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
 });
@@ -62,6 +64,9 @@ export type Env = z.infer<typeof schema> & {
 };
 
 export class EnvError extends Error {}
+
+/** Every variable the application reads; deployment files may set only these (checked by a test). */
+export const envVariableNames = (): string[] => [...Object.keys(schema.shape), "NEXT_RUNTIME"];
 
 export const parseEnv = (source: Record<string, string | undefined>): Env => {
   const result = schema.safeParse(source);

@@ -1,6 +1,8 @@
 import { getDb } from "@/lib/db/client";
 import { describeError, log } from "@/lib/log";
+import { env } from "@/lib/env";
 import { services } from "@/lib/services";
+import { bootstrapAdmin } from "@/lib/users/bootstrap";
 
 /**
  * Background work of a server process, started once at boot (instrumentation.ts): warming the
@@ -34,6 +36,17 @@ export const sweepStaleReservations = async (): Promise<number> => {
 
 export const startBackgroundJobs = async (): Promise<void> => {
   await services();
+  // `npm start` bootstraps before serving; a server started any other way (container,
+  // cluster) does it here. The generated password is printed once, by whoever creates it.
+  const config = env();
+  const admin = await bootstrapAdmin(await getDb(), {
+    email: config.ADMIN_EMAIL,
+    password: config.ADMIN_PASSWORD,
+    dataDir: config.dataDir,
+  });
+  if (admin.kind === "generated") {
+    console.log(`Created ${admin.email} with password ${admin.password} (also in ${admin.file}; change it after signing in)`);
+  }
   every("sweep-reservations", SWEEP_EVERY_MS, async () => {
     await sweepStaleReservations();
   });

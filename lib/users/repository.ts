@@ -142,12 +142,15 @@ export const spendAllowance = async (db: Queryable, id: string, credits: number)
   return rows.length === 1;
 };
 
-/** Creates the admin or updates an existing account to admin with this password (bootstrap). */
+/**
+ * Creates the admin or updates an existing account to admin with this password (bootstrap, at
+ * every start). Sessions survive: the same configured password is not a reason to sign out.
+ */
 export const upsertAdmin = async (db: Queryable, email: string, passwordHash: string): Promise<User> => {
   const rows = await db.query<UserRow>(
     `INSERT INTO users (id, email, name, role, password_hash) VALUES ($1, $2, 'Administrator', 'admin', $3)
      ON CONFLICT (email) DO UPDATE SET role = 'admin', status = 'active', password_hash = EXCLUDED.password_hash,
-       session_version = users.session_version + 1, updated_at = now()
+       updated_at = now()
      RETURNING ${COLUMNS}`,
     [newUserId(), normaliseEmail(email), passwordHash],
   );

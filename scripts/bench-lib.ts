@@ -1,0 +1,228 @@
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import { createRequire } from "node:module";
+import net from "node:net";
+import os from "node:os";
+
+/**
+ * The pieces of `npm run bench` that know nothing of Social Lookup: a typed face for autocannon
+ * (it ships no types), process-group handling for the server, and the arithmetic of the checks.
+ */
+
+export type AutocannonOptions = {
+  url: string;
+  connections: number;
+  /** Seconds. */
+  duration: number;
+  headers?: Record<string, string>;
+};
+
+type LatencyStats = { average: number; p50: number; p99: number; max: number };
+
+export type AutocannonResult = {
+  /** Per-second samples: `average` is the mean requests/s, `total` the answers, `sent` the requests written. */
+  requests: { average: number; total: number; sent: number };
+  latency: LatencyStats;
+  /** Seconds. */
+  duration: number;
+  /** Connection errors, timeouts included. */
+  errors: number;
+  timeouts: number;
+  non2xx: number;
+  statusCodeStats: Record<string, { count: number } | undefined>;
+};
+
+type AutocannonInstance = {
+  stop(): void;
+  on(event: "reqError", listener: (error: Error) => void): AutocannonInstance;
+};
+
+type Autocannon = (
+  options: AutocannonOptions,
+  callback: (error: Error | null, result: AutocannonResult) => void,
+) => AutocannonInstance;
+
+const require = createRequire(import.meta.url);
+const autocannon = require("autocannon") as Autocannon;
+export const autocannonVersion = (require("autocannon/package.json") as { version: string }).version;
+
+export type LoadRun = {
+  result: Promise<AutocannonResult>;
+  /** Ends the run early (Ctrl-C); `result` still settles with what was measured. */
+  stop(): void;
+  /** The first connection error seen, for the report. */
+  firstError(): string | null;
+};
+
+export const startLoad = (options: AutocannonOptions): LoadRun => {
+  let firstError: string | null = null;
+  let instance: AutocannonInstance | null = null;
+  const result = new Promise<AutocannonResult>((resolve, reject) => {
+    instance = autocannon(options, (error, outcome) => (error ? reject(error) : resolve(outcome)));
+    instance.on("reqError", (error) => {
+      firstError ??= error.message;
+    });
+  });
+  return { result, stop: () => instance?.stop(), firstError: () => firstError };
+};
+
+/** Answers of one run by HTTP status, e.g. { 200: 4980, 429: 20 }. */
+export const statusCounts = (result: AutocannonResult): Map<number, number> =>
+  new Map(Object.entries(result.statusCodeStats).map(([status, stats]) => [Number(status), stats?.count ?? 0]));
+
+/** What one key saw across several runs: answers by status, and requests written but never answered. */
+export type KeyTally = { sent: number; answered: Map<number, number> };
+
+export const emptyTally = (): KeyTally => ({ sent: 0, answered: new Map() });
+
+export const addRun = (tally: KeyTally, result: AutocannonResult): KeyTally => addAnswers(tally, result.requests.sent, statusCounts(result));
+
+export const addAnswers = (tally: KeyTally, sent: number, answered: Map<number, number>): KeyTally => {
+  const merged = new Map(tally.answered);
+  for (const [status, count] of answered) merged.set(status, (merged.get(status) ?? 0) + count);
+  return { sent: tally.sent + sent, answered: merged };
+};
+
+export const answeredCount = (tally: KeyTally): number => [...tally.answered.values()].reduce((sum, count) => sum + count, 0);
+
+/**
+ * autocannon stops by closing its connections, so the last request of each one is still being
+ * served when the run ends: the server answers (and charges) it to a closed socket.
+ */
+export const inFlightCount = (tally: KeyTally): number => Math.max(0, tally.sent - answeredCount(tally));
+
+export type CreditCheck = {
+  expectedRemaining: number;
+  expectedUsageRows: number;
+  /** 200s the client saw plus the requests in flight at the end, which the server answers 200 like the rest. */
+  charged200s: number;
+  creditsOk: boolean;
+  usageOk: boolean;
+};
+
+export const checkCredits = (
+  tally: KeyTally,
+  figures: { creditsGranted: number; creditsRemaining: number; usageRows: number; costCredits: number },
+): CreditCheck => {
+  const charged200s = (tally.answered.get(200) ?? 0) + inFlightCount(tally);
+  const expectedRemaining = figures.creditsGranted - figures.costCredits * charged200s;
+  return {
+    expectedRemaining,
+    expectedUsageRows: tally.sent,
+    charged200s,
+    creditsOk: figures.creditsRemaining === expectedRemaining,
+    usageOk: figures.usageRows === tally.sent,
+  };
+};
+
+export const describeStatuses = (answered: Map<number, number>): string =>
+  [...answered.entries()]
+    .sort(([left], [right]) => left - right)
+    .map(([status, count]) => `${status}×${count}`)
+    .join(", ") || "none";
+
+export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+export const freePort = (): Promise<number> =>
+  new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.unref();
+    probe.on("error", reject);
+    probe.listen(0, "127.0.0.1", () => {
+      const address = probe.address();
+      if (address === null || typeof address === "string") {
+        probe.close();
+        reject(new Error("could not find a free port"));
+        return;
+      }
+      probe.close(() => resolve(address.port));
+    });
+  });
+
+export const machineSummary = (): string => {
+  const cpus = os.cpus();
+  const model = cpus[0]?.model.trim() ?? "unknown CPU";
+  const memoryGiB = (os.totalmem() / 1024 ** 3).toFixed(1);
+  return `machine: ${os.availableParallelism()} cores (${model}), ${memoryGiB} GiB RAM, ${os.platform()} ${os.arch()}, node ${process.version}`;
+};
+
+/** Whether any process of the group is still there (zombies included). */
+const groupAlive = (groupId: number): boolean => {
+  try {
+    process.kill(-groupId, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+};
+
+const signalGroup = (groupId: number, signal: NodeJS.Signals): void => {
+  try {
+    process.kill(-groupId, signal);
+  } catch {
+    // the group is already gone
+  }
+};
+
+/** Synchronous last resort for process exit paths: nothing may outlive the bench. */
+export const killGroupNow = (groupId: number): void => signalGroup(groupId, "SIGKILL");
+
+/**
+ * SIGTERM to the whole group (tsx, scripts/start.ts, next start), then SIGKILL for whatever has
+ * not gone after `graceMs`. Resolves once the leader has exited and the group is gone (or after
+ * a short extra wait: an unreaped zombie would otherwise hold us forever).
+ */
+export const stopGroup = async (child: ChildProcess, graceMs: number): Promise<void> => {
+  const groupId = child.pid;
+  if (groupId === undefined) return;
+  const leaderExited =
+    child.exitCode !== null || child.signalCode !== null
+      ? Promise.resolve()
+      : new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  signalGroup(groupId, "SIGTERM");
+  const waitGone = async (timeoutMs: number) => {
+    const deadline = Date.now() + timeoutMs;
+    await Promise.race([leaderExited, sleep(timeoutMs)]);
+    while (groupAlive(groupId) && Date.now() < deadline) await sleep(100);
+    return !groupAlive(groupId);
+  };
+  if (await waitGone(graceMs)) return;
+  signalGroup(groupId, "SIGKILL");
+  await waitGone(2000);
+};
+
+/** `pgrep -f "next build"`: pids of builds that are running now (ours or anyone's). */
+export const runningBuilds = (): number[] => {
+  const result = spawnSync("pgrep", ["-f", "next build"], { encoding: "utf8" });
+  if (result.error) return [];
+  return result.stdout
+    .split("\n")
+    .map((line) => Number.parseInt(line, 10))
+    .filter((pid) => Number.isInteger(pid) && pid !== process.pid);
+};
+
+/** The last lines of a log file, for error reports. */
+export const tail = (file: string, lines: number): string => {
+  try {
+    return fs.readFileSync(file, "utf8").trimEnd().split("\n").slice(-lines).join("\n");
+  } catch {
+    return "(no log)";
+  }
+};
+
+/** Spawns a long-running child in its own process group with its output going to a log file. */
+export const spawnLogged = (
+  command: string,
+  args: string[],
+  options: { cwd: string; env: NodeJS.ProcessEnv; logFile: string },
+): ChildProcess => {
+  const log = fs.openSync(options.logFile, "a");
+  try {
+    return spawn(command, args, { cwd: options.cwd, env: options.env, detached: true, stdio: ["ignore", log, log] });
+  } finally {
+    fs.closeSync(log);
+  }
+};
+
+export const formatRow = (cells: readonly string[], widths: readonly number[]): string =>
+  cells.map((cell, index) => (index === 0 ? cell.padEnd(widths[index] ?? 0) : cell.padStart(widths[index] ?? 0))).join("  ");

@@ -1,0 +1,375 @@
+import { spawnSync, type ChildProcess } from "node:child_process";
+import crypto from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { z } from "zod";
+import { openDb } from "@/lib/db/client";
+import { DatabaseLockedError } from "@/lib/db/lock";
+import {
+  addAnswers,
+  addRun,
+  answeredCount,
+  autocannonVersion,
+  checkCredits,
+  describeStatuses,
+  emptyTally,
+  formatRow,
+  freePort,
+  inFlightCount,
+  killGroupNow,
+  machineSummary,
+  runningBuilds,
+  sleep,
+  spawnLogged,
+  startLoad,
+  statusCounts,
+  stopGroup,
+  tail,
+  type AutocannonResult,
+  type KeyTally,
+  type LoadRun,
+} from "./bench-lib";
+
+/**
+ * `npm run bench`: the production server on a fresh embedded database, loaded first on the
+ * trivial /api/ping and then on a paid /v1 lookup, and afterwards a check that every 200 was
+ * charged exactly once and every request left exactly one usage row.
+ */
+const USAGE = `usage: npm run bench -- [--duration S] [--connections N] [--keep]
+  --duration S      seconds of load per route (default 10; each route is warmed up for 2 s first)
+  --connections N   concurrent connections (default 50)
+  --keep            keep the temporary data directory (database, server log)`;
+
+const CREDITS_GRANTED = 100_000_000;
+const QPS_LIMIT = 100_000;
+const FOLLOWERS_COST_CREDITS = 2;
+const WARMUP_SECONDS = 2;
+const STARTUP_TIMEOUT_MS = 15 * 60_000;
+const FOLLOWERS_PATH = "/v1/pinsite/followers?userid=2000000002";
+const PING_PATH = "/api/ping";
+
+const root = process.cwd();
+const tsxCli = path.join(root, "node_modules", "tsx", "dist", "cli.mjs");
+
+class BenchError extends Error {}
+
+const readArgs = () => {
+  try {
+    return parseArgs({
+      args: process.argv.slice(2),
+      options: {
+        duration: { type: "string", default: "10" },
+        connections: { type: "string", default: "50" },
+        keep: { type: "boolean", default: false },
+        help: { type: "boolean", default: false },
+      },
+    });
+  } catch (error) {
+    throw new BenchError(`${error instanceof Error ? error.message : String(error)}\n${USAGE}`);
+  }
+};
+
+const parseOptions = () => {
+  const { values } = readArgs();
+  if (values.help) {
+    console.log(USAGE);
+    process.exit(0);
+  }
+  const durationSeconds = Number(values.duration);
+  const connections = Number(values.connections);
+  if (!Number.isFinite(durationSeconds) || durationSeconds <= 0 || durationSeconds > 3600) {
+    throw new BenchError(`--duration must be a number of seconds between 0 and 3600\n${USAGE}`);
+  }
+  if (!Number.isInteger(connections) || connections < 1 || connections > 10_000) {
+    throw new BenchError(`--connections must be a whole number between 1 and 10000\n${USAGE}`);
+  }
+  return { durationSeconds, connections, keep: values.keep };
+};
+
+/** Everything that must not outlive the bench, released by `cleanup` (or synchronously on exit). */
+const resources: { server: ChildProcess | null; dataDir: string | null; keep: boolean; load: LoadRun | null } = {
+  server: null,
+  dataDir: null,
+  keep: false,
+  load: null,
+};
+
+const serverRunning = (server: ChildProcess): boolean => server.exitCode === null && server.signalCode === null;
+
+const cleanup = async () => {
+  resources.load?.stop();
+  if (resources.server !== null) await stopGroup(resources.server, 10_000);
+  resources.server = null;
+  removeDataDir();
+};
+
+const removeDataDir = () => {
+  const { dataDir } = resources;
+  resources.dataDir = null;
+  if (dataDir === null) return;
+  if (resources.keep) console.log(`kept data dir: ${dataDir}`);
+  else fs.rmSync(dataDir, { recursive: true, force: true });
+};
+
+process.on("exit", () => {
+  const { server } = resources;
+  if (server?.pid !== undefined) killGroupNow(server.pid);
+  removeDataDir();
+});
+// Ctrl-C reaches this process twice (from the terminal and relayed by tsx): clean up once, ignore the rest.
+let interrupted = false;
+for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
+  process.on(signal, () => {
+    if (interrupted) return;
+    interrupted = true;
+    console.error(`\n${signal}: stopping the server and cleaning up…`);
+    void cleanup().finally(() => process.exit(130));
+  });
+}
+
+/** Environment of the CLI and the server: the temp database only, never a configured PostgreSQL or Redis. */
+const childEnv = (port: number, dataDir: string, authSecret: string): NodeJS.ProcessEnv => {
+  const inherited: NodeJS.ProcessEnv = { ...process.env };
+  delete inherited.DATABASE_URL;
+  delete inherited.REDIS_URL;
+  delete inherited.PUBLIC_URL;
+  return { ...inherited, PORT: String(port), DATA_DIR: dataDir, AUTH_SECRET: authSecret };
+};
+
+const issuedKey = z.object({ id: z.string(), token: z.string(), credits: z.number(), qps: z.number() });
+
+/** The key is issued through the CLI before the server starts: the embedded database allows one process. */
+const createKey = (env: NodeJS.ProcessEnv) => {
+  const result = spawnSync(
+    process.execPath,
+    [tsxCli, "scripts/keys.ts", "create", "--name", "bench", "--credits", String(CREDITS_GRANTED), "--qps", String(QPS_LIMIT), "--json"],
+    { cwd: root, env, encoding: "utf8" },
+  );
+  if (result.status !== 0) {
+    throw new BenchError(`keys create failed (exit ${result.status ?? result.signal}):\n${result.stderr.trim() || result.stdout.trim()}`);
+  }
+  const lastLine = result.stdout.trim().split("\n").at(-1) ?? "";
+  try {
+    return issuedKey.parse(JSON.parse(lastLine));
+  } catch {
+    throw new BenchError(`keys create printed no key JSON:\n${result.stdout.trim()}`);
+  }
+};
+
+/** Two builds into one .next directory break each other: let another engineer's build finish first. */
+const waitForOtherBuilds = async () => {
+  let announced = false;
+  while (runningBuilds().length > 0) {
+    if (!announced) console.log("another `next build` is running; waiting for it to finish before starting…");
+    announced = true;
+    await sleep(2000);
+  }
+};
+
+const waitUntilHealthy = async (server: ChildProcess, baseUrl: string, logFile: string) => {
+  const startedAt = Date.now();
+  let buildAnnounced = false;
+  while (Date.now() - startedAt < STARTUP_TIMEOUT_MS) {
+    if (!serverRunning(server)) {
+      throw new BenchError(`the server exited during startup (exit ${server.exitCode ?? server.signalCode}); last log lines:\n${tail(logFile, 30)}`);
+    }
+    if (!buildAnnounced && tail(logFile, 200).includes("Building the application")) {
+      console.log("building the app first (no current build for these sources; this can take a few minutes)…");
+      buildAnnounced = true;
+    }
+    try {
+      const response = await fetch(`${baseUrl}/api/health`);
+      if (response.ok) return (Date.now() - startedAt) / 1000;
+    } catch {
+      // not listening yet
+    }
+    await sleep(250);
+  }
+  throw new BenchError(`the server was not healthy after ${STARTUP_TIMEOUT_MS / 60_000} minutes; last log lines:\n${tail(logFile, 30)}`);
+};
+
+const runLoad = async (url: string, seconds: number, connections: number, headers: Record<string, string>) => {
+  const load = startLoad({ url, duration: seconds, connections, headers });
+  resources.load = load;
+  try {
+    const result = await load.result;
+    return { result, firstError: load.firstError() };
+  } finally {
+    resources.load = null;
+  }
+};
+
+/** One request with the key, to show what a non-200 answer says. It counts towards the key's usage. */
+const sampleAnswer = async (url: string, headers: Record<string, string>, tally: KeyTally) => {
+  const response = await fetch(url, { headers });
+  const body = await response.text();
+  return {
+    tally: addAnswers(tally, 1, new Map([[response.status, 1]])),
+    line: `  sample answer: ${response.status} ${body.slice(0, 300)}`,
+  };
+};
+
+type Measured = { label: string; result: AutocannonResult; firstError: string | null };
+
+const reportTable = (rows: Measured[]) => {
+  const widths = [44, 10, 8, 8, 8, 7];
+  console.log(formatRow(["route", "req/s", "p50 ms", "p99 ms", "non-2xx", "errors"], widths));
+  for (const { label, result } of rows) {
+    console.log(
+      formatRow(
+        [
+          label,
+          result.requests.average.toFixed(1),
+          String(result.latency.p50),
+          String(result.latency.p99),
+          String(result.non2xx),
+          String(result.errors),
+        ],
+        widths,
+      ),
+    );
+  }
+};
+
+const readKeyFigures = async (dataDir: string, keyId: string) => {
+  let attempt = 0;
+  for (;;) {
+    try {
+      const db = await openDb({ dataDir, timeoutMs: 5000 });
+      try {
+        const [key] = await db.query<{ credits_granted: number; credits_remaining: number }>(
+          "SELECT credits_granted::integer AS credits_granted, credits_remaining::integer AS credits_remaining FROM api_keys WHERE id = $1",
+          [keyId],
+        );
+        const [usage] = await db.query<{ rows: number; ok_rows: number }>(
+          "SELECT count(*)::integer AS rows, (count(*) FILTER (WHERE status = 200))::integer AS ok_rows FROM usage_events WHERE key_id = $1",
+          [keyId],
+        );
+        if (!key || !usage) throw new BenchError(`key ${keyId} is not in the database`);
+        return { creditsGranted: key.credits_granted, creditsRemaining: key.credits_remaining, usageRows: usage.rows, usage200Rows: usage.ok_rows };
+      } finally {
+        await db.close();
+      }
+    } catch (error) {
+      // The server's last process may take a moment to release the lock after its group is gone.
+      if (!(error instanceof DatabaseLockedError) || attempt >= 20) throw error;
+      attempt += 1;
+      await sleep(250);
+    }
+  }
+};
+
+const main = async () => {
+  const { durationSeconds, connections, keep } = parseOptions();
+  resources.keep = keep;
+  console.log(machineSummary());
+  console.log(
+    `load: autocannon ${autocannonVersion} in this process, ${connections} connections, ${WARMUP_SECONDS} s warm-up + ${durationSeconds} s per route`,
+  );
+
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "social-lookup-bench-"));
+  resources.dataDir = dataDir;
+  const logFile = path.join(dataDir, "server.log");
+  const port = await freePort();
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const env = childEnv(port, dataDir, crypto.randomBytes(32).toString("base64url"));
+  console.log(`data dir: ${dataDir}${keep ? " (kept)" : " (removed on exit)"}`);
+
+  const key = createKey(env);
+  console.log(`key: ${key.id} with ${key.credits} credits and ${key.qps} requests/s`);
+
+  await waitForOtherBuilds();
+  const server = spawnLogged(process.execPath, [tsxCli, "scripts/start.ts"], { cwd: root, env, logFile });
+  resources.server = server;
+  const startupSeconds = await waitUntilHealthy(server, baseUrl, logFile);
+  console.log(`server: ${baseUrl} healthy after ${startupSeconds.toFixed(1)} s (pid ${server.pid}, log ${logFile})`);
+
+  const authHeaders = { Authorization: `Bearer ${key.token}` };
+  const followersUrl = `${baseUrl}${FOLLOWERS_PATH}`;
+
+  console.log(`\nwarming up GET ${PING_PATH} (${WARMUP_SECONDS} s)…`);
+  await runLoad(`${baseUrl}${PING_PATH}`, WARMUP_SECONDS, connections, {});
+  console.log(`loading GET ${PING_PATH} (${durationSeconds} s)…`);
+  const ping = await runLoad(`${baseUrl}${PING_PATH}`, durationSeconds, connections, {});
+
+  console.log(`warming up GET ${FOLLOWERS_PATH} (${WARMUP_SECONDS} s)…`);
+  const warmup = await runLoad(followersUrl, WARMUP_SECONDS, connections, authHeaders);
+  let tally = addRun(emptyTally(), warmup.result);
+  if ((tally.answered.get(200) ?? 0) === 0) {
+    const sample = await sampleAnswer(followersUrl, authHeaders, tally);
+    throw new BenchError(
+      `the followers warm-up got no 200 (answers: ${describeStatuses(tally.answered)}${warmup.firstError ? `; first error: ${warmup.firstError}` : ""})\n${sample.line}`,
+    );
+  }
+  console.log(`loading GET ${FOLLOWERS_PATH} (${durationSeconds} s)…`);
+  const followers = await runLoad(followersUrl, durationSeconds, connections, authHeaders);
+  tally = addRun(tally, followers.result);
+
+  console.log("");
+  reportTable([
+    { label: `GET ${PING_PATH}`, ...ping },
+    { label: `GET ${FOLLOWERS_PATH}`, ...followers },
+  ]);
+  console.log("");
+
+  let problems = 0;
+  if (ping.result.non2xx > 0 || ping.result.errors > 0) {
+    problems += 1;
+    console.log(`ping: ERRORS: answers ${describeStatuses(statusCounts(ping.result))}, ${ping.result.errors} connection errors${ping.firstError ? ` (first: ${ping.firstError})` : ""}`);
+  }
+  const loadAnswers = statusCounts(followers.result);
+  const loadOk = loadAnswers.get(200) ?? 0;
+  const nonOk = answeredCount(tally) - (tally.answered.get(200) ?? 0);
+  if (nonOk === 0 && followers.result.errors === 0 && warmup.result.errors === 0) {
+    console.log(`followers: all ${loadOk} answers of the load were 200 (plus ${warmup.result.requests.total} in the warm-up)`);
+  } else {
+    problems += 1;
+    const firstError = followers.firstError ?? warmup.firstError;
+    console.log(
+      `followers: ERRORS: answers ${describeStatuses(tally.answered)} (warm-up + load), ` +
+        `${followers.result.errors + warmup.result.errors} connection errors (${followers.result.timeouts + warmup.result.timeouts} timeouts)` +
+        (firstError ? `, first: ${firstError}` : ""),
+    );
+    if (nonOk > 0) {
+      const sample = await sampleAnswer(followersUrl, authHeaders, tally);
+      tally = sample.tally;
+      console.log(sample.line);
+    }
+  }
+
+  // Requests still in flight when autocannon closed its connections are served all the same.
+  await sleep(1000);
+  await stopGroup(server, 10_000);
+  resources.server = null;
+
+  const figures = await readKeyFigures(dataDir, key.id);
+  const check = checkCredits(tally, { ...figures, costCredits: FOLLOWERS_COST_CREDITS });
+  const inFlight = inFlightCount(tally);
+  console.log(
+    `credits: granted ${figures.creditsGranted}, remaining ${figures.creditsRemaining}, expected ${check.expectedRemaining} ` +
+      `= granted − ${FOLLOWERS_COST_CREDITS} × ${check.charged200s} 200s (${tally.answered.get(200) ?? 0} answered + ${inFlight} in flight when the load stopped) ` +
+      (check.creditsOk ? "OK" : "MISMATCH"),
+  );
+  console.log(
+    `usage_events: ${figures.usageRows} rows for the key (${figures.usage200Rows} with status 200), expected ${check.expectedUsageRows} ` +
+      `= requests sent with the key (${answeredCount(tally)} answered + ${inFlight} in flight) ` +
+      (check.usageOk ? "OK" : "MISMATCH"),
+  );
+  if (!check.creditsOk || !check.usageOk) problems += 1;
+
+  const ratio = followers.result.requests.average / ping.result.requests.average;
+  if (problems > 0) process.exitCode = 1;
+  await cleanup();
+  console.log(`ratio=${ratio.toFixed(2)}`);
+};
+
+main().catch(async (error: unknown) => {
+  console.error(`error: ${error instanceof BenchError || error instanceof DatabaseLockedError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  if (resources.server !== null && resources.dataDir !== null && !resources.keep) {
+    console.error(`(rerun with --keep to keep the data dir and server log)`);
+  }
+  await cleanup();
+  process.exit(1);
+});

@@ -2,6 +2,7 @@ import type { Metadata, Viewport } from "next";
 import localFont from "next/font/local";
 import Link from "next/link";
 import type { ReactNode } from "react";
+import { HeaderAccount } from "@/components/auth/header-account";
 import "./globals.css";
 
 // Self-hosted Inter (the build machine is offline, so no next/font/google).
@@ -35,7 +36,7 @@ export const viewport: Viewport = {
 };
 
 const navLinkClass =
-  "rounded-md px-2.5 py-1.5 text-sm font-medium text-muted transition-colors hover:bg-surface-muted hover:text-foreground";
+  "rounded-md px-2.5 py-1.5 text-sm font-medium whitespace-nowrap text-muted transition-colors hover:bg-surface-muted hover:text-foreground";
 
 function SiteHeader() {
   return (
@@ -43,7 +44,7 @@ function SiteHeader() {
       <div className="mx-auto flex h-14 max-w-6xl items-center justify-between gap-4 px-4 sm:px-6">
         <Link href="/" className="flex items-center gap-2 rounded-md font-semibold tracking-tight text-foreground">
           <LogoMark />
-          <span>Social Lookup</span>
+          <span className="whitespace-nowrap">Social Lookup</span>
         </Link>
         <nav aria-label="Main">
           <ul className="flex items-center gap-1">
@@ -52,16 +53,7 @@ function SiteHeader() {
                 API reference
               </Link>
             </li>
-            <li>
-              {/* Not prefetched: sign-in is a one-off step, not worth a request on every public page view. */}
-              <Link
-                href="/signin"
-                prefetch={false}
-                className="rounded-md border border-border-strong bg-surface px-3 py-1.5 text-sm font-medium text-foreground shadow-sm transition-colors hover:bg-surface-muted"
-              >
-                Sign in
-              </Link>
-            </li>
+            <HeaderAccount />
           </ul>
         </nav>
       </div>

@@ -12,7 +12,7 @@ export const INVALID_CREDENTIALS = "Invalid email or password.";
 export class SignInError extends Error {}
 
 const perAccount = new RateLimiterMemory({ keyPrefix: "signin-account", points: 5, duration: 15 * 60 });
-const perIp = new RateLimiterMemory({ keyPrefix: "signin-ip", points: 30, duration: 15 * 60 });
+const perIp = new RateLimiterMemory({ keyPrefix: "signin-ip", points: 100, duration: 15 * 60 });
 
 const tooMany = (rejection: RateLimiterRes) => {
   const minutes = Math.max(1, Math.ceil(rejection.msBeforeNext / 60_000));

@@ -90,7 +90,8 @@ export const consoleRoute =
       if (options.role === "admin" && user.role !== "admin") {
         throw new ConsoleError(403, "forbidden", "This needs an administrator.");
       }
-      const rawParams = route ? await route.params : {};
+      // Next passes no params (undefined) to routes without dynamic segments.
+      const rawParams = (route ? await route.params : undefined) ?? {};
       const params = Object.fromEntries(
         Object.entries(rawParams).map(([name, value]) => [name, Array.isArray(value) ? value.join("/") : value]),
       );

@@ -117,3 +117,11 @@ describe("bootstrap admin", () => {
     }
   });
 });
+
+describe("administrators", () => {
+  it("grant credits without an allowance of their own", async () => {
+    const { key } = await issueKey(db, SECRET, admin, input(1000));
+    expect(key.creditsRemaining).toBe(1000);
+    expect((await getUser(db, admin.id))?.creditAllowance).toBe(0);
+  });
+});

@@ -134,7 +134,8 @@ export const setCreditAllowance = async (db: Queryable, id: string, creditAllowa
  */
 export const spendAllowance = async (db: Queryable, id: string, credits: number): Promise<boolean> => {
   const rows = await db.query<{ id: string }>(
-    `UPDATE users SET credit_allowance = credit_allowance - $2, updated_at = now()
+    `UPDATE users SET credit_allowance = CASE WHEN role = 'admin' THEN credit_allowance ELSE credit_allowance - $2 END,
+       updated_at = now()
      WHERE id = $1 AND (role = 'admin' OR credit_allowance >= $2) AND status = 'active'
      RETURNING id`,
     [id, credits],

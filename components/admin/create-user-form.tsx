@@ -1,0 +1,122 @@
+"use client";
+
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useState, type FormEvent } from "react";
+import { FormAlert } from "@/components/account/form-alert";
+import { Button } from "@/components/ui/button";
+import { Card, CardContent, CardDescription, CardFooter, CardHeader, CardTitle } from "@/components/ui/card";
+import { Input } from "@/components/ui/input";
+import { accountKeys, createUser } from "@/lib/query/account";
+import { ConsoleApiError } from "@/lib/query/fetch-json";
+import { fieldErrors, PASSWORD_MIN_LENGTH, userCreateBody } from "@/lib/users/schemas";
+import type { AccountUser } from "@/lib/users/views";
+import { labelled, numberValue, textValue } from "./form-values";
+import { Select } from "./select";
+
+type Fields = Partial<Record<"email" | "name" | "role" | "password" | "creditAllowance", string>>;
+
+const labels: Record<keyof Fields, string> = {
+  email: "Email",
+  name: "Name",
+  role: "Role",
+  password: "Password",
+  creditAllowance: "Credit allowance",
+};
+
+export function CreateUserForm({ onCreated, onCancel }: { onCreated: (user: AccountUser) => void; onCancel: () => void }) {
+  const queryClient = useQueryClient();
+  const [errors, setErrors] = useState<Fields>({});
+  const mutation = useMutation({
+    mutationFn: createUser,
+    onSuccess: async (user) => {
+      queryClient.setQueryData<AccountUser[]>(accountKeys.users, (users) => (users ? [...users, user] : [user]));
+      await queryClient.invalidateQueries({ queryKey: accountKeys.users });
+      onCreated(user);
+    },
+    onError: (error) => {
+      if (error instanceof ConsoleApiError && error.code === "email_taken") setErrors({ email: error.message });
+    },
+  });
+
+  const onSubmit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget);
+    mutation.reset();
+    const parsed = userCreateBody.safeParse({
+      email: textValue(form, "email"),
+      name: textValue(form, "name"),
+      role: textValue(form, "role"),
+      password: textValue(form, "password"),
+      creditAllowance: numberValue(form, "creditAllowance"),
+    });
+    if (!parsed.success) {
+      const found = fieldErrors(parsed.error);
+      setErrors(
+        Object.fromEntries(
+          (Object.keys(labels) as Array<keyof Fields>).map((field) => [field, labelled(labels[field], found[field])]),
+        ),
+      );
+      return;
+    }
+    setErrors({});
+    mutation.mutate(parsed.data);
+  };
+
+  const serverError =
+    mutation.error && !(mutation.error instanceof ConsoleApiError && mutation.error.code === "email_taken")
+      ? mutation.error.message
+      : undefined;
+
+  return (
+    <Card>
+      <CardHeader>
+        <CardTitle as="h2">Create a user</CardTitle>
+        <CardDescription>Share the password through a safe channel; they can change it on their account page.</CardDescription>
+      </CardHeader>
+      <form noValidate onSubmit={onSubmit} aria-busy={mutation.isPending || undefined}>
+        <CardContent className="grid gap-4 sm:grid-cols-2">
+          <Input label="Email" name="email" type="email" autoComplete="off" spellCheck={false} required autoFocus error={errors.email} />
+          <Input label="Name" name="name" autoComplete="off" required error={errors.name} />
+          <Select label="Role" name="role" defaultValue="analyst" hint="Admins manage users, credits and every key.">
+            <option value="analyst">Analyst</option>
+            <option value="admin">Admin</option>
+          </Select>
+          <Input
+            label="Credit allowance"
+            name="creditAllowance"
+            type="number"
+            inputMode="numeric"
+            min={0}
+            step={1}
+            defaultValue={0}
+            required
+            hint="Credits an analyst may give to their own keys."
+            error={errors.creditAllowance}
+          />
+          <Input
+            label="Password"
+            name="password"
+            type="password"
+            autoComplete="new-password"
+            required
+            minLength={PASSWORD_MIN_LENGTH}
+            hint={`At least ${PASSWORD_MIN_LENGTH} characters.`}
+            error={errors.password}
+            className="sm:col-span-2"
+          />
+          <div className="sm:col-span-2">
+            <FormAlert error={serverError} />
+          </div>
+        </CardContent>
+        <CardFooter className="justify-end">
+          <Button variant="secondary" onClick={onCancel} disabled={mutation.isPending}>
+            Cancel
+          </Button>
+          <Button type="submit" disabled={mutation.isPending}>
+            {mutation.isPending ? "Creating…" : "Create user"}
+          </Button>
+        </CardFooter>
+      </form>
+    </Card>
+  );
+}

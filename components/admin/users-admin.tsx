@@ -1,0 +1,148 @@
+"use client";
+
+import { useQuery } from "@tanstack/react-query";
+import { useState } from "react";
+import { Badge } from "@/components/ui/badge";
+import { Button } from "@/components/ui/button";
+import { Table, TableBody, TableCell, TableHead, TableHeaderCell, TableRow } from "@/components/ui/table";
+import { usersQuery } from "@/lib/query/account";
+import type { AccountUser } from "@/lib/users/views";
+import { CreateUserForm } from "./create-user-form";
+import { UserActionDialog, type UserAction } from "./user-action-dialog";
+
+const numberFormat = new Intl.NumberFormat("en-US");
+
+/** Dates as YYYY-MM-DD in UTC: the same text on the server and in every browser. */
+const day = (iso: string) => iso.slice(0, 10);
+
+export function UsersAdmin({ initialUsers, currentUserId }: { initialUsers: AccountUser[]; currentUserId: string }) {
+  const { data: users, error } = useQuery({ ...usersQuery(), initialData: initialUsers });
+  const [creating, setCreating] = useState(false);
+  const [action, setAction] = useState<UserAction | null>(null);
+  const [notice, setNotice] = useState<string>();
+
+  return (
+    <div className="flex flex-col gap-4">
+      <div className="flex flex-wrap items-center justify-between gap-3">
+        <p className="text-sm text-muted">
+          {users.length} {users.length === 1 ? "account" : "accounts"}
+        </p>
+        {creating ? null : (
+          <Button
+            onClick={() => {
+              setNotice(undefined);
+              setCreating(true);
+            }}
+          >
+            <svg viewBox="0 0 20 20" fill="none" stroke="currentColor" strokeWidth="2" aria-hidden="true" className="size-4">
+              <path d="M10 4v12M4 10h12" strokeLinecap="round" />
+            </svg>
+            Create user
+          </Button>
+        )}
+      </div>
+
+      {creating ? (
+        <CreateUserForm
+          onCancel={() => setCreating(false)}
+          onCreated={(user) => {
+            setCreating(false);
+            setNotice(`Created ${user.email} (${user.role}).`);
+          }}
+        />
+      ) : null}
+
+      <div role="status" className="empty:hidden">
+        {notice ? (
+          <p className="rounded-lg border border-success/30 bg-success-soft px-3 py-2 text-sm font-medium text-success">{notice}</p>
+        ) : null}
+      </div>
+      {error ? (
+        <p role="alert" className="rounded-lg border border-danger/30 bg-danger-soft px-3 py-2 text-sm font-medium text-danger">
+          Could not refresh the list: {error.message}
+        </p>
+      ) : null}
+
+      <Table caption="Console accounts">
+        <TableHead>
+          <TableRow>
+            <TableHeaderCell>User</TableHeaderCell>
+            <TableHeaderCell>Role</TableHeaderCell>
+            <TableHeaderCell>Status</TableHeaderCell>
+            <TableHeaderCell className="text-right">Allowance</TableHeaderCell>
+            <TableHeaderCell className="relative">
+              <span className="sr-only">Actions</span>
+            </TableHeaderCell>
+          </TableRow>
+        </TableHead>
+        <TableBody>
+          {users.map((user) => {
+            const isSelf = user.id === currentUserId;
+            const open = (kind: UserAction["kind"]) => {
+              setNotice(undefined);
+              setAction({ kind, user });
+            };
+            return (
+              <TableRow key={user.id} className="align-middle">
+                <TableCell>
+                  <span className="flex items-center gap-2 font-medium whitespace-nowrap">
+                    {user.email}
+                    {isSelf ? <Badge>You</Badge> : null}
+                  </span>
+                  <span className="block text-xs whitespace-nowrap text-muted">
+                    {user.name || "No name"} · added{" "}
+                    <time dateTime={user.createdAt} title={user.createdAt} className="tabular-nums">
+                      {day(user.createdAt)}
+                    </time>
+                  </span>
+                </TableCell>
+                <TableCell>
+                  <Badge variant={user.role === "admin" ? "accent" : "neutral"}>{user.role === "admin" ? "Admin" : "Analyst"}</Badge>
+                </TableCell>
+                <TableCell>
+                  <Badge variant={user.status === "active" ? "success" : "danger"}>
+                    {user.status === "active" ? "Active" : "Disabled"}
+                  </Badge>
+                </TableCell>
+                <TableCell className="text-right whitespace-nowrap tabular-nums">
+                  {user.role === "admin" ? <span className="text-muted">Unlimited</span> : numberFormat.format(user.creditAllowance)}
+                </TableCell>
+                <TableCell>
+                  {/* `relative`: the sr-only labels are absolutely positioned and must not escape the scrolling table. */}
+                  <div className="relative flex justify-end gap-1">
+                    {user.role === "analyst" ? (
+                      <Button variant="ghost" size="sm" onClick={() => open("allowance")}>
+                        Allowance<span className="sr-only"> of {user.email}</span>
+                      </Button>
+                    ) : null}
+                    <Button variant="ghost" size="sm" onClick={() => open("password")}>
+                      Reset password<span className="sr-only"> of {user.email}</span>
+                    </Button>
+                    {user.status === "active" ? (
+                      <Button
+                        variant="ghost"
+                        size="sm"
+                        className="text-danger hover:text-danger"
+                        disabled={isSelf}
+                        title={isSelf ? "You cannot disable your own account." : undefined}
+                        onClick={() => open("disable")}
+                      >
+                        Disable<span className="sr-only"> {user.email}</span>
+                      </Button>
+                    ) : (
+                      <Button variant="ghost" size="sm" onClick={() => open("enable")}>
+                        Enable<span className="sr-only"> {user.email}</span>
+                      </Button>
+                    )}
+                  </div>
+                </TableCell>
+              </TableRow>
+            );
+          })}
+        </TableBody>
+      </Table>
+
+      <UserActionDialog action={action} onClose={() => setAction(null)} onDone={setNotice} />
+    </div>
+  );
+}

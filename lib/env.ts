@@ -53,6 +53,28 @@ const schema = z.object({
   OIDC_CLIENT_SECRET: z.string().min(1).optional(),
   /** Build-time: "standalone" bundles a self-contained server (the container image uses it). */
   NEXT_OUTPUT: z.enum(["standalone"]).optional(),
+  /** Where lookups are answered from: the record store, an upstream provider, or the store first. */
+  DATA_SOURCE: z.enum(["store", "upstream", "store-then-upstream"]).default("store"),
+  UPSTREAM_BASE_URL: optionalUrl(["https://", "http://"]),
+  UPSTREAM_API_KEY: z
+    .string()
+    .trim()
+    .optional()
+    .transform((value) => (value === "" ? undefined : value)),
+  /** shared: one provider key for everybody; per-user: each user's own key, set on their settings page. */
+  UPSTREAM_KEY_MODE: z.enum(["shared", "per-user"]).default("shared"),
+  UPSTREAM_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+  UPSTREAM_MAX_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(16),
+  UPSTREAM_RETRIES: z.coerce.number().int().min(0).max(10).default(2),
+  /** The longest wait before a retry (a provider's Retry-After above it answers our 429 instead). */
+  UPSTREAM_MAX_RETRY_WAIT_MS: z.coerce.number().int().min(0).max(60_000).default(2000),
+  UPSTREAM_BREAKER_THRESHOLD: z.coerce.number().int().min(1).max(1000).default(5),
+  UPSTREAM_BREAKER_COOLDOWN_MS: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
+  CACHE_TTL_EVENTS_S: z.coerce.number().int().min(0).max(31_536_000).default(86_400),
+  CACHE_TTL_FOLLOWERS_S: z.coerce.number().int().min(0).max(31_536_000).default(3600),
+  CACHE_TTL_PUBLICATIONS_S: z.coerce.number().int().min(0).max(31_536_000).default(86_400),
+  /** full: a cache hit costs the operation's price; free: cache hits cost nothing. */
+  CACHE_HIT_CREDITS: z.enum(["full", "free"]).default("full"),
   DB_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(5000),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
 });
@@ -91,9 +113,6 @@ export const parseEnv = (source: Record<string, string | undefined>): Env => {
       : null;
   return { ...result.data, dataDir: path.resolve(result.data.DATA_DIR), publicUrl, oidc };
 };
-
-/** Which Next runtime loaded this module ("nodejs" in the server, "edge" in edge bundles). */
-export const nextRuntime = (): string | undefined => process.env.NEXT_RUNTIME;
 
 let cached: Env | undefined;
 

@@ -2,6 +2,7 @@ import type { z } from "zod";
 import { currentUser } from "@/lib/auth/session";
 import { clientIp } from "@/lib/auth/options";
 import { getDb, type Db } from "@/lib/db/client";
+import { KeyRuleError } from "@/lib/keys/manage";
 import { describeError, log } from "@/lib/log";
 import type { User } from "@/lib/users/repository";
 
@@ -109,6 +110,8 @@ export const consoleRoute =
       return Response.json(result, { status: options.status ?? 200, headers: { "Cache-Control": "no-store" } });
     } catch (error) {
       if (error instanceof ConsoleError) return errorResponse(error);
+      // Domain rules (allowance, revoked keys, wrong token) are the caller's to fix: 422.
+      if (error instanceof KeyRuleError) return errorResponse(new ConsoleError(422, "key_rule", error.message));
       log.error("console api failed", { path: new URL(request.url).pathname, error: describeError(error) });
       return errorResponse(new ConsoleError(500, "internal", "Something went wrong on our side. Try again."));
     }

@@ -1,0 +1,191 @@
+"use client";
+
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useId, useRef, useState, type FormEvent } from "react";
+import { Button } from "@/components/ui/button";
+import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
+import { Input } from "@/components/ui/input";
+import { createKey, keysQueryKey, refreshAfterKeyChange, type IssuedKey, type NewKeyInput } from "@/lib/query/keys";
+import { FormError } from "./form-error";
+import { errorMessage, formatCount, parseWholeNumber } from "./format";
+
+const MAX_CREDITS = 1_000_000_000;
+
+type Fields = { name: string; credits: string; qpsLimit: string; expiresAt: string; useForConsole: boolean };
+type FieldErrors = Partial<Record<"name" | "credits" | "qpsLimit" | "expiresAt", string>>;
+
+const emptyFields: Fields = { name: "", credits: "", qpsLimit: "5", expiresAt: "", useForConsole: false };
+
+/** Mirrors the server's rules so most mistakes are explained before a request; the server still decides. */
+const validate = (fields: Fields, allowance: number | null): { input: NewKeyInput | null; errors: FieldErrors } => {
+  const errors: FieldErrors = {};
+  const name = fields.name.trim();
+  if (name.length === 0) errors.name = "Give the key a name.";
+  else if (name.length > 100) errors.name = "Keep the name to 100 characters or fewer.";
+
+  const credits = parseWholeNumber(fields.credits);
+  if (credits === null) errors.credits = "Enter a whole number of credits (0 or more).";
+  else if (credits > MAX_CREDITS) errors.credits = `A key holds at most ${formatCount(MAX_CREDITS)} credits.`;
+  else if (allowance !== null && credits > allowance)
+    errors.credits = `That is more than your remaining allowance of ${formatCount(allowance)} credits.`;
+
+  const qpsLimit = parseWholeNumber(fields.qpsLimit);
+  if (qpsLimit === null || qpsLimit < 1 || qpsLimit > 1000) errors.qpsLimit = "Enter a whole number from 1 to 1000.";
+
+  let expiresAt: string | null = null;
+  if (fields.expiresAt !== "") {
+    // datetime-local has no zone: it is the browser's local time.
+    const expiry = new Date(fields.expiresAt);
+    if (Number.isNaN(expiry.getTime())) errors.expiresAt = "Enter a valid date and time, or leave it empty.";
+    else if (expiry.getTime() <= Date.now()) errors.expiresAt = "The expiry must be in the future.";
+    else expiresAt = expiry.toISOString();
+  }
+
+  if (Object.keys(errors).length > 0 || credits === null || qpsLimit === null) return { input: null, errors };
+  return { input: { name, credits, qpsLimit, expiresAt, useForConsole: fields.useForConsole }, errors };
+};
+
+export type CreateKeyFormProps = {
+  /** Credits this user may still hand out; null when unlimited (admins) or not known yet. */
+  allowance: number | null;
+  allowanceText: string;
+  onIssued: (issued: IssuedKey) => void;
+};
+
+export function CreateKeyForm({ allowance, allowanceText, onIssued }: CreateKeyFormProps) {
+  const queryClient = useQueryClient();
+  const [fields, setFields] = useState<Fields>(emptyFields);
+  const [errors, setErrors] = useState<FieldErrors>({});
+  const formRef = useRef<HTMLFormElement>(null);
+  const consoleHintId = useId();
+  const headingId = useId();
+
+  const mutation = useMutation({
+    mutationKey: [...keysQueryKey, "create"],
+    mutationFn: createKey,
+    // The response holds the token: keep no copy in the mutation cache once it is handed over.
+    gcTime: 0,
+    onSettled: () => refreshAfterKeyChange(queryClient),
+  });
+
+  const set = <Name extends keyof Fields>(name: Name, value: Fields[Name]) =>
+    setFields((current) => ({ ...current, [name]: value }));
+
+  const onSubmit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const { input, errors: found } = validate(fields, allowance);
+    setErrors(found);
+    if (!input) {
+      // The error messages render first; then the first invalid field takes focus.
+      requestAnimationFrame(() => formRef.current?.querySelector<HTMLElement>("[aria-invalid='true']")?.focus());
+      return;
+    }
+    mutation.mutate(input, {
+      onSuccess: (issued) => {
+        onIssued(issued);
+        mutation.reset();
+        setFields(emptyFields);
+      },
+    });
+  };
+
+  return (
+    <Card>
+      <CardHeader>
+        <CardTitle as="h2" id={headingId}>
+          Create a key
+        </CardTitle>
+        <CardDescription data-testid="allowance">{allowanceText}</CardDescription>
+      </CardHeader>
+      <CardContent>
+        <form
+          ref={formRef}
+          onSubmit={onSubmit}
+          noValidate
+          aria-labelledby={headingId}
+          data-testid="new-key-form"
+          className="grid gap-4 sm:grid-cols-2"
+        >
+          <Input
+            label="Name"
+            required
+            maxLength={100}
+            autoComplete="off"
+            value={fields.name}
+            onChange={(event) => set("name", event.target.value)}
+            error={errors.name}
+            hint="What it is for, e.g. “Nightly import”."
+            className="sm:col-span-2"
+            data-testid="new-key-name"
+          />
+          <Input
+            label="Credits"
+            required
+            type="number"
+            inputMode="numeric"
+            min={0}
+            max={allowance ?? MAX_CREDITS}
+            step={1}
+            value={fields.credits}
+            onChange={(event) => set("credits", event.target.value)}
+            error={errors.credits}
+            hint={allowance === null ? "Each lookup costs credits." : `Up to ${formatCount(allowance)}.`}
+            data-testid="new-key-credits"
+          />
+          <Input
+            label="Requests per second"
+            required
+            type="number"
+            inputMode="numeric"
+            min={1}
+            max={1000}
+            step={1}
+            value={fields.qpsLimit}
+            onChange={(event) => set("qpsLimit", event.target.value)}
+            error={errors.qpsLimit}
+            hint="1 to 1000."
+            data-testid="new-key-qps"
+          />
+          <Input
+            label="Expires (optional)"
+            type="datetime-local"
+            value={fields.expiresAt}
+            onChange={(event) => set("expiresAt", event.target.value)}
+            error={errors.expiresAt}
+            hint="Your local time. Leave empty for a key that does not expire."
+            className="sm:col-span-2"
+            data-testid="new-key-expiry"
+          />
+          <div className="flex items-start gap-3 sm:col-span-2">
+            <input
+              id={`${consoleHintId}-input`}
+              type="checkbox"
+              checked={fields.useForConsole}
+              onChange={(event) => set("useForConsole", event.target.checked)}
+              aria-describedby={consoleHintId}
+              data-testid="new-key-console"
+              className="mt-0.5 size-4 shrink-0 accent-accent"
+            />
+            <div className="flex flex-col gap-0.5">
+              <label htmlFor={`${consoleHintId}-input`} className="text-sm font-medium">
+                Use this key for console lookups
+              </label>
+              <p id={consoleHintId} className="text-xs text-muted">
+                The server keeps this key&apos;s token encrypted and spends its credits on the lookups you run in the
+                console. It is never sent to your browser again.
+              </p>
+            </div>
+          </div>
+          <div className="flex flex-col gap-3 sm:col-span-2">
+            <FormError message={mutation.isError ? errorMessage(mutation.error) : null} testId="create-key-error" />
+            <div>
+              <Button type="submit" disabled={mutation.isPending} data-testid="create-key">
+                {mutation.isPending ? "Creating…" : "Create key"}
+              </Button>
+            </div>
+          </div>
+        </form>
+      </CardContent>
+    </Card>
+  );
+}

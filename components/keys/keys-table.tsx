@@ -1,0 +1,202 @@
+"use client";
+
+import type { ReactNode } from "react";
+import { Badge } from "@/components/ui/badge";
+import { Button } from "@/components/ui/button";
+import { cx } from "@/components/ui/class-names";
+import { Meter, type MeterVariant } from "@/components/ui/meter";
+import type { ApiKeyView } from "@/lib/query/keys";
+import { formatCount, formatDateTime } from "./format";
+import { KeyStatusBadge } from "./key-status-badge";
+
+export type KeyAction = "revoke" | "roll" | "console" | "topup";
+
+export type KeysTableProps = {
+  keys: ApiKeyView[];
+  viewerId: string;
+  isAdmin: boolean;
+  /** Shows whose key it is (admin "All keys"). */
+  showOwner: boolean;
+  /** Owner id → email, when known (admins); ids are shown otherwise. */
+  ownerEmails?: ReadonlyMap<string, string>;
+  onAction: (action: KeyAction, key: ApiKeyView) => void;
+};
+
+const meterVariant = (key: ApiKeyView): MeterVariant => {
+  if (key.creditsRemaining <= 0) return "red";
+  return key.creditsGranted > 0 && key.creditsRemaining / key.creditsGranted < 0.2 ? "amber" : "normal";
+};
+
+const ownerLabel = (ownerId: string | null, viewerId: string, emails: ReadonlyMap<string, string> | undefined): string => {
+  if (ownerId === null) return "Issued by the CLI";
+  if (ownerId === viewerId) return "You";
+  return emails?.get(ownerId) ?? ownerId;
+};
+
+/*
+ * One markup for every width, so every data-testid exists once: a five-column table from xl up
+ * (the console's content column is then wide enough); below that each row is a card. The header
+ * row is then only for screen readers, and the few cells that need it show their own label.
+ */
+const rowClass = "grid gap-x-6 gap-y-4 p-4 sm:grid-cols-2 xl:table-row xl:p-0";
+const cellClass = "block min-w-0 p-0 xl:table-cell xl:px-4 xl:py-3 xl:align-top";
+const headerClass =
+  "border-b border-border px-4 py-2.5 text-left text-xs font-semibold tracking-wide whitespace-nowrap text-muted uppercase";
+
+function MobileLabel({ children }: { children: ReactNode }) {
+  return (
+    <span className="mb-1 block text-xs font-medium text-muted xl:hidden" aria-hidden="true">
+      {children}
+    </span>
+  );
+}
+
+function Facts({ items }: { items: Array<[label: string, value: string]> }) {
+  return (
+    <dl
+      className={cx(
+        "grid grid-cols-[auto_minmax(0,1fr)] gap-x-3 gap-y-0.5 text-xs",
+        "sm:grid-cols-[auto_minmax(0,1fr)_auto_minmax(0,1fr)] xl:grid-cols-[auto_auto]",
+      )}
+    >
+      {items.map(([label, value]) => (
+        <div key={label} className="contents">
+          <dt className="text-muted">{label}</dt>
+          <dd className="whitespace-nowrap tabular-nums">{value}</dd>
+        </div>
+      ))}
+    </dl>
+  );
+}
+
+export function KeysTable({ keys, viewerId, isAdmin, showOwner, ownerEmails, onAction }: KeysTableProps) {
+  return (
+    <div className="w-full overflow-x-auto rounded-xl border border-border bg-surface">
+      <table className="block w-full border-collapse text-left text-sm xl:table" data-testid="keys-table">
+        <caption className="sr-only">API keys</caption>
+        <thead className="sr-only bg-surface-muted xl:not-sr-only xl:table-header-group">
+          <tr>
+            <th scope="col" className={headerClass}>
+              Key
+            </th>
+            <th scope="col" className={headerClass}>
+              Status
+            </th>
+            <th scope="col" className={headerClass}>
+              Credits
+            </th>
+            <th scope="col" className={headerClass}>
+              Limit and dates
+            </th>
+            <th scope="col" className={headerClass}>
+              <span className="sr-only">Actions</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody className="block divide-y divide-border xl:table-row-group">
+          {keys.map((key) => {
+            const active = key.status === "active";
+            const own = key.ownerId === viewerId;
+            return (
+              <tr key={key.id} className={rowClass} data-testid={`key-row-${key.id}`}>
+                <td className={cx(cellClass, "sm:col-span-2")}>
+                  <div className="flex flex-wrap items-center gap-2">
+                    <span className="font-medium break-words">{key.name}</span>
+                    {key.isConsoleKey ? (
+                      <Badge variant="accent" data-testid={`console-key-${key.id}`}>
+                        Console key
+                      </Badge>
+                    ) : null}
+                  </div>
+                  <p className="mt-0.5 flex flex-wrap gap-x-2 font-mono text-xs text-muted">
+                    <span data-testid={`key-hint-${key.id}`} title="End of the current token">
+                      {key.tokenHint}
+                    </span>
+                    <span className="break-all">{key.id}</span>
+                  </p>
+                  {showOwner ? (
+                    <p className="mt-0.5 text-xs break-all text-muted" data-testid={`key-owner-${key.id}`}>
+                      Owner: {ownerLabel(key.ownerId, viewerId, ownerEmails)}
+                    </p>
+                  ) : null}
+                </td>
+                <td className={cellClass}>
+                  <MobileLabel>Status</MobileLabel>
+                  <KeyStatusBadge apiKey={key} />
+                </td>
+                <td className={cx(cellClass, "xl:min-w-44")}>
+                  <div data-testid={`key-credits-${key.id}`}>
+                    <Meter
+                      label="Credits left"
+                      value={key.creditsRemaining}
+                      max={key.creditsGranted}
+                      variant={meterVariant(key)}
+                      className="text-xs [&_span]:text-xs"
+                    />
+                  </div>
+                </td>
+                <td className={cx(cellClass, "sm:col-span-2 xl:col-span-1")}>
+                  <Facts
+                    items={[
+                      ["Limit", `${formatCount(key.qpsLimit)} req/s`],
+                      ["Created", formatDateTime(key.createdAt)],
+                      ["Last used", formatDateTime(key.lastUsedAt, "Never")],
+                      active
+                        ? ["Expires", formatDateTime(key.expiresAt, "Never")]
+                        : ["Revoked", formatDateTime(key.revokedAt)],
+                    ]}
+                  />
+                </td>
+                <td className={cx(cellClass, "sm:col-span-2 xl:w-px")}>
+                  {active ? (
+                    <div className="flex flex-wrap gap-2 xl:flex-col xl:items-stretch">
+                      <Button
+                        size="sm"
+                        variant="secondary"
+                        onClick={() => onAction("roll", key)}
+                        data-testid={`roll-${key.id}`}
+                      >
+                        Roll<span className="sr-only"> {key.name}</span>
+                      </Button>
+                      {own && !key.isConsoleKey ? (
+                        <Button
+                          size="sm"
+                          variant="secondary"
+                          onClick={() => onAction("console", key)}
+                          data-testid={`use-console-${key.id}`}
+                        >
+                          Use for console<span className="sr-only"> ({key.name})</span>
+                        </Button>
+                      ) : null}
+                      {isAdmin ? (
+                        <Button
+                          size="sm"
+                          variant="secondary"
+                          onClick={() => onAction("topup", key)}
+                          data-testid={`topup-${key.id}`}
+                        >
+                          Top up<span className="sr-only"> {key.name}</span>
+                        </Button>
+                      ) : null}
+                      <Button
+                        size="sm"
+                        variant="ghost"
+                        className="text-danger hover:bg-danger-soft hover:text-danger"
+                        onClick={() => onAction("revoke", key)}
+                        data-testid={`revoke-${key.id}`}
+                      >
+                        Revoke<span className="sr-only"> {key.name}</span>
+                      </Button>
+                    </div>
+                  ) : (
+                    <span className="sr-only">No actions for a revoked key</span>
+                  )}
+                </td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+    </div>
+  );
+}

@@ -1,0 +1,101 @@
+"use client";
+
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useState, type FormEvent } from "react";
+import { Button } from "@/components/ui/button";
+import { cx } from "@/components/ui/class-names";
+import {
+  keysQueryKey,
+  refreshAfterKeyChange,
+  rollKey,
+  type ApiKeyView,
+  type GracePeriod,
+  type IssuedKey,
+} from "@/lib/query/keys";
+import { FormError } from "./form-error";
+import { errorMessage } from "./format";
+import { ModalActions } from "./modal";
+
+const graceOptions: ReadonlyArray<{ value: GracePeriod; label: string; hint: string }> = [
+  { value: "none", label: "No grace period", hint: "The current token stops working at once." },
+  { value: "1h", label: "1 hour", hint: "The current token keeps working for one more hour." },
+  { value: "24h", label: "24 hours", hint: "The current token keeps working for one more day." },
+];
+
+export const graceNote = (grace: GracePeriod): string =>
+  grace === "none"
+    ? "The previous token no longer works."
+    : `The previous token keeps working for ${grace === "1h" ? "1 hour" : "24 hours"}.`;
+
+/** Body of the "Roll key" dialog: pick a grace period, get a new token (shown by the parent). */
+export function RollKeyForm({
+  apiKey,
+  onRolled,
+  onCancel,
+}: {
+  apiKey: ApiKeyView;
+  onRolled: (rolled: IssuedKey, grace: GracePeriod) => void;
+  onCancel: () => void;
+}) {
+  const queryClient = useQueryClient();
+  const [grace, setGrace] = useState<GracePeriod>("1h");
+  const mutation = useMutation({
+    mutationKey: [...keysQueryKey, "roll"],
+    mutationFn: (chosen: GracePeriod) => rollKey(apiKey.id, chosen),
+    // The response holds the new token: keep no copy in the mutation cache.
+    gcTime: 0,
+    onSettled: () => refreshAfterKeyChange(queryClient),
+  });
+
+  const onSubmit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    mutation.mutate(grace, {
+      onSuccess: (rolled) => {
+        onRolled(rolled, grace);
+        mutation.reset();
+      },
+    });
+  };
+
+  return (
+    <form onSubmit={onSubmit} className="flex flex-col gap-4">
+      <fieldset className="flex flex-col gap-2">
+        <legend className="mb-2 text-sm font-medium">
+          How long may the current token ({apiKey.tokenHint}) keep working?
+        </legend>
+        {graceOptions.map((option) => (
+          <label
+            key={option.value}
+            className={cx(
+              "flex cursor-pointer items-start gap-3 rounded-lg border border-border-strong p-3",
+              "has-[:checked]:border-accent has-[:checked]:bg-accent-soft",
+            )}
+          >
+            <input
+              type="radio"
+              name="grace"
+              value={option.value}
+              checked={grace === option.value}
+              onChange={() => setGrace(option.value)}
+              data-testid={`grace-${option.value}`}
+              className="mt-0.5 size-4 shrink-0 accent-accent"
+            />
+            <span className="flex flex-col gap-0.5">
+              <span className="text-sm font-medium">{option.label}</span>
+              <span className="text-xs text-muted">{option.hint}</span>
+            </span>
+          </label>
+        ))}
+      </fieldset>
+      <FormError message={mutation.isError ? errorMessage(mutation.error) : null} testId="dialog-error" />
+      <ModalActions>
+        <Button variant="secondary" onClick={onCancel} disabled={mutation.isPending} data-testid="cancel-roll">
+          Cancel
+        </Button>
+        <Button type="submit" disabled={mutation.isPending} data-testid="confirm-roll">
+          {mutation.isPending ? "Rolling…" : "Roll key"}
+        </Button>
+      </ModalActions>
+    </form>
+  );
+}

@@ -1,0 +1,74 @@
+import type { Db } from "@/lib/db/client";
+import type { AuditEntry } from "@/lib/audit/log";
+import { getUser, type User } from "@/lib/users/repository";
+import { consoleCapableKeyIds, type Principal } from "./manage";
+import type { ApiKey, KeyStatus } from "./repository";
+
+/**
+ * What the console JSON API sends to a browser about keys and their audit trail. A view never
+ * carries a token or a hash: the only token ever sent is the one `issueKey`/`rollVisibleKey`
+ * return, next to the view, once.
+ */
+export type ApiKeyView = {
+  id: string;
+  name: string;
+  ownerId: string | null;
+  /** "…last6" of the current token, enough to recognise it. */
+  tokenHint: string;
+  status: KeyStatus;
+  creditsRemaining: number;
+  creditsGranted: number;
+  qpsLimit: number;
+  createdAt: string;
+  lastUsedAt: string | null;
+  revokedAt: string | null;
+  expiresAt: string | null;
+  /** The key the viewer's console uses for its own lookups. */
+  isConsoleKey: boolean;
+  /** Its token is sealed server-side, so "use for console" needs no token pasted. */
+  consoleCapable: boolean;
+};
+
+export type AuditEntryView = Omit<AuditEntry, "createdAt"> & { createdAt: string };
+
+const iso = (date: Date | null): string | null => (date === null ? null : date.toISOString());
+
+/** The viewer's console choice, read fresh (a mutation in the same request may have changed it). */
+export type ConsoleMarks = { consoleKeyId: string | null; capableKeyIds: ReadonlySet<string> };
+
+export const consoleMarks = async (db: Db, userId: string): Promise<ConsoleMarks> => {
+  const [user, capable] = await Promise.all([getUser(db, userId), consoleCapableKeyIds(db, userId)]);
+  return { consoleKeyId: user?.consoleKeyId ?? null, capableKeyIds: new Set(capable) };
+};
+
+export const toKeyView = (key: ApiKey, marks: ConsoleMarks): ApiKeyView => ({
+  id: key.id,
+  name: key.name,
+  ownerId: key.ownerId,
+  tokenHint: key.tokenHint,
+  status: key.status,
+  creditsRemaining: key.creditsRemaining,
+  creditsGranted: key.creditsGranted,
+  qpsLimit: key.qpsLimit,
+  createdAt: key.createdAt.toISOString(),
+  lastUsedAt: iso(key.lastUsedAt),
+  revokedAt: iso(key.revokedAt),
+  expiresAt: iso(key.expiresAt),
+  isConsoleKey: key.status === "active" && key.id === marks.consoleKeyId,
+  consoleCapable: key.status === "active" && marks.capableKeyIds.has(key.id),
+});
+
+/** Views of keys as this viewer sees them (console marks are the viewer's own). */
+export const keyViews = async (db: Db, viewerId: string, keys: ApiKey[]): Promise<ApiKeyView[]> => {
+  const marks = await consoleMarks(db, viewerId);
+  return keys.map((key) => toKeyView(key, marks));
+};
+
+export const keyView = async (db: Db, viewerId: string, key: ApiKey): Promise<ApiKeyView> =>
+  toKeyView(key, await consoleMarks(db, viewerId));
+
+export const toAuditView = (entry: AuditEntry): AuditEntryView => ({ ...entry, createdAt: entry.createdAt.toISOString() });
+
+/** The signed-in user acting from this request's address. */
+export const principalOf = (user: User, ip: string): Principal => ({ id: user.id, email: user.email, role: user.role, ip });
+

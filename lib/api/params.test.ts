@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { eventIdFromUrl, parseEventById, parseEventByUrl, parseFollowers, parsePublications } from "./params";
+import { eventIdFromUrl, parseEventById, parseEventByUrl, parseFollowers, parsePublications, summariseQuery } from "./params";
 
 const q = (query: string) => new URLSearchParams(query);
 const hosts = { hosts: ["events.demo.test"] };
@@ -77,5 +77,15 @@ describe("parameters", () => {
   it("defaults the publications page to 1", () => {
     expect(parsePublications(q("urn=urn:li:member:3000000001"))).toEqual({ urn: "urn:li:member:3000000001", page: 1 });
     expect(parsePublications(q("urn=urn:li:member:3000000001&page=3")).page).toBe(3);
+  });
+});
+
+describe("usage summaries", () => {
+  it("never carry characters the database cannot store, nor half an emoji", () => {
+    const summary = summariseQuery(new URLSearchParams({ userid: `${"1".repeat(119)}🎉\u0000x` }), ["userid"]);
+    expect(summary).not.toMatch(/[\u0000-\u001f]/);
+    expect(summary.isWellFormed()).toBe(true);
+    expect(summary.endsWith("🎉")).toBe(true);
+    expect(summary.startsWith("userid=1")).toBe(true);
   });
 });

@@ -102,11 +102,17 @@ export const parsePublications = (query: URLSearchParams): PublicationsParams =>
   return { urn, page: page === undefined ? 1 : Number(page) };
 };
 
+/** Control characters and lone surrogate halves cannot be stored as text (PostgreSQL refuses \u0000). */
+const UNSTORABLE = /[\u0000-\u001f\u007f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+const storable = (value: string, maxLength: number): string => {
+  // Cut on a code point boundary so an emoji is never split in half.
+  const cut = Array.from(value).slice(0, maxLength).join("");
+  return cut.replace(UNSTORABLE, "\uFFFD");
+};
+
 /** A short, log-safe summary of what was asked, kept in the usage record. */
 export const summariseQuery = (query: URLSearchParams, names: readonly ParamName[]): string =>
-  names
-    .flatMap((name) => query.getAll(name).map((value) => `${name}=${value.slice(0, 120)}`))
-    .join("&")
-    .slice(0, 300);
+  storable(names.flatMap((name) => query.getAll(name).map((value) => `${name}=${storable(value, 120)}`)).join("&"), 300);
 
 export const isApiError = (error: unknown): error is ApiError => error instanceof ApiError;

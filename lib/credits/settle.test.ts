@@ -201,3 +201,23 @@ describe.each(await testDatabases())("metering on $name", (database) => {
     expect(await one("SELECT credits_remaining::int AS c FROM api_keys WHERE id = $1", [key.id])).toEqual({ c: 10 });
   });
 });
+
+describe.each(await testDatabases())("batch isolation on $name", (database) => {
+  it("settles the good requests of a batch in which one row cannot be written", async () => {
+    const db = await database.open();
+    try {
+      const { key } = await createKey(db, SECRET, { name: "i", ownerId: null, credits: 10, qpsLimit: 5, expiresAt: null });
+      const settler = createSettler(async () => db);
+      const poisoned = { ...request(key.id, "found", 2), requestId: "not-a-uuid" };
+      const results = await Promise.allSettled([
+        settler.settle(request(key.id, "found", 2)),
+        settler.settle(poisoned),
+        settler.settle(request(key.id, "found", 2)),
+      ]);
+      expect(results.map((r) => r.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
+    } finally {
+      await db.close();
+      await database.cleanup();
+    }
+  });
+});

@@ -77,6 +77,11 @@ export const createSettler = (db: () => Promise<Queryable>): Settler => {
         });
       }
     } catch (error) {
+      // One request's row must never fail its neighbours: settle them one by one.
+      if (batch.length > 1) {
+        for (const pending of batch) await writeBatch([pending]);
+        return;
+      }
       for (const pending of batch) pending.reject(error);
     }
   };

@@ -1,4 +1,6 @@
 import { NextResponse, type NextRequest } from "next/server";
+import { plainError } from "@/lib/api/envelope";
+import { messages } from "@/lib/api/errors";
 import { CONSOLE_PATH_HEADER } from "@/lib/auth/callback-url";
 
 /**
@@ -17,6 +19,9 @@ const hasSessionCookie = (request: NextRequest): boolean =>
 
 export function proxy(request: NextRequest) {
   const { pathname, search } = request.nextUrl;
+  // Only /v1 paths that are not an operation get here (see the matcher), including ones whose
+  // percent-encoding is malformed, which Next's router would otherwise answer with a plain 500.
+  if (pathname === "/v1" || pathname.startsWith("/v1/")) return plainError(404, messages.notFoundPath);
   if (!hasSessionCookie(request)) {
     const signIn = new URL("/signin", request.url);
     signIn.searchParams.set("callbackUrl", `${pathname}${search}`);
@@ -29,6 +34,8 @@ export function proxy(request: NextRequest) {
 
 export const config = {
   matcher: [
+    "/v1",
+    "/v1/((?!(?:eventsite/event_details|eventsite/event_details_id|pinsite/followers|jobsite/get_user_publications|openapi\\.json|account)/?$).*)",
     "/events/:path*",
     "/followers/:path*",
     "/publications/:path*",

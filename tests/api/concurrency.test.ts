@@ -1,0 +1,104 @@
+import { describe, expect, inject, it } from "vitest";
+import { readKeyLedger, type ApiTarget } from "./harness";
+import {
+  call,
+  contractMessages as messages,
+  expectCredits,
+  expectEnvelope,
+  expectError,
+  paths,
+  remainingCredits,
+  type Answer,
+} from "./http";
+
+/**
+ * decisions.md "Credits": reservation is atomic — N concurrent requests against a key with
+ * credits for k of them yield exactly k successes and N−k 402s, remaining credits never go below
+ * 0, and every request leaves exactly one usage record written with its charge.
+ */
+const targets = inject("apiTargets");
+
+const REQUESTS = 50;
+const FOLLOWERS_COST = 2;
+
+describe.each(targets)("$kind server", (target: ApiTarget) => {
+  describe("GET /v1/pinsite/followers, 50 at once against credits for 20", () => {
+    const key = target.keys.concurrency;
+    const affordable = key.credits / FOLLOWERS_COST;
+
+    it("answers exactly 20 × 200 and 30 × 402, and leaves 0 credits with 50 usage records", async () => {
+      expect(affordable).toBe(20);
+      const answers = await Promise.all(
+        Array.from({ length: REQUESTS }, () => call(target, paths.followers, { auth: key, query: { userid: "2000000002" } })),
+      );
+
+      const succeeded = answers.filter((answer) => answer.status === 200);
+      const refused = answers.filter((answer) => answer.status === 402);
+      expect({ succeeded: succeeded.length, refused: refused.length }).toEqual({ succeeded: 20, refused: 30 });
+      for (const answer of succeeded) {
+        expect(expectEnvelope(answer).code).toBe(0);
+        expectCredits(answer, { cost: FOLLOWERS_COST, charged: FOLLOWERS_COST });
+      }
+      for (const answer of refused) {
+        expectError(answer, 402, messages.quota);
+        expectCredits(answer, { cost: FOLLOWERS_COST, charged: 0 });
+      }
+      // Every reported balance is a distinct step of 40 → 0 for successes, never below 0.
+      const reported = answers.map(remainingCredits);
+      expect(Math.min(...reported)).toBeGreaterThanOrEqual(0);
+      expect(succeeded.map(remainingCredits).sort((left, right) => left - right)).toEqual(
+        Array.from({ length: 20 }, (_, index) => index * FOLLOWERS_COST),
+      );
+
+      const ledger = await readKeyLedger(target, key.id);
+      expect(ledger.creditsRemaining).toBe(0);
+      expect(ledger.usage).toHaveLength(REQUESTS);
+      expect(ledger.usage.reduce((sum, record) => sum + record.credits_charged, 0)).toBe(key.credits);
+      const statuses = ledger.usage.map((record) => record.status);
+      expect({ ok: statuses.filter((status) => status === 200).length, quota: statuses.filter((status) => status === 402).length }).toEqual({
+        ok: 20,
+        quota: 30,
+      });
+      expect(ledger.usage.every((record) => record.operation === "followers")).toBe(true);
+      expect(ledger.usage.every((record) => record.credits_charged === (record.status === 200 ? FOLLOWERS_COST : 0))).toBe(true);
+      // One record per request, under the requestId the client saw.
+      const requestIds = answers.map((answer) => expectEnvelope(answer).requestId).sort();
+      expect(ledger.usage.map((record) => record.request_id).sort()).toEqual(requestIds);
+    });
+
+    it("keeps answering 402 at 0 credits once the dust has settled", async () => {
+      const answer = await call(target, paths.followers, { auth: key, query: { userid: "2000000002" } });
+      expectError(answer, 402, messages.quota);
+      expectCredits(answer, { cost: FOLLOWERS_COST, charged: 0, remaining: 0 });
+    });
+  });
+
+  describe("requests settled together", () => {
+    const tally = (answers: Answer[]): Record<string, number> => {
+      const counts: Record<string, number> = {};
+      for (const answer of answers) {
+        const message = (answer.body as { message?: unknown } | undefined)?.message;
+        const label = `${answer.status} ${String(message)}`;
+        counts[label] = (counts[label] ?? 0) + 1;
+      }
+      return counts;
+    };
+
+    it("answers another key's malformed request (a NUL byte) with 400 and fails none of the requests around it", async () => {
+      const victim = target.keys.concurrencyVictim;
+      const attacker = target.keys.concurrencyAttacker;
+      const urn = "urn:li:member:3000000003";
+      const sent = Array.from({ length: 100 }, (_, index) =>
+        index % 25 === 12
+          ? { from: "attacker", answer: call(target, paths.publications, { auth: attacker, query: { urn: `${urn}\u0000` } }) }
+          : { from: "victim", answer: call(target, paths.publications, { auth: victim, query: { urn } }) },
+      );
+      const answers = await Promise.all(sent.map(async ({ from, answer }) => ({ from, answer: await answer })));
+      const of = (from: string) => answers.filter((sentAnswer) => sentAnswer.from === from).map(({ answer }) => answer);
+      expect({ victim: tally(of("victim")), attacker: tally(of("attacker")) }).toEqual({
+        victim: { "200 success": 96 },
+        attacker: { [`400 ${messages.invalid("urn")}`]: 4 },
+      });
+    });
+  });
+});

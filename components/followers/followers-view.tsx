@@ -1,0 +1,234 @@
+"use client";
+
+import { useInfiniteQuery, useQueryClient } from "@tanstack/react-query";
+import { usePathname, useRouter, useSearchParams } from "next/navigation";
+import { useCallback, useMemo, useState, type FormEvent } from "react";
+import { OperationCost } from "@/components/credit-meter/operation-cost";
+import { DownloadButtons } from "@/components/export/download-buttons";
+import { Button } from "@/components/ui/button";
+import { Input } from "@/components/ui/input";
+import { operations } from "@/lib/api/operations";
+import { followersQuery, FOLLOWERS_PAGE_SIZE, isUserId, type FollowerEntry } from "@/lib/query/followers";
+import { isLookupError, lookupErrorText } from "@/lib/query/lookup";
+import { followerCsvColumns } from "./follower-export";
+import { FollowerList, FOLLOWER_ROW_HEIGHT } from "./follower-list";
+import { FollowersStatus } from "./followers-status";
+import { LoadAllControl, type NextPageOutcome } from "./load-all-control";
+import { LookupErrorPanel } from "./lookup-error-panel";
+
+const PAGE_COST_CREDITS = operations.followers.costCredits;
+const INPUT_PROBLEM = "Enter a user id: digits only (up to 20), e.g. 2000000001.";
+
+const noFollowers: readonly FollowerEntry[] = [];
+
+/**
+ * The /followers page: a user id in, its followers as an infinite, virtualised list. The id
+ * lives in the URL (`?userid=…`) so the page can be shared, but opening such a link never buys
+ * a lookup by itself: the list shows at once only if this session already holds it, otherwise
+ * the user presses Run.
+ */
+export function FollowersView() {
+  const searchParams = useSearchParams();
+  const router = useRouter();
+  const pathname = usePathname();
+  const queryClient = useQueryClient();
+  const urlUserId = (searchParams.get("userid") ?? "").trim();
+
+  const [input, setInput] = useState(urlUserId);
+  const [inputProblem, setInputProblem] = useState<string | null>(null);
+  // Follow the URL (Back/Forward, a pasted link) without an effect: adjust state while rendering.
+  const [shownUrlUserId, setShownUrlUserId] = useState(urlUserId);
+  if (shownUrlUserId !== urlUserId) {
+    setShownUrlUserId(urlUserId);
+    setInput(urlUserId);
+    setInputProblem(null);
+  }
+  // User ids the user asked to run in this visit; any other id only shows from the cache.
+  const [requested, setRequested] = useState<ReadonlySet<string>>(() => new Set());
+  const [loadAllRunning, setLoadAllRunning] = useState(false);
+
+  const urlUserIdValid = isUserId(urlUserId);
+  const cached = urlUserIdValid && queryClient.getQueryData(followersQuery(urlUserId).queryKey) !== undefined;
+  const activeUserId = urlUserIdValid && (cached || requested.has(urlUserId)) ? urlUserId : null;
+
+  const {
+    data,
+    error,
+    errorUpdatedAt,
+    fetchNextPage,
+    hasNextPage,
+    isError,
+    isFetching,
+    isFetchingNextPage,
+    isFetchNextPageError,
+    isPending,
+    refetch,
+  } = useInfiniteQuery({ ...followersQuery(activeUserId ?? ""), enabled: activeUserId !== null });
+
+  const followers = useMemo(() => data?.pages.flatMap((page) => page.data.followers) ?? noFollowers, [data]);
+  const pagesFetched = data?.pages.length ?? 0;
+  const creditsSpent = useMemo(() => data?.pages.reduce((sum, page) => sum + page.creditsCharged, 0) ?? 0, [data]);
+
+  // One page at a time, and never a page already held: cancelRefetch false joins a fetch in flight
+  // instead of cancelling it (a cancelled, already-charged request would be bought again).
+  const loadMore = useCallback(() => {
+    if (!hasNextPage || isFetching) return;
+    void fetchNextPage({ cancelRefetch: false });
+  }, [hasNextPage, isFetching, fetchNextPage]);
+
+  const loadNextPage = useCallback(async (): Promise<NextPageOutcome> => {
+    if (activeUserId === null) return { kind: "unchanged", hasNextPage: false };
+    const pagesBefore = queryClient.getQueryData(followersQuery(activeUserId).queryKey)?.pages.length ?? 0;
+    const result = await fetchNextPage({ cancelRefetch: false });
+    const pages = result.data?.pages ?? [];
+    const newest = pages.at(-1);
+    if (pages.length > pagesBefore && newest) {
+      return { kind: "loaded", creditsCharged: newest.creditsCharged, hasNextPage: result.hasNextPage };
+    }
+    if (result.isError) return { kind: "failed", error: result.error };
+    return { kind: "unchanged", hasNextPage: result.hasNextPage };
+  }, [activeUserId, fetchNextPage, queryClient]);
+
+  const retry = () => {
+    if (data) loadMore();
+    else void refetch();
+  };
+
+  const onSubmit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const userId = input.trim();
+    if (!isUserId(userId)) {
+      setInputProblem(INPUT_PROBLEM);
+      return;
+    }
+    setInputProblem(null);
+    // A first page that failed earlier (429, 402 before a top-up, …) is asked for again: the
+    // query is reset to "never fetched" (the factory does not retry on mount). A list with
+    // pages is never refetched — Run just shows it.
+    const { queryKey } = followersQuery(userId);
+    const state = queryClient.getQueryState(queryKey);
+    if (state?.status === "error" && state.data === undefined) void queryClient.resetQueries({ queryKey, exact: true });
+    setRequested((current) => (current.has(userId) ? current : new Set(current).add(userId)));
+    if (userId !== urlUserId) {
+      router.push(`${pathname}?${new URLSearchParams({ userid: userId }).toString()}`, { scroll: false });
+    }
+  };
+
+  const fieldProblem =
+    inputProblem ?? (isLookupError(error) && error.field === "userid" ? lookupErrorText(error, "user") : undefined);
+  const firstPageFailed = isError && !data;
+  const showList = data !== undefined && followers.length > 0;
+
+  return (
+    <div className="flex flex-col gap-5">
+      <OperationCost credits={PAGE_COST_CREDITS} />
+      <form onSubmit={onSubmit} noValidate className="flex flex-col gap-3 rounded-xl border border-border bg-surface p-4 shadow-sm sm:flex-row sm:items-start sm:p-5">
+        <Input
+          label="Pin-board user id"
+          name="userid"
+          inputMode="numeric"
+          autoComplete="off"
+          spellCheck={false}
+          placeholder="e.g. 2000000001"
+          data-testid="followers-input"
+          value={input}
+          onChange={(event) => {
+            setInput(event.target.value);
+            if (inputProblem) setInputProblem(null);
+          }}
+          error={fieldProblem}
+          hint={`Each page of ${FOLLOWERS_PAGE_SIZE} followers costs ${PAGE_COST_CREDITS} credits. Pages loaded in this session are never bought twice.`}
+          className="flex-1"
+        />
+        <Button type="submit" data-testid="followers-run" className="sm:mt-7" disabled={isPending && isFetching}>
+          {isPending && isFetching ? "Looking up…" : "Run"}
+        </Button>
+      </form>
+
+      {activeUserId === null && urlUserIdValid ? (
+        <p className="rounded-xl border border-dashed border-border-strong px-4 py-6 text-center text-sm text-muted" data-testid="followers-idle">
+          The followers of <span className="font-medium text-foreground">{urlUserId}</span> are not loaded in this session.
+          Press Run to fetch the first {FOLLOWERS_PAGE_SIZE} ({PAGE_COST_CREDITS} credits).
+        </p>
+      ) : null}
+
+      {firstPageFailed ? (
+        <LookupErrorPanel error={error} subject="user" errorAt={errorUpdatedAt} onRetry={retry} retrying={isFetching} />
+      ) : null}
+
+      {activeUserId !== null && isPending && isFetching ? <ListSkeleton /> : null}
+
+      {data !== undefined && activeUserId !== null ? (
+        <section aria-labelledby="followers-heading" className="flex flex-col gap-3">
+          <div className="flex flex-wrap items-center justify-between gap-3">
+            <h2 id="followers-heading" className="text-lg font-semibold tracking-tight">
+              Followers of {activeUserId}
+            </h2>
+            <DownloadButtons
+              rows={() => followers.map((entry) => entry.node)}
+              rowCount={followers.length}
+              csvColumns={followerCsvColumns}
+              fileName={`followers-${activeUserId}`}
+              noun="followers"
+            />
+          </div>
+          <FollowersStatus
+            loaded={followers.length}
+            pages={pagesFetched}
+            creditsSpent={creditsSpent}
+            hasNextPage={hasNextPage}
+            isFetching={isFetchingNextPage}
+          />
+          {isFetchNextPageError ? (
+            <LookupErrorPanel error={error} subject="user" errorAt={errorUpdatedAt} onRetry={retry} retrying={isFetching} />
+          ) : null}
+          {showList ? (
+            <FollowerList
+              key={`list-${activeUserId}`}
+              followers={followers}
+              userId={activeUserId}
+              hasNextPage={hasNextPage}
+              isFetchingNextPage={isFetchingNextPage}
+              autoFetch={!isFetchNextPageError && !loadAllRunning}
+              onLoadMore={loadMore}
+              pageCostCredits={PAGE_COST_CREDITS}
+            />
+          ) : null}
+          {showList ? (
+            <LoadAllControl
+              key={`load-all-${activeUserId}`}
+              hasNextPage={hasNextPage}
+              pageCostCredits={PAGE_COST_CREDITS}
+              loadNextPage={loadNextPage}
+              onRunningChange={setLoadAllRunning}
+            />
+          ) : null}
+        </section>
+      ) : null}
+    </div>
+  );
+}
+
+/** Same box as the list, so nothing moves when the first page arrives. */
+function ListSkeleton() {
+  return (
+    <div aria-busy="true" className="flex flex-col gap-3">
+      <span className="sr-only" role="status">
+        Loading followers…
+      </span>
+      <div className="h-7 w-56 animate-pulse rounded-md bg-surface-muted" />
+      <div className="h-11 animate-pulse rounded-xl bg-surface-muted" />
+      <div className="h-[30rem] overflow-hidden rounded-xl border border-border bg-surface shadow-sm">
+        {Array.from({ length: 7 }, (_, index) => (
+          <div key={index} className="flex items-center gap-3 border-b border-border px-4" style={{ height: FOLLOWER_ROW_HEIGHT }}>
+            <div className="size-10 animate-pulse rounded-full bg-surface-muted" />
+            <div className="flex flex-1 flex-col gap-2">
+              <div className="h-3 w-40 animate-pulse rounded bg-surface-muted" />
+              <div className="h-2.5 w-24 animate-pulse rounded bg-surface-muted" />
+            </div>
+          </div>
+        ))}
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,120 @@
+import { Button } from "@/components/ui/button";
+import { cx } from "@/components/ui/class-names";
+
+export type PublicationPagerProps = {
+  page: number;
+  totalPages: number;
+  total: number;
+  hasMore: boolean;
+  /** Pages this session already holds: opening them again is free. */
+  isLoaded: (page: number) => boolean;
+  onPage: (page: number) => void;
+  pageCostCredits: number;
+  /** A page is on its way: buttons stay usable, the summary says so. */
+  busy: boolean;
+};
+
+const numberFormat = new Intl.NumberFormat("en-US");
+
+/** Page numbers to show: all of them up to 7, else first, last and the current one's neighbours. */
+export const pagerItems = (page: number, totalPages: number): Array<number | "gap"> => {
+  if (totalPages <= 7) return Array.from({ length: totalPages }, (_, index) => index + 1);
+  const shown = new Set([1, totalPages, page - 1, page, page + 1].filter((value) => value >= 1 && value <= totalPages));
+  if (page <= 3) [2, 3, 4].forEach((value) => shown.add(value));
+  if (page >= totalPages - 2) [totalPages - 3, totalPages - 2, totalPages - 1].forEach((value) => shown.add(value));
+  const sorted = [...shown].sort((left, right) => left - right);
+  const items: Array<number | "gap"> = [];
+  sorted.forEach((value, index) => {
+    const previous = sorted[index - 1];
+    if (previous !== undefined && value - previous > 1) items.push("gap");
+    items.push(value);
+  });
+  return items;
+};
+
+/** Previous / page numbers / next, the "Page X of Y · N publications" line and the cost of a page. */
+export function PublicationPager({
+  page,
+  totalPages,
+  total,
+  hasMore,
+  isLoaded,
+  onPage,
+  pageCostCredits,
+  busy,
+}: PublicationPagerProps) {
+  const summary = `Page ${numberFormat.format(page)} of ${numberFormat.format(totalPages)} · ${numberFormat.format(total)} ${
+    total === 1 ? "publication" : "publications"
+  }`;
+  return (
+    <nav aria-label="Publication pages" className="flex flex-col gap-3 rounded-xl border border-border bg-surface-muted px-4 py-3 sm:flex-row sm:items-center sm:justify-between">
+      <div className="flex flex-col gap-0.5">
+        <p data-testid="pager-summary" aria-live="polite" className="text-sm font-semibold">
+          {summary}
+          <span className="font-normal text-muted"> · {hasMore ? "more after this page" : "last page"}</span>
+          {busy ? <span className="font-normal text-muted"> · loading…</span> : null}
+        </p>
+        <p className="text-xs text-muted">
+          A page not yet loaded costs {pageCostCredits} {pageCostCredits === 1 ? "credit" : "credits"}; loaded pages (
+          <span aria-hidden="true" className="inline-block size-1.5 rounded-full bg-success align-middle" />
+          <span className="sr-only">marked</span>) are free to open again.
+        </p>
+      </div>
+      <ul className="flex flex-wrap items-center gap-1">
+        <li>
+          <Button
+            variant="secondary"
+            size="sm"
+            data-testid="pager-prev"
+            onClick={() => onPage(page - 1)}
+            disabled={page <= 1}
+            aria-label="Previous page"
+          >
+            <span aria-hidden="true">←</span> Prev
+          </Button>
+        </li>
+        {pagerItems(page, totalPages).map((item, index) =>
+          item === "gap" ? (
+            <li key={`gap-${index}`} aria-hidden="true" className="px-1 text-sm text-muted">
+              …
+            </li>
+          ) : (
+            <li key={item}>
+              <button
+                type="button"
+                data-testid={`pager-page-${item}`}
+                aria-current={item === page ? "page" : undefined}
+                aria-label={`Page ${item}${isLoaded(item) ? ", loaded" : ""}`}
+                onClick={() => onPage(item)}
+                className={cx(
+                  "relative inline-flex h-8 min-w-8 items-center justify-center rounded-lg px-2 text-sm font-medium tabular-nums transition-colors",
+                  "focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-ring",
+                  item === page
+                    ? "bg-accent text-accent-foreground shadow-sm"
+                    : "border border-border-strong bg-surface text-foreground hover:bg-surface-muted",
+                )}
+              >
+                {item}
+                {isLoaded(item) && item !== page ? (
+                  <span aria-hidden="true" className="absolute bottom-0.5 left-1/2 size-1 -translate-x-1/2 rounded-full bg-success" />
+                ) : null}
+              </button>
+            </li>
+          ),
+        )}
+        <li>
+          <Button
+            variant="secondary"
+            size="sm"
+            data-testid="pager-next"
+            onClick={() => onPage(page + 1)}
+            disabled={!hasMore && page >= totalPages}
+            aria-label="Next page"
+          >
+            Next <span aria-hidden="true">→</span>
+          </Button>
+        </li>
+      </ul>
+    </nav>
+  );
+}

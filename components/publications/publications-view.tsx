@@ -1,0 +1,229 @@
+"use client";
+
+import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { usePathname, useRouter, useSearchParams } from "next/navigation";
+import { useRef, useState, type FormEvent } from "react";
+import { OperationCost } from "@/components/credit-meter/operation-cost";
+import { DownloadButtons, safeFileName } from "@/components/export/download-buttons";
+import { LookupErrorPanel } from "@/components/followers/lookup-error-panel";
+import { Button } from "@/components/ui/button";
+import { Input } from "@/components/ui/input";
+import { operations } from "@/lib/api/operations";
+import { isLookupError, lookupErrorText } from "@/lib/query/lookup";
+import {
+  isProfileUrn,
+  publicationsKeyFor,
+  publicationsQuery,
+  PUBLICATIONS_PAGE_SIZE,
+  type PublicationsPage,
+} from "@/lib/query/publications";
+import { loadedPublications, publicationCsvColumns } from "./publication-export";
+import { PublicationList } from "./publication-list";
+import { PublicationPager } from "./publication-pager";
+
+const PAGE_COST_CREDITS = operations.get_user_publications.costCredits;
+const URN_PROBLEM = "Enter a profile URN: urn:li:<type>:<id>, e.g. urn:li:member:3000000001.";
+
+/** `?page=` as a page number; anything but a whole number from 1 reads as page 1. */
+const pageFromUrl = (raw: string | null): number => {
+  if (raw === null || !/^\d{1,6}$/.test(raw)) return 1;
+  return Math.max(1, Number(raw));
+};
+
+const publicationsUrl = (pathname: string, urn: string, page: number) =>
+  `${pathname}?${new URLSearchParams({ urn, page: String(page) }).toString()}`;
+
+/**
+ * The /publications page. The URL is the state (`?urn=…&page=3`): the pager pushes a new URL,
+ * so a page can be shared and Back goes to the page before. Opening such a URL shows that page —
+ * one lookup, 1 credit, which the user asked for by opening it; pages already seen are free.
+ */
+export function PublicationsView() {
+  const searchParams = useSearchParams();
+  const router = useRouter();
+  const pathname = usePathname();
+  const queryClient = useQueryClient();
+  const urn = (searchParams.get("urn") ?? "").trim();
+  const page = pageFromUrl(searchParams.get("page"));
+  const urnValid = isProfileUrn(urn);
+
+  const [input, setInput] = useState(urn);
+  const [inputProblem, setInputProblem] = useState<string | null>(urn !== "" && !urnValid ? URN_PROBLEM : null);
+  const [shownUrn, setShownUrn] = useState(urn);
+  if (shownUrn !== urn) {
+    setShownUrn(urn);
+    setInput(urn);
+    setInputProblem(urn !== "" && !isProfileUrn(urn) ? URN_PROBLEM : null);
+  }
+
+  const { data, error, errorUpdatedAt, isError, isFetching, isPending, isPlaceholderData, refetch } = useQuery({
+    ...publicationsQuery(urn, page),
+    enabled: urnValid,
+    // While another page of the same profile loads, keep showing the current one (no jump).
+    placeholderData: (previous, previousQuery) => (previousQuery?.queryKey[1] === urn ? previous : undefined),
+  });
+
+  const headingRef = useRef<HTMLHeadingElement>(null);
+  const goToPage = (target: number, { fromBottom = false }: { fromBottom?: boolean } = {}) => {
+    if (target < 1 || target === page) return;
+    router.push(publicationsUrl(pathname, urn, target), { scroll: false });
+    // From the pager under the list, bring the top of the new page into view.
+    if (fromBottom) headingRef.current?.scrollIntoView({ block: "start" });
+  };
+
+  const onSubmit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const value = input.trim();
+    if (!isProfileUrn(value)) {
+      setInputProblem(URN_PROBLEM);
+      return;
+    }
+    setInputProblem(null);
+    if (value !== urn || page !== 1) {
+      router.push(publicationsUrl(pathname, value, 1), { scroll: false });
+    } else if (isError) {
+      void refetch();
+    }
+  };
+
+  // Everything this session holds for the profile: read from the cache on each render, which
+  // happens whenever a page of it arrives.
+  const heldPages = urnValid
+    ? queryClient.getQueriesData<PublicationsPage>({ queryKey: publicationsKeyFor(urn) }).map(([, held]) => held)
+    : [];
+  const exportRows = loadedPublications(heldPages);
+  const isLoaded = (target: number) => queryClient.getQueryData(publicationsQuery(urn, target).queryKey) !== undefined;
+
+  const fieldProblem = inputProblem ?? (isLookupError(error) && error.field === "urn" ? lookupErrorText(error, "profile") : undefined);
+  const result = data?.data;
+  const totalPages = result ? Math.max(1, Math.ceil(result.total / PUBLICATIONS_PAGE_SIZE)) : 1;
+  const showError = isError && !isFetching;
+  // While the placeholder (the previous page) shows, its has_more is not this page's.
+  const hasMore = result ? (isPlaceholderData ? page < totalPages : result.has_more) : false;
+
+  return (
+    <div className="flex flex-col gap-5">
+      <OperationCost credits={PAGE_COST_CREDITS} />
+      <form onSubmit={onSubmit} noValidate className="flex flex-col gap-3 rounded-xl border border-border bg-surface p-4 shadow-sm sm:flex-row sm:items-start sm:p-5">
+        <Input
+          label="Profile URN"
+          name="urn"
+          autoComplete="off"
+          spellCheck={false}
+          placeholder="e.g. urn:li:member:3000000001"
+          data-testid="publications-input"
+          value={input}
+          onChange={(event) => {
+            setInput(event.target.value);
+            if (inputProblem) setInputProblem(null);
+          }}
+          error={fieldProblem}
+          hint={`Each page of ${PUBLICATIONS_PAGE_SIZE} publications costs ${PAGE_COST_CREDITS} credit. Pages already loaded in this session are free.`}
+          className="flex-1"
+        />
+        <Button type="submit" data-testid="publications-run" className="sm:mt-7" disabled={isPending && isFetching}>
+          {isPending && isFetching ? "Looking up…" : "Run"}
+        </Button>
+      </form>
+
+      {showError ? (
+        <LookupErrorPanel error={error} subject="profile" errorAt={errorUpdatedAt} onRetry={() => void refetch()} retrying={isFetching} />
+      ) : null}
+
+      {urnValid && isPending && isFetching ? <PublicationsSkeleton /> : null}
+
+      {result && !showError ? (
+        <section aria-labelledby="publications-heading" className="flex flex-col gap-3">
+          <div className="flex flex-wrap items-center justify-between gap-3">
+            <h2 ref={headingRef} id="publications-heading" className="min-w-0 scroll-mt-20 text-lg font-semibold tracking-tight [overflow-wrap:anywhere]">
+              Publications of {urn}
+            </h2>
+            <DownloadButtons
+              rows={() => exportRows}
+              rowCount={exportRows.length}
+              csvColumns={publicationCsvColumns}
+              fileName={`publications-${safeFileName(urn)}`}
+              noun="publications"
+            />
+          </div>
+          {result.total === 0 ? (
+            <p data-testid="publications-empty" className="rounded-xl border border-dashed border-border-strong px-4 py-8 text-center text-sm text-muted">
+              This profile has no publications.
+            </p>
+          ) : (
+            <>
+              <PublicationPager
+                page={page}
+                totalPages={totalPages}
+                total={result.total}
+                hasMore={hasMore}
+                isLoaded={isLoaded}
+                onPage={goToPage}
+                pageCostCredits={PAGE_COST_CREDITS}
+                busy={isFetching}
+              />
+              {result.data.length > 0 ? (
+                <>
+                  <PublicationList
+                    publications={result.data}
+                    page={result.page}
+                    start={(result.page - 1) * PUBLICATIONS_PAGE_SIZE + 1}
+                    stale={isPlaceholderData}
+                  />
+                  {totalPages > 1 ? (
+                    <nav aria-label="Publication pages, end of list" className="flex items-center justify-between gap-3">
+                      <Button variant="ghost" size="sm" onClick={() => goToPage(page - 1, { fromBottom: true })} disabled={page <= 1}>
+                        <span aria-hidden="true">←</span> Previous page
+                      </Button>
+                      <span className="text-sm whitespace-nowrap text-muted">
+                        Page {page} of {totalPages}
+                      </span>
+                      <Button
+                        variant="ghost"
+                        size="sm"
+                        onClick={() => goToPage(page + 1, { fromBottom: true })}
+                        disabled={!hasMore && page >= totalPages}
+                      >
+                        Next page <span aria-hidden="true">→</span>
+                      </Button>
+                    </nav>
+                  ) : null}
+                </>
+              ) : (
+                <div className="flex flex-col items-center gap-3 rounded-xl border border-dashed border-border-strong px-4 py-8 text-center text-sm text-muted">
+                  <p>
+                    Page {page} is past the end: this profile has {result.total} publications on {totalPages}{" "}
+                    {totalPages === 1 ? "page" : "pages"}.
+                  </p>
+                  <Button variant="secondary" size="sm" onClick={() => goToPage(totalPages)}>
+                    Go to page {totalPages}
+                  </Button>
+                </div>
+              )}
+            </>
+          )}
+        </section>
+      ) : null}
+    </div>
+  );
+}
+
+function PublicationsSkeleton() {
+  return (
+    <div aria-busy="true" className="flex flex-col gap-3">
+      <span className="sr-only" role="status">
+        Loading publications…
+      </span>
+      <div className="h-7 w-72 animate-pulse rounded-md bg-surface-muted" />
+      <div className="h-16 animate-pulse rounded-xl bg-surface-muted" />
+      {Array.from({ length: 3 }, (_, index) => (
+        <div key={index} className="flex flex-col gap-2 rounded-xl border border-border bg-surface p-5 shadow-sm">
+          <div className="h-4 w-2/3 animate-pulse rounded bg-surface-muted" />
+          <div className="h-3 w-1/3 animate-pulse rounded bg-surface-muted" />
+          <div className="h-3 w-full animate-pulse rounded bg-surface-muted" />
+          <div className="h-3 w-5/6 animate-pulse rounded bg-surface-muted" />
+        </div>
+      ))}
+    </div>
+  );
+}

@@ -1,0 +1,401 @@
+import fs from "node:fs";
+import { expect, test, type Download, type Page } from "@playwright/test";
+import { consoleKeyCredits, signInAsAdminWithConsoleKey } from "./support/session";
+
+/**
+ * Issue 5, Followers and Publications: the virtualised infinite list (small DOM, every follower
+ * once, 2 credits a page, never a page twice), "load all" within a budget, shareable URLs that
+ * do not buy lookups by themselves, the publications pager with the page in the URL (reload and
+ * Back), exports, and screenshots in light and dark mode.
+ */
+const BIG_USER = "2000000001"; // 10,000 followers → 400 pages of 25
+const SMALL_USER = "2000000002"; // 30 followers → 2 pages
+const EMPTY_USER = "2000000003"; // no followers
+const BIG_PROFILE = "urn:li:member:3000000001"; // 45 publications → 5 pages of 10
+const EMPTY_PROFILE = "urn:li:member:3000000003";
+
+const FOLLOWERS_COST = 2;
+const PUBLICATIONS_COST = 1;
+const ROW_HEIGHT_PX = 64;
+
+const colorSchemes = ["light", "dark"] as const;
+
+/** Console errors and uncaught exceptions from the moment of the call. */
+const collectErrors = (page: Page): string[] => {
+  const errors: string[] = [];
+  page.on("console", (message) => {
+    // A failed lookup (404, 402, …) is an expected network error line, not a page error.
+    if (message.type() === "error" && !message.text().startsWith("Failed to load resource")) {
+      errors.push(`console: ${message.text()}`);
+    }
+  });
+  page.on("pageerror", (error) => errors.push(`pageerror: ${error.message}`));
+  return errors;
+};
+
+/** URLs of the console lookups of one operation the page sends, in order. */
+const recordLookups = (page: Page, operation: "followers" | "get_user_publications"): URL[] => {
+  const urls: URL[] = [];
+  page.on("request", (request) => {
+    const url = new URL(request.url());
+    if (url.pathname === `/api/console/lookup/${operation}`) urls.push(url);
+  });
+  return urls;
+};
+
+const creditsRemaining = async (page: Page): Promise<number> => {
+  const key = await consoleKeyCredits(page);
+  if (!key) throw new Error("no console key");
+  return key.creditsRemaining;
+};
+
+const numberIn = async (page: Page, testId: string): Promise<number> =>
+  Number(await page.getByTestId(testId).getAttribute("data-value"));
+
+/** RFC 4180 reader (quoted fields may hold commas, quotes and line breaks). */
+const parseCsv = (text: string): string[][] => {
+  const rows: string[][] = [];
+  let row: string[] = [];
+  let field = "";
+  let quoted = false;
+  for (let index = 0; index < text.length; index += 1) {
+    const char = text.charAt(index);
+    if (quoted) {
+      if (char === '"' && text.charAt(index + 1) === '"') {
+        field += '"';
+        index += 1;
+      } else if (char === '"') {
+        quoted = false;
+      } else {
+        field += char;
+      }
+    } else if (char === '"') {
+      quoted = true;
+    } else if (char === ",") {
+      row.push(field);
+      field = "";
+    } else if (char === "\r" && text.charAt(index + 1) === "\n") {
+      row.push(field);
+      rows.push(row);
+      row = [];
+      field = "";
+      index += 1;
+    } else {
+      field += char;
+    }
+  }
+  if (field !== "" || row.length > 0) rows.push([...row, field]);
+  return rows;
+};
+
+const downloadText = async (page: Page, testId: string): Promise<{ download: Download; text: string }> => {
+  const [download] = await Promise.all([page.waitForEvent("download"), page.getByTestId(testId).click()]);
+  const file = await download.path();
+  return { download, text: fs.readFileSync(file, "utf8") };
+};
+
+/** The pager and the list both show page `page` (not the previous page kept while it loads). */
+const expectPublicationsPage = async (page: Page, number: number, totalPages = 5) => {
+  await expect(page).toHaveURL(new RegExp(`[?&]page=${number}(&|$)`));
+  await expect(page.getByTestId("pager-summary")).toContainText(`Page ${number} of ${totalPages}`);
+  await expect(page.getByTestId("publications-list")).toHaveAttribute("data-page", String(number));
+  await expect(page.getByTestId("publications-list")).toHaveAttribute("aria-busy", "false");
+};
+
+const runFollowers = async (page: Page, userId: string) => {
+  await page.getByTestId("followers-input").fill(userId);
+  await page.getByTestId("followers-run").click();
+  await expect(page).toHaveURL(new RegExp(`/followers\\?userid=${userId}$`));
+};
+
+test.describe("followers", () => {
+  test("scrolls 10,000 followers to the end: small DOM, each follower once, 2 credits a page", async ({ page }) => {
+    test.setTimeout(300_000);
+    const errors = collectErrors(page);
+    await signInAsAdminWithConsoleKey(page, { minCredits: 1000, qpsLimit: 1000 });
+    const lookups = recordLookups(page, "followers");
+    const creditsBefore = await creditsRemaining(page);
+
+    await page.goto("/followers");
+    await runFollowers(page, BIG_USER);
+    await expect(page.getByTestId("follower-row").first()).toBeVisible();
+    await expect(page.getByTestId("followers-end")).toHaveCount(0);
+
+    // Scroll in steps a little shorter than the rendered window (view + 10 overscan rows each
+    // side), so every row is in the DOM at some step; at the bottom, wait for the next page.
+    const scan = await page.getByTestId("followers-scroll").evaluate(
+      async (scroller, { rowHeightPx, timeoutMs }) => {
+        const positionsById = new Map<string, Set<number>>();
+        let maxRows = 0;
+        let checks = 0;
+        const deadline = Date.now() + timeoutMs;
+        const nextFrame = () => new Promise<void>((resolve) => requestAnimationFrame(() => resolve()));
+        const ended = () => document.querySelector('[data-testid="followers-end"]') !== null;
+        const rows = () => scroller.querySelectorAll<HTMLElement>('[data-testid="follower-row"]');
+        const collect = () => {
+          const current = rows();
+          maxRows = Math.max(maxRows, current.length);
+          checks += 1;
+          for (const row of current) {
+            const id = row.dataset.entityId ?? "";
+            const position = Number(row.getAttribute("aria-posinset"));
+            const seen = positionsById.get(id) ?? new Set<number>();
+            seen.add(position);
+            positionsById.set(id, seen);
+          }
+        };
+        /** Until the row at the top of the view is rendered: the virtualiser caught up with the scroll. */
+        const settle = async () => {
+          const topPosition = Math.floor(scroller.scrollTop / rowHeightPx) + 1;
+          while (!scroller.querySelector(`[data-testid="follower-row"][aria-posinset="${topPosition}"]`)) {
+            if (Date.now() > deadline) throw new Error(`row ${topPosition} never rendered`);
+            await nextFrame();
+          }
+        };
+        const step = scroller.clientHeight + 5 * rowHeightPx;
+        for (;;) {
+          if (Date.now() > deadline) throw new Error(`timed out after ${positionsById.size} followers`);
+          await settle();
+          collect();
+          const atBottom = scroller.scrollTop + scroller.clientHeight >= scroller.scrollHeight - 1;
+          if (atBottom) {
+            if (ended()) break;
+            const height = scroller.scrollHeight;
+            while (scroller.scrollHeight === height && !ended()) {
+              if (Date.now() > deadline) throw new Error(`no next page after ${positionsById.size} followers`);
+              await new Promise((resolve) => setTimeout(resolve, 10));
+            }
+            continue;
+          }
+          scroller.scrollTop = Math.min(scroller.scrollTop + step, scroller.scrollHeight - scroller.clientHeight);
+          await nextFrame();
+        }
+        collect();
+        const ids = [...positionsById.keys()];
+        const positions = new Set([...positionsById.values()].flatMap((set) => [...set]));
+        const onSeveralPositions = [...positionsById].filter(([, set]) => set.size > 1).map(([id]) => id);
+        return { ids, positions: positions.size, onSeveralPositions, maxRows, checks };
+      },
+      { rowHeightPx: ROW_HEIGHT_PX, timeoutMs: 240_000 },
+    );
+
+    expect(scan.checks).toBeGreaterThan(400);
+    expect(scan.maxRows).toBeLessThan(800);
+    expect(scan.ids).toHaveLength(10_000);
+    expect(new Set(scan.ids).size).toBe(10_000);
+    expect(scan.positions).toBe(10_000);
+    expect(scan.onSeveralPositions).toEqual([]);
+    expect(await page.getByTestId("follower-row").count()).toBeLessThan(800);
+
+    await expect(page.getByTestId("followers-end")).toHaveText(/End of list/);
+    expect(await numberIn(page, "followers-loaded")).toBe(10_000);
+    expect(await numberIn(page, "followers-pages")).toBe(400);
+    expect(await numberIn(page, "followers-credits")).toBe(400 * FOLLOWERS_COST);
+
+    // Never a page twice: one request by userid, then 399 distinct cursors of the same node.
+    expect(lookups).toHaveLength(400);
+    expect(lookups[0]?.searchParams.get("userid")).toBe(BIG_USER);
+    const later = lookups.slice(1);
+    expect(new Set(later.map((url) => url.searchParams.get("node_id"))).size).toBe(1);
+    expect(new Set(later.map((url) => url.searchParams.get("cursor"))).size).toBe(399);
+
+    expect(creditsBefore - (await creditsRemaining(page))).toBe(400 * FOLLOWERS_COST);
+    expect(errors).toEqual([]);
+  });
+
+  test("a shared link waits for Run; load all stops at the end; the CSV holds the loaded rows", async ({ page }) => {
+    const errors = collectErrors(page);
+    await signInAsAdminWithConsoleKey(page);
+    const lookups = recordLookups(page, "followers");
+
+    await page.goto(`/followers?userid=${SMALL_USER}`);
+    await expect(page.getByTestId("followers-input")).toHaveValue(SMALL_USER);
+    await expect(page.getByTestId("followers-run")).toBeEnabled();
+    await page.waitForLoadState("networkidle");
+    expect(lookups, "opening a link buys nothing").toHaveLength(0);
+    await expect(page.getByTestId("follower-row")).toHaveCount(0);
+
+    const creditsBefore = await creditsRemaining(page);
+    await page.getByTestId("followers-run").click();
+    await expect(page.getByTestId("follower-row").first()).toBeVisible();
+    await expect(page.getByTestId("follower-row").first()).toHaveAttribute("data-entity-id", /^\d+$/);
+    // Showing the first page buys nothing more: the next page waits for the reader to scroll.
+    await page.waitForLoadState("networkidle");
+    expect(await numberIn(page, "followers-pages")).toBe(1);
+    expect(lookups).toHaveLength(1);
+
+    await page.getByTestId("load-all-budget").fill("1");
+    await expect(page.getByTestId("load-all-start")).toBeDisabled();
+    await page.getByTestId("load-all-budget").fill("10");
+    await expect(page.getByTestId("load-all-start")).toBeEnabled();
+    await page.getByTestId("load-all-start").click();
+    await expect(page.getByTestId("followers-end")).toHaveText(/End of list/);
+    await expect(page.getByTestId("load-all-stop")).toBeDisabled();
+    expect(await numberIn(page, "followers-loaded")).toBe(30);
+    expect(await numberIn(page, "followers-pages")).toBe(2);
+    expect(await numberIn(page, "followers-credits")).toBe(2 * FOLLOWERS_COST);
+    expect(lookups).toHaveLength(2);
+    expect(creditsBefore - (await creditsRemaining(page))).toBe(2 * FOLLOWERS_COST);
+
+    // Back on a list this session holds (client-side navigation keeps the cache): shown at once, nothing bought.
+    await page.getByRole("navigation", { name: "Console" }).getByRole("link", { name: "Publications" }).click();
+    await expect(page).toHaveURL(/\/publications$/);
+    await page.goBack();
+    await expect(page).toHaveURL(new RegExp(`/followers\\?userid=${SMALL_USER}$`));
+    await expect(page.getByTestId("followers-end")).toBeVisible();
+    expect(lookups).toHaveLength(2);
+
+    const { download, text } = await downloadText(page, "export-csv");
+    expect(download.suggestedFilename()).toBe(`followers-${SMALL_USER}.csv`);
+    const rows = parseCsv(text);
+    expect(rows[0]).toEqual(["entityId", "username", "fullName", "isPrivateProfile", "verified", "imageMediumUrl"]);
+    expect(rows).toHaveLength(31);
+    expect(new Set(rows.slice(1).map((row) => row[0])).size).toBe(30);
+    expect(rows.map((row) => row[2])).toContain("Zoë Becker");
+    for (const row of rows.slice(1)) {
+      // Private profiles have no image; public ones an http(s) URL.
+      if (row[3] === "true") expect(row[5]).toBe("");
+      else expect(row[5]).toMatch(/^https?:\/\//);
+    }
+
+    const json = await downloadText(page, "export-json");
+    expect(json.download.suggestedFilename()).toBe(`followers-${SMALL_USER}.json`);
+    const nodes = JSON.parse(json.text) as Array<{ entityId: string; fullName: string }>;
+    expect(nodes.map((node) => node.entityId)).toEqual(rows.slice(1).map((row) => row[0]));
+    expect(errors).toEqual([]);
+  });
+
+  test("an empty list, a bad id and an unknown user each say what happened", async ({ page }) => {
+    await signInAsAdminWithConsoleKey(page);
+    const lookups = recordLookups(page, "followers");
+    await page.goto("/followers");
+
+    await page.getByTestId("followers-input").fill("12ab");
+    await page.getByTestId("followers-run").click();
+    await expect(page.getByTestId("followers-input")).toHaveAttribute("aria-invalid", "true");
+    await expect(page.getByText(/digits only/)).toBeVisible();
+    expect(lookups).toHaveLength(0);
+
+    await runFollowers(page, EMPTY_USER);
+    await expect(page.getByTestId("followers-end")).toHaveText("This user has no followers.");
+    await expect(page.getByTestId("export-csv")).toBeDisabled();
+
+    const creditsBefore = await creditsRemaining(page);
+    await runFollowers(page, "2999999999");
+    await expect(page.getByTestId("lookup-error")).toContainText("No such user");
+    expect(await creditsRemaining(page)).toBe(creditsBefore);
+  });
+});
+
+test.describe("publications", () => {
+  test("pages through 45 publications; the page survives a reload and Back works", async ({ page }) => {
+    const errors = collectErrors(page);
+    await signInAsAdminWithConsoleKey(page);
+    const lookups = recordLookups(page, "get_user_publications");
+    const creditsBefore = await creditsRemaining(page);
+    const seenTitles = new Set<string>();
+    const rememberTitles = async () => {
+      for (const title of await page.getByTestId("publication-item").locator("h3").allTextContents()) seenTitles.add(title);
+    };
+
+    await page.goto("/publications");
+    await page.getByTestId("publications-input").fill(BIG_PROFILE);
+    await page.getByTestId("publications-run").click();
+    await expectPublicationsPage(page, 1);
+    await expect(page.getByTestId("pager-summary")).toContainText("Page 1 of 5 · 45 publications");
+    await expect(page.getByTestId("publication-item")).toHaveCount(10);
+    await expect(page.getByTestId("pager-prev")).toBeDisabled();
+    for (const number of [1, 2, 3, 4, 5]) await expect(page.getByTestId(`pager-page-${number}`)).toBeVisible();
+    await rememberTitles();
+
+    await page.getByTestId("pager-next").click();
+    await expectPublicationsPage(page, 2);
+    await rememberTitles();
+
+    await page.getByTestId("pager-page-3").click();
+    await expectPublicationsPage(page, 3);
+    await expect(page.getByTestId("pager-page-3")).toHaveAttribute("aria-current", "page");
+    const page3Titles = await page.getByTestId("publication-item").locator("h3").allTextContents();
+    expect(lookups).toHaveLength(3);
+
+    await page.reload();
+    await expectPublicationsPage(page, 3);
+    await expect(page.getByTestId("publications-input")).toHaveValue(BIG_PROFILE);
+    await expect(page.getByTestId("publication-item").locator("h3")).toHaveText(page3Titles);
+    await rememberTitles();
+
+    await page.goBack();
+    await expectPublicationsPage(page, 2);
+    await rememberTitles();
+
+    await page.getByTestId("pager-page-5").click();
+    await expectPublicationsPage(page, 5);
+    await expect(page.getByTestId("pager-summary")).toContainText("last page");
+    await expect(page.getByTestId("publication-item")).toHaveCount(5);
+    await expect(page.getByTestId("pager-next")).toBeDisabled();
+    await rememberTitles();
+
+    // Going back to a page held in this session is free.
+    const lookupsSoFar = lookups.length;
+    await page.getByTestId("pager-page-3").click();
+    await expectPublicationsPage(page, 3);
+    expect(lookups).toHaveLength(lookupsSoFar);
+
+    // Each lookup cost 1 credit; nothing else was charged.
+    expect(creditsBefore - (await creditsRemaining(page))).toBe(lookups.length * PUBLICATIONS_COST);
+
+    // Since the reload this session holds pages 3, 2 and 5: 25 publications, each once.
+    const { download, text } = await downloadText(page, "export-csv");
+    expect(download.suggestedFilename()).toMatch(/^publications-.*\.csv$/);
+    const rows = parseCsv(text);
+    expect(rows[0]).toEqual(["title", "publication", "date", "description", "publication_url"]);
+    expect(rows).toHaveLength(26);
+    const exportedTitles = rows.slice(1).map((row) => row[0] ?? "");
+    expect(new Set(exportedTitles.map((title, index) => `${title}|${rows[index + 1]?.[4]}`)).size).toBe(25);
+    for (const title of page3Titles) expect(exportedTitles).toContain(title);
+    for (const title of exportedTitles) expect(seenTitles.has(title)).toBe(true);
+    expect(errors).toEqual([]);
+  });
+
+  test("an empty profile and a malformed URN each say what happened", async ({ page }) => {
+    await signInAsAdminWithConsoleKey(page);
+    const lookups = recordLookups(page, "get_user_publications");
+    await page.goto("/publications");
+
+    await page.getByTestId("publications-input").fill("member:3000000001");
+    await page.getByTestId("publications-run").click();
+    await expect(page.getByTestId("publications-input")).toHaveAttribute("aria-invalid", "true");
+    expect(lookups).toHaveLength(0);
+
+    await page.getByTestId("publications-input").fill(EMPTY_PROFILE);
+    await page.getByTestId("publications-run").click();
+    await expect(page.getByText("This profile has no publications.")).toBeVisible();
+    await expect(page.getByTestId("publication-item")).toHaveCount(0);
+  });
+});
+
+test.describe("screenshots", () => {
+  for (const colorScheme of colorSchemes) {
+    test(`followers and publications in ${colorScheme} mode`, async ({ page }) => {
+      await page.emulateMedia({ colorScheme });
+      await signInAsAdminWithConsoleKey(page);
+
+      await page.goto("/followers");
+      await runFollowers(page, SMALL_USER);
+      await expect(page.getByTestId("follower-row").first()).toBeVisible();
+      await page.evaluate(async () => {
+        await document.fonts.ready;
+      });
+      // Let avatar images finish so the picture is stable.
+      await page.waitForLoadState("networkidle");
+      await page.screenshot({ path: `test-results/screenshots/followers-${colorScheme}.png`, fullPage: true });
+
+      await page.goto(`/publications?urn=${encodeURIComponent(BIG_PROFILE)}&page=1`);
+      await expect(page.getByTestId("publication-item")).toHaveCount(10);
+      await page.evaluate(async () => {
+        await document.fonts.ready;
+      });
+      await page.screenshot({ path: `test-results/screenshots/publications-${colorScheme}.png`, fullPage: true });
+    });
+  }
+});

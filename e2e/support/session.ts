@@ -1,0 +1,78 @@
+import fs from "node:fs";
+import path from "node:path";
+import { expect, type Page } from "@playwright/test";
+
+/**
+ * Signing in for browser specs. The server under test (playwright.config.ts) bootstraps the
+ * first administrator into E2E_DATA_DIR/initial-admin.txt; specs sign in as that admin and make
+ * sure the console has a key with enough credits, through the console's own API.
+ */
+export type AdminCredentials = { email: string; password: string };
+
+export const readInitialAdmin = (): AdminCredentials => {
+  const dataDir = process.env.E2E_DATA_DIR;
+  if (!dataDir) throw new Error("E2E_DATA_DIR is not set (playwright.config.ts sets it)");
+  const text = fs.readFileSync(path.join(dataDir, "initial-admin.txt"), "utf8");
+  const field = (name: string) => new RegExp(`^${name}:\\s*(.+)$`, "m").exec(text)?.[1]?.trim();
+  const email = field("email");
+  const password = field("password");
+  if (!email || !password) throw new Error("initial-admin.txt lacks an email or password line");
+  return { email, password };
+};
+
+export const signIn = async (page: Page, { email, password }: AdminCredentials): Promise<void> => {
+  await page.goto("/signin");
+  await page.getByLabel("Email").fill(email);
+  await page.getByLabel("Password").fill(password);
+  await page.getByRole("button", { name: "Sign in", exact: true }).click();
+  await page.waitForURL((url) => url.pathname !== "/signin");
+};
+
+export type ConsoleKeyOptions = {
+  /** The console key must hold at least this many credits; a new key gets 10× (min 100,000). */
+  minCredits?: number;
+  qpsLimit?: number;
+};
+
+type MeterKey = { id: string; creditsRemaining: number; qpsLimit: number };
+
+/** The console key's balance as the meter reads it, or null without a console key. */
+export const consoleKeyCredits = async (page: Page): Promise<MeterKey | null> => {
+  const response = await page.request.get("/api/console/meter");
+  expect(response.status(), "GET /api/console/meter").toBe(200);
+  const body = (await response.json()) as { key: MeterKey | null };
+  return body.key;
+};
+
+/**
+ * Signs in as the bootstrap admin and makes sure the console key has `minCredits` and a
+ * `qpsLimit` at least as high as asked; otherwise issues a new console key (same-origin fetch,
+ * so the console API's CSRF check passes as in the real UI). Returns the key in use.
+ */
+export const signInAsAdminWithConsoleKey = async (page: Page, options: ConsoleKeyOptions = {}): Promise<MeterKey> => {
+  const minCredits = options.minCredits ?? 1000;
+  const qpsLimit = options.qpsLimit ?? 1000;
+  await signIn(page, readInitialAdmin());
+  const current = await consoleKeyCredits(page);
+  if (current && current.creditsRemaining >= minCredits && current.qpsLimit >= qpsLimit) return current;
+
+  const input = {
+    name: `e2e console key ${new Date().toISOString()}`,
+    credits: Math.max(100_000, minCredits * 10),
+    qpsLimit,
+    useForConsole: true,
+  };
+  const created = await page.evaluate(async (body) => {
+    const response = await fetch("/api/keys", {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Accept: "application/json" },
+      body: JSON.stringify(body),
+    });
+    return { status: response.status, text: await response.text() };
+  }, input);
+  expect(created.status, `POST /api/keys: ${created.text}`).toBe(201);
+  const key = await consoleKeyCredits(page);
+  expect(key, "the new key is the console key").not.toBeNull();
+  if (!key) throw new Error("no console key after creating one");
+  return key;
+};

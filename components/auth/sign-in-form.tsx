@@ -1,7 +1,7 @@
 "use client";
 
 import { signIn } from "next-auth/react";
-import { useState, type FormEvent } from "react";
+import { useEffect, useState, type FormEvent } from "react";
 import { Button } from "@/components/ui/button";
 import { Input } from "@/components/ui/input";
 import { safeCallbackUrl } from "@/lib/auth/callback-url";
@@ -27,6 +27,9 @@ type FieldErrors = { email?: string; password?: string };
 
 export function SignInForm({ callbackUrl, oidcEnabled, initialError }: SignInFormProps) {
   const [pending, setPending] = useState<"credentials" | "oidc" | null>(null);
+  // Until the page is interactive a submit would be a plain form post: keep the buttons off.
+  const [ready, setReady] = useState(false);
+  useEffect(() => setReady(true), []);
   const [error, setError] = useState<string | undefined>(initialError);
   const [fieldErrors, setFieldErrors] = useState<FieldErrors>({});
   const destination = safeCallbackUrl(callbackUrl);
@@ -96,7 +99,7 @@ export function SignInForm({ callbackUrl, oidcEnabled, initialError }: SignInFor
         ) : null}
       </div>
 
-      <form noValidate onSubmit={onSubmit} className="flex flex-col gap-4" aria-busy={pending === "credentials" || undefined}>
+      <form method="post" noValidate onSubmit={onSubmit} className="flex flex-col gap-4" aria-busy={pending === "credentials" || undefined}>
         <Input
           label="Email"
           name="email"
@@ -117,7 +120,7 @@ export function SignInForm({ callbackUrl, oidcEnabled, initialError }: SignInFor
           error={fieldErrors.password}
           readOnly={pending !== null}
         />
-        <Button type="submit" size="lg" className="mt-1 w-full" disabled={pending !== null}>
+        <Button type="submit" size="lg" className="mt-1 w-full" disabled={!ready || pending !== null}>
           {pending === "credentials" ? "Signing in…" : "Sign in"}
         </Button>
       </form>
@@ -129,7 +132,7 @@ export function SignInForm({ callbackUrl, oidcEnabled, initialError }: SignInFor
             or
             <span className="h-px flex-1 bg-border" />
           </div>
-          <Button variant="secondary" size="lg" className="w-full" onClick={onSingleSignOn} disabled={pending !== null}>
+          <Button variant="secondary" size="lg" className="w-full" onClick={onSingleSignOn} disabled={!ready || pending !== null}>
             {pending === "oidc" ? "Redirecting…" : "Sign in with single sign-on"}
           </Button>
         </>

@@ -1,7 +1,6 @@
-/**
- * Where the console shell shows the signed-in user's credits. Intentionally empty: the credit
- * meter (components/credit-meter) plugs in here, and the shell stays unchanged.
- */
+import { CreditMeter } from "@/components/credit-meter";
+
+/** Where the console shell shows the active console key's credits. */
 export function CreditMeterSlot() {
-  return null;
+  return <CreditMeter />;
 }

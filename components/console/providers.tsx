@@ -2,6 +2,7 @@
 
 import { MutationCache, QueryCache, QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { useState, type ReactNode } from "react";
+import { OperationCostProvider } from "@/components/credit-meter";
 import { ConsoleApiError } from "@/lib/query/fetch-json";
 
 /** A session that ended elsewhere (sign out everywhere, account disabled) sends the browser to sign in again. */
@@ -29,5 +30,9 @@ const makeQueryClient = () =>
 
 export function ConsoleProviders({ children }: { children: ReactNode }) {
   const [queryClient] = useState(makeQueryClient);
-  return <QueryClientProvider client={queryClient}>{children}</QueryClientProvider>;
+  return (
+    <QueryClientProvider client={queryClient}>
+      <OperationCostProvider>{children}</OperationCostProvider>
+    </QueryClientProvider>
+  );
 }

@@ -1,0 +1,34 @@
+import { z } from "zod";
+import { operationNames, type OperationName } from "@/lib/api/operations";
+import { ConsoleError, consoleRoute } from "@/lib/console-api/handler";
+import { MAX_RECENT_LIMIT, recentLookups } from "@/lib/usage/recent";
+
+export const dynamic = "force-dynamic";
+
+const recentQuery = z.object({
+  operations: z
+    .string()
+    .optional()
+    .transform((value) => (value ? value.split(",").map((name) => name.trim()).filter(Boolean) : [...operationNames]))
+    .refine((names): names is OperationName[] => names.every((name) => (operationNames as string[]).includes(name)), {
+      message: `operations must be a comma-separated list of ${operationNames.join(", ")}.`,
+    }),
+  limit: z.coerce
+    .number({ error: "limit must be a number." })
+    .int("limit must be a whole number.")
+    .min(1, "limit must be at least 1.")
+    .max(MAX_RECENT_LIMIT, `limit can be at most ${MAX_RECENT_LIMIT}.`)
+    .default(10),
+});
+
+/** The signed-in user's recent successful lookups: `?operations=event_details,event_details_id&limit=10`. */
+export const GET = consoleRoute({}, async ({ db, user, query }) => {
+  const parsed = recentQuery.safeParse({
+    operations: query.get("operations") ?? undefined,
+    limit: query.get("limit") ?? undefined,
+  });
+  if (!parsed.success) {
+    throw new ConsoleError(400, "invalid_request", parsed.error.issues[0]?.message ?? "Invalid query.");
+  }
+  return { items: await recentLookups(db, user.id, parsed.data.operations, parsed.data.limit) };
+});

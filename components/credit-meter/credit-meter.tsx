@@ -1,0 +1,127 @@
+"use client";
+
+import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
+import { Button } from "@/components/ui/button";
+import { cx } from "@/components/ui/class-names";
+import { Meter, type MeterVariant } from "@/components/ui/meter";
+import { lastLookupQuery, type LastLookup } from "@/lib/query/lookup";
+import { creditLevel, meterQuery, type CreditLevel } from "@/lib/query/meter";
+import { useCurrentOperationCost } from "./operation-cost";
+
+/**
+ * The credit meter on every console page: the console key's credits remaining / granted, what a
+ * lookup on this page costs, and what the last lookup charged. Lookups patch its query from
+ * their X-Credits-Remaining header (lib/query/lookup.ts), so it moves without a reload.
+ */
+export type CreditMeterProps = {
+  /** The cost of one lookup on this page; defaults to what the page set with useOperationCost. */
+  costCredits?: number;
+  className?: string;
+};
+
+const numberFormat = new Intl.NumberFormat("en-US");
+const formatCredits = (credits: number) => `${numberFormat.format(credits)} ${credits === 1 ? "credit" : "credits"}`;
+
+const variants: Record<CreditLevel, MeterVariant> = { ok: "normal", low: "amber", critical: "red" };
+
+const linkClass = "font-medium text-accent underline-offset-2 hover:underline";
+
+function LastLookupLine({ lastLookup }: { lastLookup: LastLookup | null | undefined }) {
+  // Always rendered, so screen readers hear each new charge and the meter keeps its height.
+  return (
+    <p role="status" className="min-h-4 text-xs text-muted" data-testid="credit-meter-last">
+      {!lastLookup ? null : lastLookup.creditsCharged > 0 ? (
+        <>
+          Last lookup: <span className="font-medium text-foreground tabular-nums">−{formatCredits(lastLookup.creditsCharged)}</span>
+        </>
+      ) : (
+        <>Last lookup failed — nothing charged.</>
+      )}
+    </p>
+  );
+}
+
+export function CreditMeter({ costCredits, className }: CreditMeterProps) {
+  const pageCost = useCurrentOperationCost();
+  const cost = costCredits ?? pageCost;
+  const meter = useQuery(meterQuery());
+  const lastLookup = useQuery(lastLookupQuery()).data;
+
+  const frame = cx("flex min-w-0 flex-col gap-2 rounded-xl border border-border bg-surface p-3 text-sm shadow-sm", className);
+
+  if (meter.isPending) {
+    return (
+      <section aria-label="Credits" aria-busy="true" className={frame} data-testid="credit-meter">
+        <div className="h-5 w-2/3 animate-pulse rounded bg-surface-muted" />
+        <div className="h-2 w-full animate-pulse rounded-full bg-surface-muted" />
+        <div className="h-4 w-1/2 animate-pulse rounded bg-surface-muted" />
+      </section>
+    );
+  }
+
+  if (meter.isError) {
+    return (
+      <section aria-label="Credits" className={frame} data-testid="credit-meter">
+        <p className="text-muted">Credits could not be loaded.</p>
+        <Button variant="secondary" size="sm" onClick={() => void meter.refetch()}>
+          Try again
+        </Button>
+      </section>
+    );
+  }
+
+  const key = meter.data.key;
+  if (!key) {
+    return (
+      <section aria-label="Credits" className={frame} data-testid="credit-meter" data-console-key="none">
+        <p className="font-medium text-foreground">No console key</p>
+        <p className="text-xs text-muted">
+          Lookups need one.{" "}
+          <Link href="/keys" className={linkClass} data-testid="credit-meter-keys-link">
+            Choose a key on the Keys page
+          </Link>
+        </p>
+      </section>
+    );
+  }
+
+  const level = creditLevel(key);
+  const lookupsLeft = cost && cost > 0 ? Math.floor(key.creditsRemaining / cost) : null;
+
+  return (
+    <section
+      aria-label="Credits"
+      className={frame}
+      data-testid="credit-meter"
+      data-credits-remaining={key.creditsRemaining}
+      data-credits-granted={key.creditsGranted}
+      data-level={level}
+    >
+      <p className="flex min-w-0 items-baseline justify-between gap-2 text-xs text-muted">
+        <span className="min-w-0 truncate">
+          Console key <span className="font-medium text-foreground" data-testid="credit-meter-key-name">{key.name}</span>
+        </span>
+        <Link href="/keys" className={cx(linkClass, "shrink-0")}>
+          Keys
+        </Link>
+      </p>
+      <Meter label="Credits" value={key.creditsRemaining} max={key.creditsGranted} variant={variants[level]} />
+      {cost !== undefined ? (
+        <p className="text-xs text-muted" data-testid="credit-meter-cost">
+          This page: <span className="font-medium text-foreground">{formatCredits(cost)}</span> per lookup
+          {lookupsLeft !== null ? <> · {numberFormat.format(lookupsLeft)} left</> : null}
+        </p>
+      ) : null}
+      {level !== "ok" ? (
+        <p className={cx("text-xs font-medium", level === "critical" ? "text-danger" : "text-warning")}>
+          {level === "critical" ? "Almost out of credits." : "Credits are running low."}{" "}
+          <Link href="/keys" className="underline underline-offset-2">
+            Keys page
+          </Link>
+        </p>
+      ) : null}
+      <LastLookupLine lastLookup={lastLookup} />
+    </section>
+  );
+}

@@ -44,6 +44,7 @@ export type Settler = {
 export const createSettler = (db: () => Promise<Queryable>): Settler => {
   let queue: Pending[] = [];
   let flushing: Promise<void> | null = null;
+  let scheduled = false;
 
   const writeBatch = async (batch: Pending[]) => {
     const now = performance.now();
@@ -95,14 +96,26 @@ export const createSettler = (db: () => Promise<Queryable>): Settler => {
     flushing = null;
   };
 
+  // The first request of a batch waits for the end of this event-loop turn (setImmediate), so
+  // every request whose I/O was handled in the same turn joins its commit; requests arriving
+  // while a batch is being written join the next one.
+  const schedule = () => {
+    if (scheduled || flushing) return;
+    scheduled = true;
+    setImmediate(() => {
+      scheduled = false;
+      flushing ??= flush();
+    });
+  };
+
   return {
     settle: (request) =>
       new Promise<Settlement>((resolve, reject) => {
         queue.push({ request, resolve, reject });
-        flushing ??= flush();
+        schedule();
       }),
     drain: async () => {
-      while (flushing) await flushing;
+      while (flushing || scheduled) await (flushing ?? new Promise((resolve) => setImmediate(resolve)));
     },
   };
 };

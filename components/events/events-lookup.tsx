@@ -17,7 +17,7 @@ import {
 } from "@/lib/query/events";
 import { isLookupError, type EventData, type LookupSuccess } from "@/lib/query/lookup";
 import { EventCard, EventCardSkeleton } from "./event-card";
-import { LookupErrorNotice } from "./lookup-error";
+import { LookupErrorPanel } from "@/components/lookup/lookup-error-panel";
 import { RecentEventLookups } from "./recent-lookups";
 
 /**
@@ -62,7 +62,7 @@ type EventResultProps = {
 };
 
 function EventResult({ input, query, onRun, onOpenRelated, publicOrigin }: EventResultProps) {
-  const { data, error, isFetching } = query;
+  const { data, error, isFetching, errorUpdatedAt } = query;
   const status = isFetching ? "Looking up the event…" : error ? "" : data ? `Event loaded: ${data.data.event.title}` : "";
 
   return (
@@ -70,7 +70,7 @@ function EventResult({ input, query, onRun, onOpenRelated, publicOrigin }: Event
       <p className="sr-only" role="status">
         {status}
       </p>
-      {error && !isFetching ? <LookupErrorNotice error={error} what="event" onRetry={() => void query.refetch()} /> : null}
+      {error && !isFetching ? <LookupErrorPanel error={error} subject="event" errorAt={errorUpdatedAt} onRetry={() => void query.refetch()} /> : null}
       {data ? (
         <div className={cx("transition-opacity", isFetching && "opacity-60")} aria-busy={isFetching}>
           <EventCard

@@ -14,7 +14,7 @@ import { followerCsvColumns } from "./follower-export";
 import { FollowerList, FOLLOWER_ROW_HEIGHT } from "./follower-list";
 import { FollowersStatus } from "./followers-status";
 import { LoadAllControl, type NextPageOutcome } from "./load-all-control";
-import { LookupErrorPanel } from "./lookup-error-panel";
+import { LookupErrorPanel } from "@/components/lookup/lookup-error-panel";
 
 const PAGE_COST_CREDITS = operations.followers.costCredits;
 const INPUT_PROBLEM = "Enter a user id: digits only (up to 20), e.g. 2000000001.";

@@ -5,7 +5,7 @@ import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useRef, useState, type FormEvent } from "react";
 import { OperationCost } from "@/components/credit-meter/operation-cost";
 import { DownloadButtons, safeFileName } from "@/components/export/download-buttons";
-import { LookupErrorPanel } from "@/components/followers/lookup-error-panel";
+import { LookupErrorPanel } from "@/components/lookup/lookup-error-panel";
 import { Button } from "@/components/ui/button";
 import { Input } from "@/components/ui/input";
 import { operations } from "@/lib/api/operations";

@@ -14,7 +14,7 @@ import {
 
 export type LookupErrorPanelProps = {
   error: unknown;
-  /** What was looked up: "user" → "No such user.", "profile" → "No such profile.". */
+  /** What was looked up: "event" → "No such event.", "user" → "No such user.", … */
   subject: LookupSubject;
   /** When the error arrived (the query's errorUpdatedAt): the 429 countdown starts there. */
   errorAt: number;
@@ -45,7 +45,7 @@ const useSecondsUntil = (deadline: number): number => {
 /**
  * A failed lookup as a sentence with what to do next (issue 5 "States"): 402 → out of credits
  * and a link to Keys, 429 → a countdown and Retry, 404 → "No such …", 400 → the sentence (the
- * form highlights the field). Says so when the failure cost nothing.
+ * form highlights the field). Says so when the failure cost nothing. Shared by every lookup page.
  */
 export function LookupErrorPanel({ error, subject, errorAt, onRetry, retrying = false, className }: LookupErrorPanelProps) {
   const code = isLookupError(error) ? error.code : "server_error";
@@ -72,7 +72,14 @@ export function LookupErrorPanel({ error, subject, errorAt, onRetry, retrying = 
     >
       <div className="flex min-w-0 flex-col gap-0.5">
         <p className="font-medium text-danger">{text}</p>
-        {chargedNothing(error) ? <p className="text-xs text-muted">Nothing was charged for this request.</p> : null}
+        {chargedNothing(error) && code !== "server_error" ? (
+          <p className="text-xs text-muted" data-testid="lookup-error-charge">
+            Nothing was charged.
+          </p>
+        ) : null}
+        {isLookupError(error) && error.requestId ? (
+          <p className="font-mono text-xs break-all text-muted">Request {error.requestId}</p>
+        ) : null}
       </div>
       <div className="flex shrink-0 flex-wrap items-center gap-2">
         {action ? (

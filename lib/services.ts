@@ -7,7 +7,8 @@ import { createTokenVerifier } from "@/lib/keys/tokens";
 import { createRateLimiter, createRedisClient, type RateLimiter } from "@/lib/ratelimit/limiter";
 import { createSettler, type Settler } from "@/lib/credits/settle";
 import { createCursorCodec, type CursorCodec } from "@/lib/connectors/cursor";
-import { createStoreConnector, type StoreConnector } from "@/lib/connectors/store";
+import { createStoreConnector } from "@/lib/connectors/store";
+import { selectConnector, type DataConnector } from "@/lib/connectors/select";
 import { authSecret, derivedKey } from "@/lib/security/secrets";
 
 /**
@@ -20,7 +21,7 @@ export type Services = {
   authenticator: Authenticator;
   limiter: RateLimiter;
   settler: Settler;
-  connector: StoreConnector;
+  connector: DataConnector;
   cursors: CursorCodec;
   eventSiteHosts: readonly string[];
 };
@@ -42,7 +43,13 @@ const build = (): Promise<Services> => {
     authenticator,
     limiter: createRateLimiter({ redis: client }),
     settler: createSettler(db),
-    connector: createStoreConnector({ db, cursors, cacheTtlMs: RECORD_CACHE_TTL_MS }),
+    connector: selectConnector({
+      settings: config,
+      db,
+      cursors,
+      store: createStoreConnector({ db, cursors, cacheTtlMs: RECORD_CACHE_TTL_MS }),
+      sealKey: derivedKey("provider-keys"),
+    }),
     cursors,
     eventSiteHosts: config.EVENTSITE_HOSTS,
     };

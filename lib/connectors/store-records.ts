@@ -130,15 +130,20 @@ export const upsertEvents = async (db: Queryable, events: EventRecord[], source:
   return byId.size;
 };
 
-/** Writes records at positions 0..n-1 under one owner key; the table and column are never user input. */
-const insertPositioned = async (
+/**
+ * Writes records at positions 0..n-1 under one owner key; the table and column are never user
+ * input. Records are serialised one statement's worth at a time, so a list of 200,000 never has
+ * all its JSON text in memory at once.
+ */
+const insertPositioned = async <Item>(
   db: Queryable,
   target: { table: "pin_followers"; ownerColumn: "user_id" } | { table: "publications"; ownerColumn: "urn" },
   owner: string,
-  records: readonly string[],
+  items: readonly Item[],
+  toJson: (item: Item) => string,
 ): Promise<void> => {
-  for (let first = 0; first < records.length; first += LIST_ROWS_PER_STATEMENT) {
-    const batch = records.slice(first, first + LIST_ROWS_PER_STATEMENT);
+  for (let first = 0; first < items.length; first += LIST_ROWS_PER_STATEMENT) {
+    const batch = items.slice(first, first + LIST_ROWS_PER_STATEMENT).map(toJson);
     // $1 is the owner shared by every row, $2 the position of the batch's first record.
     const params: unknown[] = [owner, first];
     const rows = batch.map((record, index) => {
@@ -154,7 +159,7 @@ const insertPositioned = async (
 
 /** Upserts a pin-board user and replaces all of its followers; returns the follower count. */
 export const upsertFollowerList = (db: Queryable, list: FollowerList, source: string): Promise<number> => {
-  const records = list.followers.map(followerJson);
+  const records = list.followers;
   return atomically(db, async (queryable) => {
     await queryable.query(
       `INSERT INTO pin_users (user_id, node_id, follower_count, source, fetched_at)
@@ -165,14 +170,14 @@ export const upsertFollowerList = (db: Queryable, list: FollowerList, source: st
       [list.userid, nodeIdFor(list.userid), records.length, source],
     );
     await queryable.query("DELETE FROM pin_followers WHERE user_id = $1", [list.userid]);
-    await insertPositioned(queryable, { table: "pin_followers", ownerColumn: "user_id" }, list.userid, records);
+    await insertPositioned(queryable, { table: "pin_followers", ownerColumn: "user_id" }, list.userid, records, followerJson);
     return records.length;
   });
 };
 
 /** Upserts a profile and replaces all of its publications; returns the publication count. */
 export const upsertPublicationList = (db: Queryable, list: PublicationList, source: string): Promise<number> => {
-  const records = list.publications.map(publicationJson);
+  const records = list.publications;
   return atomically(db, async (queryable) => {
     await queryable.query(
       `INSERT INTO profiles (urn, publication_count, source, fetched_at)
@@ -182,7 +187,7 @@ export const upsertPublicationList = (db: Queryable, list: PublicationList, sour
       [list.urn, records.length, source],
     );
     await queryable.query("DELETE FROM publications WHERE urn = $1", [list.urn]);
-    await insertPositioned(queryable, { table: "publications", ownerColumn: "urn" }, list.urn, records);
+    await insertPositioned(queryable, { table: "publications", ownerColumn: "urn" }, list.urn, records, publicationJson);
     return records.length;
   });
 };

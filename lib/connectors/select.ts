@@ -1,0 +1,95 @@
+import type { Db } from "@/lib/db/client";
+import type { Env } from "@/lib/env";
+import { describeError, log } from "@/lib/log";
+import { getProviderKeyView, recordProviderKeyError } from "./provider-keys";
+import type { CursorCodec } from "./cursor";
+import type { StoreConnector } from "./store";
+import { createUpstreamClient, type UpstreamKeyRejectedError } from "./upstream-client";
+import { createProviderConfig } from "./upstream-config";
+import { createCircuitBreaker, createSemaphore } from "./upstream-resilience";
+import { createUpstreamConnector, type UpstreamControl } from "./upstream";
+
+/**
+ * The connector a deployment answers lookups with (DATA_SOURCE): the store alone, or the
+ * upstream provider behind its cache (optionally the store first). `upstream` is there for the
+ * health check and the admin settings page; clearCache() is called after imports.
+ */
+export type DataConnector = StoreConnector & { readonly upstream?: UpstreamControl };
+
+export type UpstreamSettings = Pick<
+  Env,
+  | "DATA_SOURCE"
+  | "UPSTREAM_BASE_URL"
+  | "UPSTREAM_API_KEY"
+  | "UPSTREAM_KEY_MODE"
+  | "UPSTREAM_TIMEOUT_MS"
+  | "UPSTREAM_MAX_CONCURRENCY"
+  | "UPSTREAM_RETRIES"
+  | "UPSTREAM_MAX_RETRY_WAIT_MS"
+  | "UPSTREAM_BREAKER_THRESHOLD"
+  | "UPSTREAM_BREAKER_COOLDOWN_MS"
+  | "CACHE_TTL_EVENTS_S"
+  | "CACHE_TTL_FOLLOWERS_S"
+  | "CACHE_TTL_PUBLICATIONS_S"
+  | "CACHE_HIT_CREDITS"
+>;
+
+export const selectConnector = (deps: {
+  settings: UpstreamSettings;
+  db: () => Promise<Db>;
+  cursors: CursorCodec;
+  store: StoreConnector;
+  /** Seals provider keys at rest: derivedKey("provider-keys") in the server. */
+  sealKey: Buffer;
+  fetch?: typeof fetch;
+  now?: () => number;
+}): DataConnector => {
+  const { settings } = deps;
+  if (settings.DATA_SOURCE === "store") return deps.store;
+
+  const config = createProviderConfig({
+    db: deps.db,
+    sealKey: deps.sealKey,
+    keyMode: settings.UPSTREAM_KEY_MODE,
+    environment: { baseUrl: settings.UPSTREAM_BASE_URL, apiKey: settings.UPSTREAM_API_KEY },
+    now: deps.now,
+  });
+  const onKeyRejected = (error: UpstreamKeyRejectedError) => {
+    if (error.owner.kind !== "user") return;
+    const { userId } = error.owner;
+    config.invalidate(userId);
+    void (async () => {
+      const db = await deps.db();
+      if (await getProviderKeyView(db, userId)) await recordProviderKeyError(db, userId, error.message);
+    })().catch((failure: unknown) => log.warn("could not record a provider key refusal", { userId, error: describeError(failure) }));
+  };
+  const client = createUpstreamClient({
+    timeoutMs: settings.UPSTREAM_TIMEOUT_MS,
+    retries: settings.UPSTREAM_RETRIES,
+    maxRetryWaitMs: settings.UPSTREAM_MAX_RETRY_WAIT_MS,
+    breaker: createCircuitBreaker({
+      threshold: settings.UPSTREAM_BREAKER_THRESHOLD,
+      cooldownMs: settings.UPSTREAM_BREAKER_COOLDOWN_MS,
+      now: deps.now,
+    }),
+    semaphore: createSemaphore(settings.UPSTREAM_MAX_CONCURRENCY),
+    fetch: deps.fetch,
+    now: deps.now,
+    onKeyRejected,
+  });
+  return createUpstreamConnector({
+    db: deps.db,
+    cursors: deps.cursors,
+    client,
+    config,
+    mode: settings.DATA_SOURCE,
+    store: deps.store,
+    ttls: {
+      eventsS: settings.CACHE_TTL_EVENTS_S,
+      followersS: settings.CACHE_TTL_FOLLOWERS_S,
+      publicationsS: settings.CACHE_TTL_PUBLICATIONS_S,
+    },
+    cacheHitCredits: settings.CACHE_HIT_CREDITS,
+    now: deps.now,
+  });
+};

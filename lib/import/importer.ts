@@ -1,0 +1,264 @@
+import fs from "node:fs";
+import path from "node:path";
+import type { EventRecord } from "@/lib/api/records";
+import {
+  eventJson,
+  followerJson,
+  publicationJson,
+  upsertEvents,
+  upsertFollowerList,
+  upsertPublicationList,
+  type FollowerList,
+  type PublicationList,
+} from "@/lib/connectors/store-records";
+import type { Db, Queryable } from "@/lib/db/client";
+import { detectFormat, readItems, type FileFormat } from "./read-items";
+import { classifyRecord, type ImportRecord } from "./records";
+
+/**
+ * Imports snapshot files into the record store through the record writers (store-records.ts).
+ * Streams: values are read one at a time and written in batches of bounded size, each batch in
+ * one transaction. Idempotent: a record identical to the stored one (same canonical text, same
+ * source) is left alone, so importing a file twice changes nothing, not even fetched_at.
+ * Bad values are reported with their line and skipped; with `strict`, every file is checked
+ * first and nothing is written unless all of it is good.
+ */
+export const IMPORT_SOURCE = "import";
+
+// Entries (events, followers, publications) per write transaction; a bigger list goes alone.
+const BATCH_ENTRIES = 5000;
+const COMPARE_PAGE = 5000;
+export const MAX_REPORTED_PROBLEMS = 1000;
+
+export type ImportProblem = { file: string; line: number; message: string };
+
+export type ImportCounts = {
+  /** Good records read (written or unchanged). */
+  records: number;
+  written: number;
+  unchanged: number;
+  /** Bad values skipped (or, with strict, found). */
+  skipped: number;
+  events: number;
+  followerLists: number;
+  followers: number;
+  publicationLists: number;
+  publications: number;
+};
+
+export type ImportReport = ImportCounts & {
+  /** strict and a bad value was found: nothing was written. */
+  aborted: boolean;
+  /** The first MAX_REPORTED_PROBLEMS problems; `skipped` counts them all. */
+  problems: ImportProblem[];
+};
+
+export type ImportProgress = ImportCounts & {
+  phase: "checking" | "importing";
+  file: string;
+  bytesRead: number;
+  bytesTotal: number;
+};
+
+export type ImportInput = { path: string; name?: string; format?: FileFormat };
+
+export type ImportOptions = {
+  strict?: boolean;
+  source?: string;
+  onProblem?: (problem: ImportProblem) => void;
+  onProgress?: (progress: ImportProgress) => void;
+};
+
+const emptyCounts = (): ImportCounts => ({
+  records: 0,
+  written: 0,
+  unchanged: 0,
+  skipped: 0,
+  events: 0,
+  followerLists: 0,
+  followers: 0,
+  publicationLists: 0,
+  publications: 0,
+});
+
+const weight = (record: ImportRecord): number =>
+  record.kind === "event" ? 1 : record.kind === "followers" ? record.list.followers.length + 1 : record.list.publications.length + 1;
+
+/** Events that differ from the stored ones (text or source); the last copy of an id wins. */
+const changedEvents = async (db: Queryable, events: EventRecord[], source: string): Promise<EventRecord[]> => {
+  const byId = new Map<string, EventRecord>();
+  for (const event of events) byId.set(event.event_id, event);
+  const stored = await db.query<{ event_id: string; record: string; source: string }>(
+    "SELECT event_id, record::text AS record, source FROM events WHERE event_id = ANY($1::text[])",
+    [[...byId.keys()]],
+  );
+  const storedById = new Map(stored.map((row) => [row.event_id, row]));
+  return [...byId.values()].filter((event) => {
+    const row = storedById.get(event.event_id);
+    return !row || row.source !== source || row.record !== eventJson(event);
+  });
+};
+
+/** Whether a stored list already holds exactly these records (compared page by page). */
+const sameList = async (
+  db: Queryable,
+  target: { owners: "pin_users" | "profiles"; countColumn: "follower_count" | "publication_count"; entries: "pin_followers" | "publications"; ownerColumn: "user_id" | "urn" },
+  owner: string,
+  records: { length: number; at(index: number): string },
+  source: string,
+): Promise<boolean> => {
+  const heads = await db.query<{ count: number; source: string }>(
+    `SELECT ${target.countColumn} AS count, source FROM ${target.owners} WHERE ${target.ownerColumn} = $1`,
+    [owner],
+  );
+  const head = heads[0];
+  if (!head || head.source !== source || head.count !== records.length) return false;
+  for (let start = 0; start < records.length; start += COMPARE_PAGE) {
+    const rows = await db.query<{ record: string }>(
+      `SELECT record::text AS record FROM ${target.entries} WHERE ${target.ownerColumn} = $1 AND position >= $2 AND position < $3 ORDER BY position`,
+      [owner, start, start + COMPARE_PAGE],
+    );
+    const expected = Math.min(COMPARE_PAGE, records.length - start);
+    if (rows.length !== expected) return false;
+    for (let index = 0; index < rows.length; index += 1) {
+      if (rows[index]?.record !== records.at(start + index)) return false;
+    }
+  }
+  return true;
+};
+
+/** Canonical texts computed on demand, so comparing a huge list does not build them all at once. */
+const lazyTexts = <Entry>(entries: readonly Entry[], toJson: (entry: Entry) => string) => ({
+  length: entries.length,
+  at: (index: number): string => {
+    const entry = entries[index];
+    return entry === undefined ? "" : toJson(entry);
+  },
+});
+
+const writeBatch = async (db: Db, batch: ImportRecord[], source: string, counts: ImportCounts): Promise<void> => {
+  await db.transaction(async (tx) => {
+    const events = batch.flatMap((record) => (record.kind === "event" ? [record.event] : []));
+    if (events.length > 0) {
+      const distinct = new Set(events.map((event) => event.event_id)).size;
+      const changed = await changedEvents(tx, events, source);
+      if (changed.length > 0) await upsertEvents(tx, changed, source);
+      counts.written += changed.length;
+      counts.unchanged += distinct - changed.length;
+      // Repeated ids inside one batch count once as written or unchanged, the rest as unchanged.
+      counts.unchanged += events.length - distinct;
+    }
+    for (const record of batch) {
+      if (record.kind === "followers") {
+        const list: FollowerList = record.list;
+        const unchanged = await sameList(
+          tx,
+          { owners: "pin_users", countColumn: "follower_count", entries: "pin_followers", ownerColumn: "user_id" },
+          list.userid,
+          lazyTexts(list.followers, followerJson),
+          source,
+        );
+        if (unchanged) counts.unchanged += 1;
+        else {
+          await upsertFollowerList(tx, list, source);
+          counts.written += 1;
+        }
+      } else if (record.kind === "publications") {
+        const list: PublicationList = record.list;
+        const unchanged = await sameList(
+          tx,
+          { owners: "profiles", countColumn: "publication_count", entries: "publications", ownerColumn: "urn" },
+          list.urn,
+          lazyTexts(list.publications, publicationJson),
+          source,
+        );
+        if (unchanged) counts.unchanged += 1;
+        else {
+          await upsertPublicationList(tx, list, source);
+          counts.written += 1;
+        }
+      }
+    }
+  });
+};
+
+const countRecord = (counts: ImportCounts, record: ImportRecord) => {
+  counts.records += 1;
+  if (record.kind === "event") counts.events += 1;
+  else if (record.kind === "followers") {
+    counts.followerLists += 1;
+    counts.followers += record.list.followers.length;
+  } else {
+    counts.publicationLists += 1;
+    counts.publications += record.list.publications.length;
+  }
+};
+
+/** One pass over the files: checks every value, and writes the good ones unless `write` is false. */
+const pass = async (
+  db: Db | null,
+  inputs: readonly ImportInput[],
+  options: ImportOptions & { phase: ImportProgress["phase"] },
+  report: ImportReport,
+): Promise<void> => {
+  const source = options.source ?? IMPORT_SOURCE;
+  for (const input of inputs) {
+    const name = input.name ?? input.path;
+    const format = input.format ?? (await detectFormat(input.path, name));
+    const bytesTotal = (await fs.promises.stat(input.path)).size;
+    let bytesRead = 0;
+    const progress = () =>
+      options.onProgress?.({ ...pick(report), phase: options.phase, file: path.basename(name), bytesRead, bytesTotal });
+
+    let batch: ImportRecord[] = [];
+    let batchWeight = 0;
+    const flush = async () => {
+      if (db && batch.length > 0) await writeBatch(db, batch, source, report);
+      batch = [];
+      batchWeight = 0;
+    };
+
+    for await (const item of readItems(input.path, { format, onBytes: (read) => (bytesRead = read) })) {
+      const classified = "error" in item ? { ok: false as const, message: item.error } : classifyRecord(item.value);
+      if (!classified.ok) {
+        report.skipped += 1;
+        const problem = { file: name, line: item.line, message: classified.message };
+        if (report.problems.length < MAX_REPORTED_PROBLEMS) report.problems.push(problem);
+        options.onProblem?.(problem);
+      } else {
+        countRecord(report, classified.record);
+        if (db) {
+          batch.push(classified.record);
+          batchWeight += weight(classified.record);
+          if (batchWeight >= BATCH_ENTRIES) await flush();
+        }
+      }
+      progress();
+    }
+    await flush();
+    progress();
+  }
+};
+
+const pick = (report: ImportReport): ImportCounts => ({
+  records: report.records,
+  written: report.written,
+  unchanged: report.unchanged,
+  skipped: report.skipped,
+  events: report.events,
+  followerLists: report.followerLists,
+  followers: report.followers,
+  publicationLists: report.publicationLists,
+  publications: report.publications,
+});
+
+export const importFiles = async (db: Db, inputs: readonly ImportInput[], options: ImportOptions = {}): Promise<ImportReport> => {
+  const report: ImportReport = { ...emptyCounts(), aborted: false, problems: [] };
+  if (options.strict) {
+    await pass(null, inputs, { ...options, phase: "checking" }, report);
+    if (report.skipped > 0) return { ...report, aborted: true };
+    Object.assign(report, emptyCounts());
+  }
+  await pass(db, inputs, { ...options, phase: "importing" }, report);
+  return report;
+};

@@ -1,0 +1,121 @@
+import fs from "node:fs";
+import path from "node:path";
+import { StringDecoder } from "node:string_decoder";
+import { JsonSplitter, type SplitItem } from "./json-splitter";
+
+/**
+ * Reads an import file as a stream of values with their line numbers:
+ * - a file whose first character is `[` is a JSON array, split element by element;
+ * - a `.json` file is one JSON value (or several, concatenated), pretty-printed or not;
+ * - anything else is NDJSON: one value per line, blank lines ignored, a bad line only loses itself.
+ * Never more than one value (and one read buffer) in memory.
+ */
+export type FileFormat = "ndjson" | "json";
+
+const SNIFF_BYTES = 4096;
+const READ_BUFFER_BYTES = 1 << 20;
+
+const firstCharacter = async (file: string): Promise<string | null> => {
+  const handle = await fs.promises.open(file, "r");
+  try {
+    const buffer = Buffer.alloc(SNIFF_BYTES);
+    const { bytesRead } = await handle.read(buffer, 0, SNIFF_BYTES, 0);
+    const text = buffer.subarray(0, bytesRead).toString("utf8").replace(/^[\s\uFEFF]+/, "");
+    return text.length > 0 ? (text[0] ?? null) : null;
+  } finally {
+    await handle.close();
+  }
+};
+
+export const detectFormat = async (file: string, name = file): Promise<FileFormat> => {
+  if ((await firstCharacter(file)) === "[") return "json";
+  return path.extname(name).toLowerCase() === ".json" ? "json" : "ndjson";
+};
+
+export type ReadOptions = {
+  format: FileFormat;
+  /** Told the number of bytes read so far, as the file is read (for progress). */
+  onBytes?: (bytesRead: number) => void;
+};
+
+/** A value of the file, parsed, with the line it starts on; or why it could not be read. */
+export type ReadItem = { line: number; value: unknown } | { line: number; error: string };
+
+/**
+ * JSON.parse of one value's text. The text is not kept by the item: a 70 MB line must be
+ * garbage once parsed, not live on while its records are written.
+ */
+const parseText = (line: number, text: string): ReadItem => {
+  try {
+    return { line, value: JSON.parse(text) };
+  } catch (error) {
+    return { line, error: `invalid JSON (${error instanceof Error ? error.message.slice(0, 200) : String(error)})` };
+  }
+};
+
+const parseSplit = (item: SplitItem): ReadItem => ("error" in item ? item : parseText(item.line, item.text));
+
+/**
+ * NDJSON lines out of decoded chunks. Pulling chunk by chunk (not readline, whose async iterator
+ * buffers up to 1024 lines ahead of a slow consumer) keeps memory at one line plus one buffer.
+ */
+async function* ndjsonItems(chunks: AsyncIterable<string>): AsyncGenerator<ReadItem> {
+  let parts: string[] = [];
+  let line = 0;
+  const take = (): ReadItem | null => {
+    line += 1;
+    let text = parts.join("");
+    parts = [];
+    if (line === 1) text = text.replace(/^\uFEFF/, "");
+    return text.trim() === "" ? null : parseText(line, text);
+  };
+  for await (const chunk of chunks) {
+    let start = 0;
+    for (let newline = chunk.indexOf("\n"); newline >= 0; newline = chunk.indexOf("\n", start)) {
+      parts.push(chunk.slice(start, newline));
+      start = newline + 1;
+      const item = take();
+      if (item) yield item;
+    }
+    if (start < chunk.length) parts.push(chunk.slice(start));
+  }
+  if (parts.length > 0) {
+    const item = take();
+    if (item) yield item;
+  }
+}
+
+async function* decodedChunks(file: string, onBytes?: (bytesRead: number) => void): AsyncGenerator<string> {
+  const stream = fs.createReadStream(file, { highWaterMark: READ_BUFFER_BYTES });
+  const decoder = new StringDecoder("utf8");
+  let bytesRead = 0;
+  try {
+    for await (const chunk of stream) {
+      const buffer: Buffer = typeof chunk === "string" ? Buffer.from(chunk) : chunk;
+      bytesRead += buffer.length;
+      onBytes?.(bytesRead);
+      yield decoder.write(buffer);
+    }
+    yield decoder.end();
+  } finally {
+    stream.destroy();
+  }
+}
+
+export async function* readItems(file: string, options: ReadOptions): AsyncGenerator<ReadItem> {
+  const chunks = decodedChunks(file, options.onBytes);
+  if (options.format === "ndjson") {
+    yield* ndjsonItems(chunks);
+    return;
+  }
+  const splitter = new JsonSplitter();
+  for await (const chunk of chunks) {
+    // Taken out of the array one by one, so that a yielded value's text is not kept alive.
+    const texts = splitter.push(chunk);
+    while (texts.length > 0) {
+      const next = texts.shift();
+      if (next) yield parseSplit(next);
+    }
+  }
+  for (const item of splitter.end()) yield parseSplit(item);
+}

@@ -2,6 +2,8 @@ import { eventById, eventByUrl, followers, publications } from "@/lib/api/lookup
 import { runLookup, type LookupSpec, type PipelineResult } from "@/lib/api/pipeline";
 import type { OperationName } from "@/lib/api/operations";
 import type { Db } from "@/lib/db/client";
+import { getProviderKeyView } from "@/lib/connectors/provider-keys";
+import { env } from "@/lib/env";
 import { consoleToken } from "@/lib/keys/manage";
 import { services } from "@/lib/services";
 import { ConsoleError } from "./handler";
@@ -30,7 +32,17 @@ export const consoleLookup = async (
   if (!credentials) {
     throw new ConsoleError(409, "no_console_key", "Choose a console key on the Keys page before running lookups.");
   }
-  return runLookup(specs[operation], { authorization: `Bearer ${credentials.token}`, query }, await services());
+  const noProviderKey = () =>
+    new ConsoleError(409, "no_provider_key", "Add your provider key on the Provider key page before running lookups.");
+  const config = env();
+  const needsProviderKey = config.UPSTREAM_KEY_MODE === "per-user" && config.DATA_SOURCE !== "store";
+  const hasProviderKey = needsProviderKey ? (await getProviderKeyView(db, userId)) !== null : true;
+  // Everything comes from the provider: say so before anything runs.
+  if (!hasProviderKey && config.DATA_SOURCE === "upstream") throw noProviderKey();
+  const result = await runLookup(specs[operation], { authorization: `Bearer ${credentials.token}`, query }, await services());
+  // Store first: a miss needed the provider. /v1 can only say 500; the console says what to do.
+  if (!hasProviderKey && result.status === 500) throw noProviderKey();
+  return result;
 };
 
 /** The pipeline's answer as the browser gets it: the envelope, status and credit headers. */

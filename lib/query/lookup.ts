@@ -52,6 +52,7 @@ export type LookupErrorCode =
   | "rate_limited"
   | "server_error"
   | "no_console_key"
+  | "no_provider_key"
   | "network_error";
 
 export type LookupErrorInit = {
@@ -254,7 +255,9 @@ export const runLookup = async <Operation extends OperationName>(
       response.status === 401
         ? "signed_out"
         : response.status === 409
-          ? "no_console_key"
+          ? fromConsole.code === "no_provider_key"
+            ? "no_provider_key"
+            : "no_console_key"
           : response.status === 404
             ? "not_found"
             : codeForStatus(response.status);
@@ -331,6 +334,8 @@ export const lookupErrorText = (error: unknown, what: LookupSubject): string => 
     }
     case "no_console_key":
       return "Choose a console key on the Keys page first.";
+    case "no_provider_key":
+      return "Add your provider key first: lookups go to the provider with your own key.";
     case "key_rejected":
       return "The console key was rejected (revoked or expired). Choose another on the Keys page.";
     case "signed_out":
@@ -350,6 +355,8 @@ export const lookupErrorAction = (error: unknown): { href: string; label: string
     case "no_console_key":
     case "key_rejected":
       return { href: "/keys", label: "Go to Keys" };
+    case "no_provider_key":
+      return { href: "/account/provider-key", label: "Add provider key" };
     case "signed_out":
       return { href: "/signin", label: "Sign in" };
     default:

@@ -1,9 +1,11 @@
 import type { Metadata } from "next";
+import Link from "next/link";
 import { redirect } from "next/navigation";
 import { AccountSummary } from "@/components/account/account-summary";
 import { ChangePasswordForm } from "@/components/account/change-password-form";
 import { SignOutEverywhere } from "@/components/account/sign-out-everywhere";
 import { currentUser } from "@/lib/auth/session";
+import { env } from "@/lib/env";
 import { toMe } from "@/lib/users/views";
 
 export const metadata: Metadata = { title: "Account" };
@@ -20,6 +22,15 @@ export default async function AccountPage() {
         <p className="text-sm text-muted">Your sign-in details, credit allowance and sessions.</p>
       </div>
       <AccountSummary initialMe={me} />
+      {env().UPSTREAM_KEY_MODE === "per-user" ? (
+        <p className="text-sm">
+          Lookups go to the provider with your own key:{" "}
+          <Link href="/account/provider-key" className="font-medium text-accent underline-offset-4 hover:underline">
+            manage your provider key
+          </Link>
+          .
+        </p>
+      ) : null}
       <ChangePasswordForm email={me.email} />
       <SignOutEverywhere />
     </div>

@@ -75,6 +75,12 @@ const schema = z.object({
   CACHE_TTL_PUBLICATIONS_S: z.coerce.number().int().min(0).max(31_536_000).default(86_400),
   /** full: a cache hit costs the operation's price; free: cache hits cost nothing. */
   CACHE_HIT_CREDITS: z.enum(["full", "free"]).default("full"),
+  /**
+   * Proxies in front of the app that append to X-Forwarded-For (a load balancer: 1). The client
+   * address is the entry this many places from the right; entries further left are whatever the
+   * client sent and are never trusted.
+   */
+  TRUSTED_PROXY_HOPS: z.coerce.number().int().min(1).max(10).default(1),
   DB_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(5000),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
 });

@@ -1,13 +1,14 @@
 import { getDb } from "@/lib/db/client";
 import { describeError, log } from "@/lib/log";
+import { startAlertWorker } from "@/lib/alerts/webhooks";
 import { env } from "@/lib/env";
 import { services } from "@/lib/services";
 import { bootstrapAdmin } from "@/lib/users/bootstrap";
 
 /**
  * Background work of a server process, started once at boot (instrumentation.ts): warming the
- * services (so the database lock and migrations happen at start, not on the first request) and
- * refunding reservations a dead instance left pending.
+ * services (so the database lock and migrations happen at start, not on the first request),
+ * delivering low-credit webhooks, and refunding reservations a dead instance left pending.
  */
 const SWEEP_EVERY_MS = 60_000;
 const RESERVATION_TIMEOUT = "2 minutes";
@@ -46,6 +47,10 @@ export const startBackgroundJobs = async (): Promise<void> => {
   });
   if (admin.kind === "generated") {
     console.log(`Created ${admin.email} with password ${admin.password} (also in ${admin.file}; change it after signing in)`);
+  }
+  if (!started.has("alert-webhooks")) {
+    started.add("alert-webhooks");
+    startAlertWorker(getDb);
   }
   every("sweep-reservations", SWEEP_EVERY_MS, async () => {
     await sweepStaleReservations();

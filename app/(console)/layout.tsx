@@ -4,6 +4,7 @@ import { redirect } from "next/navigation";
 import type { ReactNode } from "react";
 import { SignOutButton } from "@/components/auth/sign-out-button";
 import { ConsoleNav } from "@/components/console/console-nav";
+import { AlertBanner } from "@/components/alerts/alert-banner";
 import { CreditMeterSlot } from "@/components/console/credit-meter-slot";
 import { ConsoleProviders } from "@/components/console/providers";
 import { Badge } from "@/components/ui/badge";
@@ -41,7 +42,10 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
             <SignOutButton className="w-full" />
           </section>
         </ConsoleNav>
-        <div className="min-w-0">{children}</div>
+        <div className="flex min-w-0 flex-col gap-4">
+          <AlertBanner />
+          <div className="min-w-0">{children}</div>
+        </div>
       </div>
     </ConsoleProviders>
   );

@@ -1,5 +1,6 @@
 "use client";
 
+import Link from "next/link";
 import type { ReactNode } from "react";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
@@ -102,6 +103,13 @@ export function KeysTable({ keys, viewerId, isAdmin, showOwner, ownerEmails, onA
                 <td className={cx(cellClass, "sm:col-span-2")}>
                   <div className="flex flex-wrap items-center gap-2">
                     <span className="font-medium break-words">{key.name}</span>
+                    <Link
+                      href={`/usage/keys/${key.id}`}
+                      className="text-xs text-muted underline-offset-2 hover:text-foreground hover:underline"
+                      data-testid={`key-alerts-${key.id}`}
+                    >
+                      Usage, alerts &amp; budget<span className="sr-only"> of {key.name}</span>
+                    </Link>
                     {key.isConsoleKey ? (
                       <Badge variant="accent" data-testid={`console-key-${key.id}`}>
                         Console key

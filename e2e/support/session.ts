@@ -20,13 +20,24 @@ export const readInitialAdmin = (): AdminCredentials => {
   return { email, password };
 };
 
-export const signIn = async (page: Page, { email, password }: AdminCredentials): Promise<void> => {
+/** The bootstrap admin's email and password (initial-admin.txt of the server under test). */
+export const adminCredentials = (): AdminCredentials => readInitialAdmin();
+
+/**
+ * Signs in through the sign-in form and waits until the browser has left /signin.
+ * Takes `(page, email, password)` or `(page, {email, password})`.
+ */
+export async function signIn(page: Page, email: string, password: string): Promise<void>;
+export async function signIn(page: Page, credentials: AdminCredentials): Promise<void>;
+export async function signIn(page: Page, emailOrCredentials: string | AdminCredentials, maybePassword?: string): Promise<void> {
+  const { email, password } =
+    typeof emailOrCredentials === "string" ? { email: emailOrCredentials, password: maybePassword ?? "" } : emailOrCredentials;
   await page.goto("/signin");
   await page.getByLabel("Email").fill(email);
   await page.getByLabel("Password").fill(password);
   await page.getByRole("button", { name: "Sign in", exact: true }).click();
   await page.waitForURL((url) => url.pathname !== "/signin");
-};
+}
 
 export type ConsoleKeyOptions = {
   /** The console key must hold at least this many credits; a new key gets 10× (min 100,000). */
@@ -75,4 +86,35 @@ export const signInAsAdminWithConsoleKey = async (page: Page, options: ConsoleKe
   expect(key, "the new key is the console key").not.toBeNull();
   if (!key) throw new Error("no console key after creating one");
   return key;
+};
+
+export type Analyst = AdminCredentials & { id: string; name: string; creditAllowance: number };
+
+/**
+ * Creates an analyst through the admin console API (POST /api/admin/users, same-origin fetch of
+ * a page signed in as an admin) and returns the new account with its password.
+ */
+export const createAnalyst = async (
+  page: Page,
+  options: { email?: string; name?: string; password?: string; creditAllowance?: number } = {},
+): Promise<Analyst> => {
+  const suffix = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
+  const input = {
+    email: options.email ?? `analyst-${suffix}@example.test`,
+    name: options.name ?? `Analyst ${suffix}`,
+    role: "analyst",
+    password: options.password ?? `pw-${suffix}-${Math.random().toString(36).slice(2, 12)}`,
+    creditAllowance: options.creditAllowance ?? 10_000,
+  };
+  const created = await page.evaluate(async (body) => {
+    const response = await fetch("/api/admin/users", {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Accept: "application/json" },
+      body: JSON.stringify(body),
+    });
+    return { status: response.status, text: await response.text() };
+  }, input);
+  expect(created.status, `POST /api/admin/users: ${created.text}`).toBe(201);
+  const user = JSON.parse(created.text) as { id: string; email: string; name: string; creditAllowance: number };
+  return { id: user.id, email: user.email, name: user.name, password: input.password, creditAllowance: user.creditAllowance };
 };

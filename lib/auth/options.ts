@@ -14,6 +14,11 @@ import { SignInError, signInWithPassword } from "./sign-in";
  */
 const SESSION_MAX_AGE_S = 12 * 60 * 60;
 
+/**
+ * The client's address for limits and the audit log: the X-Forwarded-For entry appended by the
+ * nearest trusted proxy (TRUSTED_PROXY_HOPS from the right). Next itself sets the header to the
+ * socket address when a request arrives without one; the leftmost entries are client-written.
+ */
 export const clientIp = (headers: Record<string, unknown> | Headers | undefined): string => {
   const read = (name: string): string | undefined => {
     if (!headers) return undefined;
@@ -21,7 +26,12 @@ export const clientIp = (headers: Record<string, unknown> | Headers | undefined)
     const value = headers[name];
     return typeof value === "string" ? value : undefined;
   };
-  return (read("x-forwarded-for")?.split(",")[0]?.trim() || read("x-real-ip") || "local").slice(0, 64);
+  const hops = read("x-forwarded-for")
+    ?.split(",")
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== "");
+  const trusted = hops && hops.length > 0 ? hops[Math.max(0, hops.length - env().TRUSTED_PROXY_HOPS)] : undefined;
+  return (trusted || read("x-real-ip") || "local").slice(0, 64);
 };
 
 // next-auth derives its own URLs from the request host when told to trust it; a self-hosted

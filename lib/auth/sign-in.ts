@@ -1,4 +1,6 @@
-import { RateLimiterMemory, RateLimiterRes } from "rate-limiter-flexible";
+import { RateLimiterRes } from "rate-limiter-flexible";
+import { env } from "@/lib/env";
+import { createAttemptLimiter, type AttemptLimiter } from "@/lib/ratelimit/limiter";
 import type { Queryable } from "@/lib/db/client";
 import { decoyHash, verifyPassword } from "@/lib/users/passwords";
 import { findUserWithPassword, normaliseEmail, type User } from "@/lib/users/repository";
@@ -11,15 +13,16 @@ export const INVALID_CREDENTIALS = "Invalid email or password.";
 
 export class SignInError extends Error {}
 
-const perAccount = new RateLimiterMemory({ keyPrefix: "signin-account", points: 5, duration: 15 * 60 });
-const perIp = new RateLimiterMemory({ keyPrefix: "signin-ip", points: 100, duration: 15 * 60 });
+const redisUrl = () => env().REDIS_URL;
+const perAccount = createAttemptLimiter({ keyPrefix: "signin-account", points: 5, durationS: 15 * 60, redisUrl });
+const perIp = createAttemptLimiter({ keyPrefix: "signin-ip", points: 100, durationS: 15 * 60, redisUrl });
 
 const tooMany = (rejection: RateLimiterRes) => {
   const minutes = Math.max(1, Math.ceil(rejection.msBeforeNext / 60_000));
   return new SignInError(`Too many sign-in attempts. Try again in ${minutes} minute${minutes === 1 ? "" : "s"}.`);
 };
 
-const consume = async (limiter: RateLimiterMemory, key: string) => {
+const consume = async (limiter: AttemptLimiter, key: string) => {
   try {
     await limiter.consume(key);
   } catch (rejection) {

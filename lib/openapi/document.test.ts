@@ -5,6 +5,7 @@ import { nodeIdFor } from "@/lib/connectors/node-id";
 import { eventById, eventByUrl, followers, publications } from "@/lib/api/lookups";
 import { operationNames, operations, type OperationName } from "@/lib/api/operations";
 import { eventDataSchema, followersDataSchema, publicationsDataSchema } from "@/lib/api/records";
+import { accountDataSchema } from "@/lib/usage/account-schema";
 import { buildOpenApiDocument, operationDocs, type JsonValue, type OpenApiDocument } from "./document";
 
 const doc: OpenApiDocument = buildOpenApiDocument();
@@ -194,6 +195,7 @@ describe("OpenAPI document for /v1", () => {
         "/v1/eventsite/event_details_id",
         "/v1/pinsite/followers",
         "/v1/jobsite/get_user_publications",
+        "/v1/account",
         "/v1/openapi.json",
       ].sort(),
     );
@@ -396,6 +398,49 @@ describe("operationDocs()", () => {
       urn: "urn:li:member:3000000001",
       page: "1",
     });
+  });
+});
+
+describe("GET /v1/account", () => {
+  const account = () => {
+    const get = doc.paths["/v1/account"]?.get;
+    if (get === undefined) throw new Error("no GET /v1/account");
+    return get;
+  };
+
+  it("is listed, free, and needs the bearer key", () => {
+    expect(account()).toMatchObject({ operationId: "account", security: [{ bearerAuth: [] }], parameters: [], "x-credits-cost": 0 });
+    expect(account().description).toContain("no usage record");
+  });
+
+  it("answers 200, 401, 429 and 500 only: no parameters, nothing to charge, nothing to find", () => {
+    expect(Object.keys(account().responses).sort()).toEqual(["200", "401", "429", "500"]);
+  });
+
+  it("describes the key's figures and its example validates against the schema and the zod schema", () => {
+    const schema = doc.components.schemas.AccountKey;
+    expect(isObject(schema?.properties) ? Object.keys(schema.properties) : []).toEqual([
+      "id", "name", "credits_remaining", "credits_granted", "qps_limit", "daily_credit_cap",
+      "credits_spent_today", "credits_spent_this_month",
+    ]);
+    for (const [status, response] of Object.entries(account().responses)) {
+      const media = response.content["application/json"];
+      for (const example of Object.values(media.examples ?? {})) expect(validate(example.value, media.schema), status).toEqual([]);
+    }
+    const value = account().responses["200"]?.content["application/json"].examples?.success?.value;
+    expect(accountDataSchema.safeParse(isObject(value) ? value.data : undefined).success).toBe(true);
+  });
+
+  it("keeps the 401 and 429 messages of the contract", () => {
+    const messagesOf = (status: string) => {
+      const response = account().responses[status];
+      const schema = response ? resolveSchema(response.content["application/json"].schema) : {};
+      const properties = isObject(schema.properties) ? schema.properties : {};
+      return isObject(properties.message) ? properties.message.enum : undefined;
+    };
+    expect(messagesOf("401")).toEqual(["apiKey is null", "apiKey is invalid"]);
+    expect(messagesOf("429")).toEqual(["qps limit exceeded"]);
+    expect(Object.keys(account().responses["429"]?.headers ?? {})).toContain("Retry-After");
   });
 });
 

@@ -90,3 +90,48 @@ export const createRedisClient = async (url: string, options: { subscriber?: boo
   });
   return client;
 };
+
+/** Counts attempts (sign-ins, password checks) in Redis when configured, in memory otherwise. */
+export type AttemptLimiter = {
+  consume(key: string): Promise<RateLimiterRes>;
+  delete(key: string): Promise<void>;
+};
+
+let attemptRedis: Promise<Redis> | undefined;
+
+/**
+ * Attempt limits must hold across instances (5 sign-ins per account means 5, not 5 per
+ * instance), so with a Redis URL they are kept there, with memory as insurance while Redis is
+ * down. Rejections are RateLimiterRes, as with rate-limiter-flexible itself.
+ */
+export const createAttemptLimiter = (options: {
+  keyPrefix: string;
+  points: number;
+  durationS: number;
+  redisUrl: () => string | undefined;
+}): AttemptLimiter => {
+  const memory = new RateLimiterMemory({ keyPrefix: options.keyPrefix, points: options.points, duration: options.durationS });
+  let limiter: Promise<RateLimiterMemory | RateLimiterRedis> | undefined;
+  const get = () => {
+    limiter ??= (async () => {
+      const url = options.redisUrl();
+      if (!url) return memory;
+      attemptRedis ??= createRedisClient(url);
+      return new RateLimiterRedis({
+        storeClient: await attemptRedis,
+        keyPrefix: `sl:${options.keyPrefix}`,
+        points: options.points,
+        duration: options.durationS,
+        rejectIfRedisNotReady: true,
+        insuranceLimiter: memory,
+      });
+    })();
+    return limiter;
+  };
+  return {
+    consume: async (key) => (await get()).consume(key),
+    delete: async (key) => {
+      await (await get()).delete(key);
+    },
+  };
+};

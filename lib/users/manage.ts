@@ -1,4 +1,6 @@
-import { RateLimiterMemory, RateLimiterRes } from "rate-limiter-flexible";
+import { RateLimiterRes } from "rate-limiter-flexible";
+import { env } from "@/lib/env";
+import { createAttemptLimiter } from "@/lib/ratelimit/limiter";
 import { recordAudit, type Actor } from "@/lib/audit/log";
 import type { Db } from "@/lib/db/client";
 import { keyChanged } from "@/lib/keys/events";
@@ -35,7 +37,12 @@ const ok = <T>(value: T): AccountResult<T> => ({ ok: true, value });
 const problem = <T>(code: AccountProblemCode, message: string): AccountResult<T> => ({ ok: false, code, message });
 
 /** A session holder may not guess their own password through this form faster than at sign-in. */
-const passwordChecks = new RateLimiterMemory({ keyPrefix: "password-change", points: 5, duration: 15 * 60 });
+const passwordChecks = createAttemptLimiter({
+  keyPrefix: "password-change",
+  points: 5,
+  durationS: 15 * 60,
+  redisUrl: () => env().REDIS_URL,
+});
 
 const minutesUntil = (rejection: RateLimiterRes) => Math.max(1, Math.ceil(rejection.msBeforeNext / 60_000));
 

@@ -1,0 +1,7 @@
+import { consoleRoute } from "@/lib/console-api/handler";
+import { openAlertsResponse } from "@/lib/alerts/console";
+
+export const dynamic = "force-dynamic";
+
+/** Unacknowledged low-credit alerts of the signed-in user's keys (the console banner). */
+export const GET = consoleRoute({}, (context) => openAlertsResponse(context));

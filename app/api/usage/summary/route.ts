@@ -1,0 +1,7 @@
+import { consoleRoute } from "@/lib/console-api/handler";
+import { summaryResponse } from "@/lib/usage/console";
+
+export const dynamic = "force-dynamic";
+
+/** Totals, chart series (groupBy=day,operation,key) and burn-rate forecast of a scope and range. */
+export const GET = consoleRoute({}, (context) => summaryResponse(context));

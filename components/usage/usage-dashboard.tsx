@@ -1,0 +1,252 @@
+"use client";
+
+import { useQuery } from "@tanstack/react-query";
+import { useId, useMemo, useState } from "react";
+import { buttonStyles } from "@/components/ui/button";
+import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
+import { cx } from "@/components/ui/class-names";
+import { FormError } from "@/components/keys/form-error";
+import { errorMessage } from "@/components/keys/format";
+import { usersQuery } from "@/lib/query/account";
+import { keysQuery } from "@/lib/query/keys";
+import { dailyExportUrl, usageSummaryQuery, type DayRangeParams, type UsageScopeParams } from "@/lib/query/usage";
+import { addDays, dayCount, isDay, utcDay } from "@/lib/usage/period";
+import { ForecastTable } from "./forecast-table";
+import { formatDay } from "./format";
+import { RequestLog, type LogKeyOption } from "./request-log";
+import { EmptyState, Skeleton } from "./skeleton";
+import { CreditsByKeyChart, CreditsPerDayChart, LatencyChart, RequestsByStatusChart } from "./usage-charts";
+import { UsageTotals } from "./usage-totals";
+
+type Period = "today" | "7d" | "30d" | "custom";
+
+const PERIODS: { id: Period; label: string }[] = [
+  { id: "today", label: "Today" },
+  { id: "7d", label: "7 days" },
+  { id: "30d", label: "30 days" },
+  { id: "custom", label: "Custom" },
+];
+
+const MAX_DAYS = 366;
+
+/** "mine" | "all" | "key:<id>" | "user:<id>" — one select covers every scope. */
+type ScopeChoice = string;
+
+const scopeParams = (choice: ScopeChoice): UsageScopeParams => {
+  if (choice === "all") return { everyone: true };
+  if (choice.startsWith("key:")) return { keyId: choice.slice(4) };
+  if (choice.startsWith("user:")) return { userId: choice.slice(5) };
+  return {};
+};
+
+const rangeOf = (period: Period, custom: DayRangeParams, today: string): DayRangeParams => {
+  if (period === "today") return { from: today, to: today };
+  if (period === "7d") return { from: addDays(today, -6), to: today };
+  if (period === "30d") return { from: addDays(today, -29), to: today };
+  return custom;
+};
+
+const rangeProblem = (range: DayRangeParams): string | null => {
+  if (!isDay(range.from) || !isDay(range.to)) return "Pick both days.";
+  if (range.from > range.to) return "The first day must not be after the last.";
+  if (dayCount(range.from, range.to) > MAX_DAYS) return `Pick at most ${MAX_DAYS} days.`;
+  return null;
+};
+
+const inputClass =
+  "h-10 w-full rounded-lg border border-border-strong bg-surface px-3 text-sm text-foreground shadow-sm focus-visible:outline-2 focus-visible:outline-offset-0 focus-visible:outline-ring";
+
+export type UsageDashboardProps = {
+  userId: string;
+  isAdmin: boolean;
+  /** From ?keyId= (links from the forecast and the key pages). */
+  initialKeyId?: string;
+};
+
+/** The /usage page: period and scope, totals, four charts, forecast, request log, CSV downloads. */
+export function UsageDashboard({ userId, isAdmin, initialKeyId }: UsageDashboardProps) {
+  const ids = useId();
+  const [today] = useState(() => utcDay(new Date()));
+  const [period, setPeriod] = useState<Period>("7d");
+  // The custom days as typed, and the last valid pair of them (what the page shows).
+  const [draft, setDraft] = useState<DayRangeParams>(() => ({ from: addDays(today, -13), to: today }));
+  const [custom, setCustom] = useState<DayRangeParams>(draft);
+  const [choice, setChoice] = useState<ScopeChoice>(initialKeyId ? `key:${initialKeyId}` : "mine");
+
+  const keys = useQuery(keysQuery(isAdmin ? "all" : "mine"));
+  const users = useQuery({ ...usersQuery(), enabled: isAdmin });
+
+  const customProblem = period === "custom" ? rangeProblem(draft) : null;
+  const editCustom = (next: DayRangeParams) => {
+    setDraft(next);
+    if (rangeProblem(next) === null) setCustom(next);
+  };
+  const range = rangeOf(period, custom, today);
+
+  const scope = useMemo(() => scopeParams(choice), [choice]);
+  const summary = useQuery(usageSummaryQuery(scope, range));
+
+  const allKeys = keys.data ?? [];
+  const myKeys = allKeys.filter((key) => key.ownerId === userId);
+  const otherUsers = (users.data ?? []).filter((user) => user.id !== userId);
+  const otherKeys = allKeys.filter((key) => key.ownerId !== userId);
+  const keysInScope: LogKeyOption[] = (
+    scope.keyId
+      ? allKeys.filter((key) => key.id === scope.keyId)
+      : scope.userId
+        ? allKeys.filter((key) => key.ownerId === scope.userId)
+        : scope.everyone
+          ? allKeys
+          : myKeys
+  ).map((key) => ({ id: key.id, name: key.name }));
+  // A key from a link that is not in the list (yet) still shows as the choice.
+  const knownChoice = choice === "mine" || choice === "all" || choice.startsWith("user:") || allKeys.some((key) => `key:${key.id}` === choice);
+
+  const data = summary.data;
+  const hasRequests = (data?.totals.requests ?? 0) > 0;
+
+  return (
+    <div className="flex flex-col gap-6" data-testid="usage-dashboard">
+      <Card>
+        <CardContent className="flex flex-col gap-4 lg:flex-row lg:items-end lg:justify-between">
+          <div className="flex flex-col gap-3">
+            <fieldset className="flex flex-col gap-1.5">
+              <legend className="mb-1.5 text-sm font-medium">Period</legend>
+              <div className="inline-flex w-fit rounded-lg border border-border-strong bg-surface p-0.5 shadow-sm" role="radiogroup" aria-label="Period">
+                {PERIODS.map((option) => (
+                  <button
+                    key={option.id}
+                    type="button"
+                    role="radio"
+                    aria-checked={period === option.id}
+                    onClick={() => setPeriod(option.id)}
+                    data-testid={`period-${option.id}`}
+                    className={cx(
+                      "h-8 rounded-md px-3 text-sm font-medium transition-colors",
+                      period === option.id ? "bg-accent text-accent-foreground shadow-sm" : "text-muted hover:bg-surface-muted hover:text-foreground",
+                    )}
+                  >
+                    {option.label}
+                  </button>
+                ))}
+              </div>
+            </fieldset>
+            {period === "custom" ? (
+              <div className="flex flex-wrap items-end gap-3">
+                <div className="flex flex-col gap-1.5">
+                  <label htmlFor={`${ids}-from`} className="text-sm font-medium">
+                    First day (UTC)
+                  </label>
+                  <input id={`${ids}-from`} type="date" className={inputClass} value={draft.from} max={today} onChange={(event) => editCustom({ ...draft, from: event.target.value })} data-testid="custom-from" />
+                </div>
+                <div className="flex flex-col gap-1.5">
+                  <label htmlFor={`${ids}-to`} className="text-sm font-medium">
+                    Last day (UTC)
+                  </label>
+                  <input id={`${ids}-to`} type="date" className={inputClass} value={draft.to} max={today} onChange={(event) => editCustom({ ...draft, to: event.target.value })} data-testid="custom-to" />
+                </div>
+              </div>
+            ) : null}
+            <FormError message={customProblem} />
+          </div>
+          <div className="flex flex-col gap-3 sm:flex-row sm:items-end">
+            <div className="flex min-w-64 flex-col gap-1.5">
+              <label htmlFor={`${ids}-scope`} className="text-sm font-medium">
+                Scope
+              </label>
+              <select id={`${ids}-scope`} className={inputClass} value={choice} onChange={(event) => setChoice(event.target.value)} data-testid="scope-select">
+                <option value="mine">All my keys</option>
+                {isAdmin ? <option value="all">Everyone</option> : null}
+                {!knownChoice ? <option value={choice}>{choice.slice(4)}</option> : null}
+                {myKeys.length > 0 ? (
+                  <optgroup label="My keys">
+                    {myKeys.map((key) => (
+                      <option key={key.id} value={`key:${key.id}`}>
+                        {key.name}
+                        {key.status === "revoked" ? " (revoked)" : ""}
+                      </option>
+                    ))}
+                  </optgroup>
+                ) : null}
+                {isAdmin && otherUsers.length > 0 ? (
+                  <optgroup label="Users">
+                    {otherUsers.map((user) => (
+                      <option key={user.id} value={`user:${user.id}`}>
+                        {user.email}
+                      </option>
+                    ))}
+                  </optgroup>
+                ) : null}
+                {isAdmin && otherKeys.length > 0 ? (
+                  <optgroup label="Other users' keys">
+                    {otherKeys.map((key) => (
+                      <option key={key.id} value={`key:${key.id}`}>
+                        {key.name}
+                      </option>
+                    ))}
+                  </optgroup>
+                ) : null}
+              </select>
+            </div>
+            <a href={dailyExportUrl(scope, range)} download className={buttonStyles({ variant: "secondary" })} data-testid="download-daily-csv">
+              Daily totals (CSV)
+            </a>
+          </div>
+        </CardContent>
+      </Card>
+
+      <p className="-mt-2 text-sm text-muted" data-testid="usage-range">
+        {range.from === range.to ? formatDay(range.from) : `${formatDay(range.from)} – ${formatDay(range.to)}`} · days in UTC
+        {summary.isFetching && data ? <span className="ml-2">Updating…</span> : null}
+      </p>
+
+      {summary.isError && !data ? (
+        <FormError message={`Usage could not be loaded: ${errorMessage(summary.error)}`} testId="usage-error" />
+      ) : null}
+
+      <UsageTotals totals={data?.totals} />
+
+      <section aria-labelledby={`${ids}-charts`} className="flex flex-col gap-3">
+        <h2 id={`${ids}-charts`} className="text-lg font-semibold tracking-tight">
+          Charts
+        </h2>
+        {!data ? (
+          <div className="grid gap-4 md:grid-cols-2" role="status" aria-label="Loading charts">
+            {Array.from({ length: 4 }, (_, index) => (
+              <Skeleton key={index} className="h-80" />
+            ))}
+          </div>
+        ) : !hasRequests ? (
+          <EmptyState testId="charts-empty">No requests in this period and scope: nothing to chart yet.</EmptyState>
+        ) : (
+          <div className="grid gap-4 md:grid-cols-2" data-testid="usage-charts">
+            <CreditsPerDayChart days={data.groups.day ?? []} />
+            <RequestsByStatusChart days={data.groups.day ?? []} />
+            <CreditsByKeyChart keys={data.groups.key ?? []} />
+            <LatencyChart operations={data.groups.operation ?? []} />
+          </div>
+        )}
+      </section>
+
+      <Card>
+        <CardHeader>
+          <CardTitle as="h2">Burn-rate forecast</CardTitle>
+          <CardDescription>At the last 7 days’ rate of spend, when each active key runs out.</CardDescription>
+        </CardHeader>
+        <CardContent>
+          {data ? <ForecastTable keys={data.forecast.keys} totalKeys={data.forecast.totalKeys} /> : <Skeleton className="h-32" />}
+        </CardContent>
+      </Card>
+
+      <Card>
+        <CardHeader>
+          <CardTitle as="h2">Request log</CardTitle>
+          <CardDescription>Every finished request of the scope, newest first: what it asked, how it ended, what it cost.</CardDescription>
+        </CardHeader>
+        <CardContent>
+          <RequestLog key={choice} scope={scope} range={range} keys={keysInScope} />
+        </CardContent>
+      </Card>
+    </div>
+  );
+}

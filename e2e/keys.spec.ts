@@ -1,0 +1,197 @@
+import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
+import { adminCredentials, signIn } from "./support/session";
+
+/**
+ * The key issuance page (/keys) in a real browser, against the production server: a token is
+ * shown once, works on /v1 at once, stops working the moment it is revoked in the UI, and a roll
+ * keeps the previous token alive exactly for the chosen grace period.
+ */
+const FOLLOWERS_PATH = "/v1/pinsite/followers";
+const FOLLOWERS_USER_ID = "2000000002";
+const FOLLOWERS_COST = 2;
+const INVALID_KEY = "apiKey is invalid";
+
+const colorSchemes = ["light", "dark"] as const;
+
+type KeyView = { id: string; name: string; creditsRemaining: number; status: string };
+type IssuedKey = { key: KeyView; token: string };
+
+const uniqueName = (label: string) => `${label} ${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
+
+/** Console errors and uncaught exceptions of a page, collected from the moment of the call. */
+const collectErrors = (page: Page): string[] => {
+  const errors: string[] = [];
+  page.on("console", (message) => {
+    if (message.type() === "error") errors.push(`console: ${message.text()}`);
+  });
+  page.on("pageerror", (error) => errors.push(`pageerror: ${error.message}`));
+  return errors;
+};
+
+const openKeysPage = async (page: Page) => {
+  await signIn(page, adminCredentials());
+  await page.goto("/keys");
+  await expect(page.getByRole("heading", { level: 1, name: "API keys" })).toBeVisible();
+  await expect(page.getByTestId("new-key-form")).toBeVisible();
+};
+
+/** The token panel's token, read from its `code` element. */
+const shownToken = async (page: Page): Promise<string> => {
+  const code = page.getByTestId("new-key-token").locator("code");
+  await expect(code).toBeVisible();
+  const token = (await code.textContent())?.trim() ?? "";
+  expect(token, "a JWT-shaped token").toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
+  return token;
+};
+
+/** Fills and submits the "Create a key" form; returns the new key and the token the page shows. */
+const createKeyInUi = async (page: Page, input: { name: string; credits: number; qpsLimit: number }): Promise<IssuedKey> => {
+  await page.getByTestId("new-key-name").fill(input.name);
+  await page.getByTestId("new-key-credits").fill(String(input.credits));
+  await page.getByTestId("new-key-qps").fill(String(input.qpsLimit));
+  const created = page.waitForResponse((response) => response.request().method() === "POST" && new URL(response.url()).pathname === "/api/keys");
+  await page.getByTestId("create-key").click();
+  const response = await created;
+  expect(response.status(), "POST /api/keys").toBe(201);
+  const issued = (await response.json()) as IssuedKey;
+  await expect(page.getByTestId("token-warning")).toBeVisible();
+  await expect(page.getByTestId("token-warning")).toContainText("you will not see it again");
+  expect(await shownToken(page), "the page shows the token the server issued").toBe(issued.token);
+  await expect(page.getByTestId(`key-row-${issued.key.id}`)).toContainText(input.name);
+  return issued;
+};
+
+/** "Done": the token leaves the DOM for good. */
+const dismissToken = async (page: Page, token: string) => {
+  await page.getByTestId("token-done").click();
+  await expect(page.getByTestId("new-key-token")).toHaveCount(0);
+  await expect(page.getByTestId("token-warning")).toHaveCount(0);
+  expect(await page.content(), "the DOM after Done").not.toContain(token);
+};
+
+type V1Answer = { status: number; remaining: string | null; charged: string | null; body: unknown };
+
+const followers = async (request: APIRequestContext, token: string): Promise<V1Answer> => {
+  const response = await request.get(FOLLOWERS_PATH, {
+    params: { userid: FOLLOWERS_USER_ID },
+    headers: { Authorization: `Bearer ${token}` },
+  });
+  const headers = response.headers();
+  return {
+    status: response.status(),
+    remaining: headers["x-credits-remaining"] ?? null,
+    charged: headers["x-credits-charged"] ?? null,
+    body: await response.json(),
+  };
+};
+
+const expectInvalidKey = (answer: V1Answer, label: string) => {
+  expect({ status: answer.status, body: answer.body }, label).toMatchObject({
+    status: 401,
+    body: { code: 401, message: INVALID_KEY, data: null },
+  });
+};
+
+const rollInUi = async (page: Page, keyId: string, grace: "none" | "1h" | "24h"): Promise<string> => {
+  await page.getByTestId(`roll-${keyId}`).click();
+  const dialog = page.getByTestId("roll-dialog");
+  await expect(dialog).toBeVisible();
+  await dialog.getByTestId(`grace-${grace}`).check();
+  await dialog.getByTestId("confirm-roll").click();
+  await expect(page.getByTestId("roll-dialog")).toBeHidden();
+  await expect(page.getByTestId("token-warning")).toBeVisible();
+  return shownToken(page);
+};
+
+test.describe("/keys: issuing and using an API key", () => {
+  test("shows a new token once, and it spends credits on /v1 until it is revoked in the UI", async ({ page, request }) => {
+    const errors = collectErrors(page);
+    await openKeysPage(page);
+
+    const name = uniqueName("e2e issued");
+    const { key, token } = await createKeyInUi(page, { name, credits: 100, qpsLimit: 10 });
+
+    await dismissToken(page, token);
+    await page.reload();
+    await expect(page.getByTestId(`key-row-${key.id}`)).toBeVisible();
+    await expect(page.getByTestId("new-key-token")).toHaveCount(0);
+    expect(await page.content(), "the page after a reload").not.toContain(token);
+
+    const first = await followers(request, token);
+    expect(first.status, "a follower page with the new token").toBe(200);
+    expect(first.charged).toBe(String(FOLLOWERS_COST));
+    expect(first.remaining, "credits down by the cost of a follower page").toBe(String(100 - FOLLOWERS_COST));
+
+    await page.reload();
+    await expect(page.getByTestId(`key-credits-${key.id}`)).toContainText(`${100 - FOLLOWERS_COST} / 100`);
+
+    await page.getByTestId(`revoke-${key.id}`).click();
+    const dialog = page.getByTestId("revoke-dialog");
+    await expect(dialog).toBeVisible();
+    await expect(dialog).toContainText(name);
+    await dialog.getByTestId("confirm-revoke").click();
+    await expect(page.getByTestId("revoke-dialog")).toBeHidden();
+    await expect(page.getByTestId(`key-status-${key.id}`)).toHaveText("Revoked");
+    await expect(page.getByTestId(`revoke-${key.id}`)).toHaveCount(0);
+
+    expectInvalidKey(await followers(request, token), "the next /v1 call after the revocation");
+    expect(errors).toEqual([]);
+  });
+
+  test("cancelling the revoke dialog leaves the key working", async ({ page, request }) => {
+    await openKeysPage(page);
+    const { key, token } = await createKeyInUi(page, { name: uniqueName("e2e kept"), credits: 10, qpsLimit: 5 });
+    await dismissToken(page, token);
+
+    await page.getByTestId(`revoke-${key.id}`).click();
+    await expect(page.getByTestId("revoke-dialog")).toBeVisible();
+    await page.getByTestId("cancel-revoke").click();
+    await expect(page.getByTestId("revoke-dialog")).toBeHidden();
+    await expect(page.getByTestId(`key-status-${key.id}`)).toHaveText("Active");
+
+    expect((await followers(request, token)).status).toBe(200);
+  });
+
+  test("a roll with a 1 h grace keeps both tokens working; a roll with none leaves only the newest", async ({ page, request }) => {
+    const errors = collectErrors(page);
+    await openKeysPage(page);
+
+    const { key, token: original } = await createKeyInUi(page, { name: uniqueName("e2e rolled"), credits: 100, qpsLimit: 10 });
+    await dismissToken(page, original);
+
+    const afterGrace = await rollInUi(page, key.id, "1h");
+    expect(afterGrace).not.toBe(original);
+    await expect(page.getByTestId("new-key-token-panel")).toContainText("keeps working for 1 hour");
+    await dismissToken(page, afterGrace);
+
+    expect((await followers(request, original)).status, "the previous token during its 1 h grace").toBe(200);
+    expect((await followers(request, afterGrace)).status, "the new token").toBe(200);
+
+    const newest = await rollInUi(page, key.id, "none");
+    expect([original, afterGrace]).not.toContain(newest);
+    await expect(page.getByTestId("new-key-token-panel")).toContainText("no longer works");
+    await dismissToken(page, newest);
+
+    const last = await followers(request, newest);
+    expect(last.status, "the newest token").toBe(200);
+    // Three follower pages so far (one per 200): rolling kept the key's credits.
+    expect(last.remaining).toBe(String(100 - 3 * FOLLOWERS_COST));
+    expectInvalidKey(await followers(request, afterGrace), "the token replaced without grace");
+    expectInvalidKey(await followers(request, original), "the token of the first roll, whose grace the second roll ended");
+    expect(errors).toEqual([]);
+  });
+
+  for (const colorScheme of colorSchemes) {
+    test(`saves a screenshot of /keys with a fresh token in ${colorScheme} mode`, async ({ page }) => {
+      const errors = collectErrors(page);
+      await page.emulateMedia({ colorScheme });
+      await openKeysPage(page);
+      await createKeyInUi(page, { name: uniqueName(`Screenshot ${colorScheme}`), credits: 500, qpsLimit: 5 });
+      await page.evaluate(async () => {
+        await document.fonts.ready;
+      });
+      await page.screenshot({ path: `test-results/screenshots/keys-${colorScheme}.png`, fullPage: true });
+      expect(errors).toEqual([]);
+    });
+  }
+});

@@ -1,0 +1,96 @@
+import { ConsoleError, notFound, type ConsoleContext } from "@/lib/console-api/handler";
+import { visibleKey } from "@/lib/keys/manage";
+import type { ApiKey } from "@/lib/keys/repository";
+import { principalOf } from "@/lib/keys/view";
+import { acknowledgeAlert, alertKeyId, keyAlerts, keyDeliveries, openAlerts, type KeyAlert, type WebhookDelivery } from "./alerts";
+import {
+  getAlertSettings,
+  setAlertSettings,
+  setDailyCreditCap,
+  type AlertSettings,
+  type AlertSettingsInput,
+} from "./settings";
+import { webhookSecret } from "./webhooks";
+
+/**
+ * The console JSON API of alerts and budgets: /api/alerts, /api/alerts/:id/ack,
+ * /api/keys/:id/alerts and /api/keys/:id/budget. A key the caller may not see (an analyst and
+ * another user's key) is 404, the same answer as a key that does not exist.
+ */
+type Context = Pick<ConsoleContext<unknown>, "db" | "user" | "ip">;
+
+export type KeyAlertsView = {
+  key: { id: string; name: string; status: ApiKey["status"]; ownerId: string | null };
+  settings: AlertSettings;
+  /** Only for the key's owner: the secret webhook signatures are made with. */
+  signingSecret: string | null;
+  alerts: KeyAlert[];
+  deliveries: WebhookDelivery[];
+};
+
+const keyFor = async (context: Context, keyId: string): Promise<ApiKey> => {
+  const key = await visibleKey(context.db, principalOf(context.user, context.ip), keyId);
+  if (!key) throw notFound("No such key.");
+  return key;
+};
+
+const activeKeyFor = async (context: Context, keyId: string): Promise<ApiKey> => {
+  const key = await keyFor(context, keyId);
+  if (key.status !== "active") throw new ConsoleError(422, "key_rule", "Only an active key has alerts and budgets.");
+  return key;
+};
+
+const view = async (context: Context, key: ApiKey, settings: AlertSettings | null): Promise<KeyAlertsView> => {
+  if (!settings) throw notFound("No such key.");
+  return {
+    key: { id: key.id, name: key.name, status: key.status, ownerId: key.ownerId },
+    settings,
+    signingSecret: key.ownerId === context.user.id ? webhookSecret(key.id) : null,
+    alerts: await keyAlerts(context.db, key.id),
+    deliveries: await keyDeliveries(context.db, key.id),
+  };
+};
+
+/** GET /api/keys/:id/alerts */
+export const keyAlertsResponse = async (context: Context, keyId: string): Promise<KeyAlertsView> => {
+  const key = await keyFor(context, keyId);
+  return view(context, key, await getAlertSettings(context.db, key.id));
+};
+
+/** PUT /api/keys/:id/alerts */
+export const updateKeyAlerts = async (context: Context, keyId: string, input: AlertSettingsInput): Promise<KeyAlertsView> => {
+  const key = await activeKeyFor(context, keyId);
+  return view(context, key, await setAlertSettings(context.db, key.id, input));
+};
+
+export type BudgetView = { keyId: string; dailyCreditCap: number | null; creditsSpentToday: number };
+
+const budgetView = (keyId: string, settings: AlertSettings | null): BudgetView => {
+  if (!settings) throw notFound("No such key.");
+  return { keyId, dailyCreditCap: settings.dailyCreditCap, creditsSpentToday: settings.creditsSpentToday };
+};
+
+/** GET /api/keys/:id/budget */
+export const budgetResponse = async (context: Context, keyId: string): Promise<BudgetView> => {
+  const key = await keyFor(context, keyId);
+  return budgetView(key.id, await getAlertSettings(context.db, key.id));
+};
+
+/** PUT /api/keys/:id/budget */
+export const updateBudget = async (context: Context, keyId: string, dailyCreditCap: number | null): Promise<BudgetView> => {
+  const key = await activeKeyFor(context, keyId);
+  return budgetView(key.id, await setDailyCreditCap(context.db, key.id, dailyCreditCap));
+};
+
+/** GET /api/alerts: the banner's alerts of the signed-in user's own keys. */
+export const openAlertsResponse = async (context: Context): Promise<{ alerts: KeyAlert[] }> => ({
+  alerts: await openAlerts(context.db, context.user.id),
+});
+
+/** POST /api/alerts/:id/ack */
+export const acknowledgeResponse = async (context: Context, alertId: string): Promise<{ acknowledged: number }> => {
+  const keyId = await alertKeyId(context.db, alertId);
+  if (keyId === null) throw notFound("No such alert.");
+  if (!(await visibleKey(context.db, principalOf(context.user, context.ip), keyId))) throw notFound("No such alert.");
+  return { acknowledged: await acknowledgeAlert(context.db, alertId) };
+};

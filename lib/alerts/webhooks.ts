@@ -1,0 +1,253 @@
+import crypto from "node:crypto";
+import type { Queryable } from "@/lib/db/client";
+import { describeError, log } from "@/lib/log";
+import { derivedKey } from "@/lib/security/secrets";
+
+/**
+ * Webhook delivery of low-credit alerts, off the request path: /v1 only writes the key_alerts
+ * row (inside its charge); this worker, polling in the server process, turns each new alert of
+ * a key with a webhook URL into one webhook_deliveries row and POSTs it.
+ *
+ *   POST <url>
+ *   Content-Type: application/json
+ *   X-SocialLookup-Event: key.credits.low | key.credits.zero
+ *   X-SocialLookup-Delivery: <delivery id>   (the same on every retry: deduplicate on it)
+ *   X-SocialLookup-Signature: sha256=<hex HMAC-SHA256 of the raw body, keyed with the key's secret>
+ *   {"event":"key.credits.low","keyId":"key_…","keyName":"…","creditsRemaining":40,"threshold":50,"at":"2025-…Z"}
+ *
+ * The secret is per key, derived from AUTH_SECRET (HKDF, purpose `webhook:<keyId>`), shown to the
+ * key's owner in the console; the HMAC key is the secret string as shown ("whsec_…").
+ * A 2xx answer delivers. Anything else (non-2xx, timeout, refused connection) is retried after
+ * 1 s, 2 s, 4 s, 8 s; after the 5th failed attempt the delivery is marked failed. Redirects are
+ * not followed. Several instances may run the worker: a delivery is claimed with a lease
+ * (FOR UPDATE SKIP LOCKED), and at most one delivery exists per alert (unique index).
+ * Alerts older than a day when first seen (worker down, webhook set later) are not sent.
+ */
+export const SIGNATURE_HEADER = "X-SocialLookup-Signature";
+export const EVENT_HEADER = "X-SocialLookup-Event";
+export const DELIVERY_HEADER = "X-SocialLookup-Delivery";
+
+export type WebhookEvent = "key.credits.low" | "key.credits.zero";
+
+export type WebhookPayload = {
+  event: WebhookEvent;
+  keyId: string;
+  keyName: string;
+  creditsRemaining: number;
+  threshold: number | null;
+  at: string;
+};
+
+/** The key's signing secret, as the console shows it to the key's owner. */
+export const webhookSecret = (keyId: string): string => `whsec_${derivedKey(`webhook:${keyId}`).toString("base64url")}`;
+
+export const signBody = (secret: string, body: string): string =>
+  `sha256=${crypto.createHmac("sha256", secret).update(body, "utf8").digest("hex")}`;
+
+/** What a receiver does: recompute over the raw body and compare in constant time. */
+export const verifySignature = (secret: string, body: string, header: string | null | undefined): boolean => {
+  if (!header) return false;
+  const expected = Buffer.from(signBody(secret, body));
+  const given = Buffer.from(header.trim());
+  return expected.length === given.length && crypto.timingSafeEqual(expected, given);
+};
+
+export type AlertWorkerOptions = {
+  /** Pause between polls. */
+  pollMs?: number;
+  /** Wait before retry n (1-based: [after attempt 1, after attempt 2, …]); the last value repeats. */
+  backoffMs?: readonly number[];
+  maxAttempts?: number;
+  /** Per attempt. */
+  timeoutMs?: number;
+  batchSize?: number;
+  /** Alerts older than this when first seen are not sent. */
+  maxAlertAgeMs?: number;
+  fetch?: typeof fetch;
+  secretFor?: (keyId: string) => string;
+};
+
+export type TickResult = { queued: number; delivered: number; retried: number; failed: number };
+
+export type AlertWorker = {
+  /** One round: queue new alerts, send what is due. The loop calls it; tests may too. */
+  tick(): Promise<TickResult>;
+  /** Stops the loop and waits for a round in progress. */
+  stop(): Promise<void>;
+};
+
+export const DEFAULT_BACKOFF_MS = [1000, 2000, 4000, 8000] as const;
+export const DEFAULT_MAX_ATTEMPTS = 5;
+
+type AlertToQueue = {
+  id: string;
+  key_id: string;
+  url: string;
+  key_name: string;
+  kind: "threshold" | "zero";
+  credits_remaining: number;
+  threshold_credits: number | null;
+  at: string;
+};
+
+type DueDelivery = { id: string; key_id: string; url: string; payload: string; attempts: number };
+
+const payloadOf = (alert: AlertToQueue): string =>
+  JSON.stringify({
+    event: alert.kind === "zero" ? "key.credits.zero" : "key.credits.low",
+    keyId: alert.key_id,
+    keyName: alert.key_name,
+    creditsRemaining: alert.credits_remaining,
+    threshold: alert.threshold_credits,
+    at: alert.at,
+  } satisfies WebhookPayload);
+
+const queueNewAlerts = async (db: Queryable, maxAgeMs: number, limit: number): Promise<number> => {
+  const alerts = await db.query<AlertToQueue>(
+    `SELECT a.id::text AS id, a.key_id, k.alert_webhook_url AS url, k.name AS key_name, a.kind,
+       a.credits_remaining::float8 AS credits_remaining, a.threshold_credits::float8 AS threshold_credits,
+       to_char(a.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS at
+     FROM key_alerts a JOIN api_keys k ON k.id = a.key_id
+     WHERE k.alert_webhook_url IS NOT NULL AND a.created_at > now() - make_interval(secs => $1::float8 / 1000)
+       AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.alert_id = a.id)
+     ORDER BY a.id LIMIT $2`,
+    [maxAgeMs, limit],
+  );
+  let queued = 0;
+  for (const alert of alerts) {
+    const rows = await db.query<{ id: string }>(
+      `INSERT INTO webhook_deliveries (alert_id, key_id, url, payload) VALUES ($1::bigint, $2, $3, $4)
+       ON CONFLICT (alert_id) DO NOTHING RETURNING id::text AS id`,
+      [alert.id, alert.key_id, alert.url, payloadOf(alert)],
+    );
+    queued += rows.length;
+  }
+  return queued;
+};
+
+const claimDue = (db: Queryable, limit: number, leaseMs: number): Promise<DueDelivery[]> =>
+  db.query<DueDelivery>(
+    `UPDATE webhook_deliveries SET next_attempt_at = now() + make_interval(secs => $2::float8 / 1000)
+     WHERE id IN (
+       SELECT id FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= now()
+       ORDER BY next_attempt_at, id LIMIT $1 FOR UPDATE SKIP LOCKED
+     )
+     RETURNING id::text AS id, key_id, url, payload, attempts`,
+    [limit, leaseMs],
+  );
+
+const eventOf = (payload: string): WebhookEvent => {
+  try {
+    const parsed: unknown = JSON.parse(payload);
+    return typeof parsed === "object" && parsed !== null && "event" in parsed && parsed.event === "key.credits.zero"
+      ? "key.credits.zero"
+      : "key.credits.low";
+  } catch {
+    return "key.credits.low";
+  }
+};
+
+type AttemptOutcome = { ok: boolean; status: number | null; error: string | null };
+
+const attempt = async (
+  delivery: DueDelivery,
+  options: { fetch: typeof fetch; timeoutMs: number; secretFor: (keyId: string) => string },
+): Promise<AttemptOutcome> => {
+  const event = eventOf(delivery.payload);
+  try {
+    const response = await options.fetch(delivery.url, {
+      method: "POST",
+      headers: {
+        "Content-Type": "application/json",
+        "User-Agent": "SocialLookup-Webhooks/1.0",
+        [EVENT_HEADER]: event,
+        [DELIVERY_HEADER]: delivery.id,
+        [SIGNATURE_HEADER]: signBody(options.secretFor(delivery.key_id), delivery.payload),
+      },
+      body: delivery.payload,
+      redirect: "manual",
+      signal: AbortSignal.timeout(options.timeoutMs),
+    });
+    await response.body?.cancel().catch(() => undefined);
+    return response.ok
+      ? { ok: true, status: response.status, error: null }
+      : { ok: false, status: response.status, error: `HTTP ${response.status}` };
+  } catch (error) {
+    const cause = error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : "";
+    return { ok: false, status: null, error: `${describeError(error)}${cause}`.slice(0, 500) };
+  }
+};
+
+export const startAlertWorker = (
+  database: Queryable | (() => Promise<Queryable>),
+  options: AlertWorkerOptions = {},
+): AlertWorker => {
+  const pollMs = options.pollMs ?? 1000;
+  const backoffMs = options.backoffMs ?? DEFAULT_BACKOFF_MS;
+  const maxAttempts = options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
+  const timeoutMs = options.timeoutMs ?? 5000;
+  const batchSize = options.batchSize ?? 20;
+  const maxAlertAgeMs = options.maxAlertAgeMs ?? 86_400_000;
+  const send = { fetch: options.fetch ?? fetch, timeoutMs, secretFor: options.secretFor ?? webhookSecret };
+  const db = typeof database === "function" ? database : async () => database;
+  // A claimed delivery is someone's for this long: longer than one attempt can take.
+  const leaseMs = timeoutMs + 30_000;
+
+  const tick = async (): Promise<TickResult> => {
+    const conn = await db();
+    const result: TickResult = { queued: await queueNewAlerts(conn, maxAlertAgeMs, batchSize * 5), delivered: 0, retried: 0, failed: 0 };
+    const due = await claimDue(conn, batchSize, leaseMs);
+    await Promise.all(
+      due.map(async (delivery) => {
+        const outcome = await attempt(delivery, send);
+        const attempts = delivery.attempts + 1;
+        if (outcome.ok) {
+          result.delivered += 1;
+          await conn.query(
+            `UPDATE webhook_deliveries SET status = 'delivered', attempts = $2, last_status = $3, last_error = NULL, delivered_at = now()
+             WHERE id = $1::bigint`,
+            [delivery.id, attempts, outcome.status],
+          );
+          return;
+        }
+        const giveUp = attempts >= maxAttempts;
+        if (giveUp) result.failed += 1;
+        else result.retried += 1;
+        const waitMs = backoffMs[Math.min(attempts - 1, backoffMs.length - 1)] ?? 1000;
+        await conn.query(
+          `UPDATE webhook_deliveries SET status = $2, attempts = $3, last_status = $4, last_error = $5,
+             next_attempt_at = now() + make_interval(secs => $6::float8 / 1000)
+           WHERE id = $1::bigint`,
+          [delivery.id, giveUp ? "failed" : "pending", attempts, outcome.status, outcome.error, waitMs],
+        );
+        if (giveUp) log.warn("webhook delivery failed", { deliveryId: delivery.id, keyId: delivery.key_id, attempts, error: outcome.error });
+      }),
+    );
+    return result;
+  };
+
+  let stopped = false;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let running: Promise<unknown> = Promise.resolve();
+  const loop = () => {
+    if (stopped) return;
+    running = tick()
+      .catch((error: unknown) => log.error("alert worker round failed", { error: describeError(error) }))
+      .finally(() => {
+        if (stopped) return;
+        timer = setTimeout(loop, pollMs);
+        // Never keeps a process (CLI, test runner) alive on its own.
+        timer.unref?.();
+      });
+  };
+  loop();
+
+  return {
+    tick,
+    stop: async () => {
+      stopped = true;
+      if (timer !== undefined) clearTimeout(timer);
+      await running;
+    },
+  };
+};

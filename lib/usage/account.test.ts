@@ -1,0 +1,106 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Db } from "@/lib/db/client";
+import { createAuthenticator } from "@/lib/keys/authenticate";
+import { createKey, revokeKey } from "@/lib/keys/repository";
+import { createTokenVerifier } from "@/lib/keys/tokens";
+import { createRateLimiter } from "@/lib/ratelimit/limiter";
+import { pgliteDatabase } from "@/tests/support/databases";
+import { accountDataSchema } from "./account-schema";
+import { runAccount, type AccountDeps } from "./account";
+import { settleScript, TEST_SECRET } from "./test-support";
+
+const database = pgliteDatabase();
+let db: Db;
+let deps: AccountDeps;
+
+const issue = async (credits: number, qpsLimit = 100) =>
+  createKey(db, TEST_SECRET, { name: `account-${credits}`, ownerId: null, credits, qpsLimit, expiresAt: null });
+
+const usageRows = async (keyId: string) =>
+  Number((await db.query<{ n: number }>("SELECT count(*)::int AS n FROM usage_events WHERE key_id = $1", [keyId]))[0]?.n);
+
+const envelope = (body: string) => JSON.parse(body) as { code: number; message: string; data: unknown; requestId: string };
+
+beforeAll(async () => {
+  db = await database.open();
+  deps = {
+    db: async () => db,
+    authenticator: createAuthenticator({ db: async () => db, verify: createTokenVerifier(TEST_SECRET), ttlMs: 0 }),
+    limiter: createRateLimiter({}),
+  };
+}, 120_000);
+
+afterAll(async () => {
+  await db?.close();
+  await database.cleanup();
+});
+
+describe("GET /v1/account", () => {
+  it("answers the key's credits, limit, cap and spend today and this month", async () => {
+    const { key, token } = await issue(100);
+    await db.query("UPDATE api_keys SET daily_credit_cap = 50 WHERE id = $1", [key.id]);
+    await settleScript(db, [
+      { keyId: key.id, operation: "event_details_id", costCredits: 4, outcome: "found", agoMs: 1000, latencyMs: 1 },
+      { keyId: key.id, operation: "followers", costCredits: 2, outcome: "found", agoMs: 500, latencyMs: 1 },
+      { keyId: key.id, operation: "followers", costCredits: 2, outcome: "400", agoMs: 400, latencyMs: 1 },
+      // A reservation in flight counts as spent.
+      { keyId: key.id, operation: "get_user_publications", costCredits: 1, outcome: "reserve", agoMs: 300, latencyMs: 1 },
+    ]);
+    const result = await runAccount({ authorization: `Bearer ${token}` }, deps);
+    expect(result.status).toBe(200);
+    const body = envelope(result.body);
+    expect(body).toMatchObject({ code: 0, message: "success" });
+    expect(body.requestId).toBe(result.headers["X-Request-Id"]);
+    expect(body.data).toEqual({
+      key: {
+        id: key.id,
+        name: "account-100",
+        credits_remaining: 93,
+        credits_granted: 100,
+        qps_limit: 100,
+        daily_credit_cap: 50,
+        credits_spent_today: 7,
+        // Earlier days of this month count too; on the 1st (UTC) they are today.
+        credits_spent_this_month: 7,
+      },
+    });
+    expect(accountDataSchema.safeParse(body.data).success).toBe(true);
+    expect(result.headers).toMatchObject({ "X-Credits-Charged": "0", "X-Credits-Remaining": "93", "RateLimit-Limit": "100" });
+  });
+
+  it("is free: no credits charged, no usage record written", async () => {
+    const { key, token } = await issue(10);
+    for (let index = 0; index < 5; index += 1) expect((await runAccount({ authorization: `Bearer ${token}` }, deps)).status).toBe(200);
+    expect(await usageRows(key.id)).toBe(0);
+    const rows = await db.query<{ c: number }>("SELECT credits_remaining::int AS c FROM api_keys WHERE id = $1", [key.id]);
+    expect(rows[0]?.c).toBe(10);
+  });
+
+  it("answers 401 apiKey is null without a bearer token, apiKey is invalid for a bad or revoked one", async () => {
+    const missing = await runAccount({ authorization: null }, deps);
+    expect([missing.status, envelope(missing.body).message]).toEqual([401, "apiKey is null"]);
+    const garbage = await runAccount({ authorization: "Bearer not-a-token" }, deps);
+    expect([garbage.status, envelope(garbage.body).message]).toEqual([401, "apiKey is invalid"]);
+    const { key, token } = await issue(10);
+    await revokeKey(db, key.id);
+    const revoked = await runAccount({ authorization: `Bearer ${token}` }, deps);
+    expect([revoked.status, envelope(revoked.body)]).toEqual([401, { code: 401, message: "apiKey is invalid", data: null, requestId: expect.any(String) }]);
+  });
+
+  it("counts against the key's per-second limit: 429 qps limit exceeded with Retry-After", async () => {
+    const { token } = await issue(10, 1);
+    expect((await runAccount({ authorization: `Bearer ${token}` }, deps)).status).toBe(200);
+    const limited = await runAccount({ authorization: `Bearer ${token}` }, deps);
+    expect([limited.status, envelope(limited.body).message]).toEqual([429, "qps limit exceeded"]);
+    expect(limited.headers["Retry-After"]).toMatch(/^\d+$/);
+  });
+
+  it("answers 500 Internal server error when the database fails, and nothing else leaks", async () => {
+    const { token } = await issue(10);
+    const broken: AccountDeps = { ...deps, db: async () => ({ query: async () => { throw new Error("db down: secret detail"); } }) };
+    const result = await runAccount({ authorization: `Bearer ${token}` }, broken);
+    expect(result.status).toBe(500);
+    expect(envelope(result.body).message).toBe("Internal server error");
+    expect(result.body).not.toContain("secret detail");
+  });
+});

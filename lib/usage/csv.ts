@@ -1,0 +1,227 @@
+import type { Queryable } from "@/lib/db/client";
+import { listEvents, STATUS_CLASS_RANGES, type EventFilters, type StatusFilter, type UsageEvent } from "./events";
+import type { Day } from "./period";
+import { scopeCondition, type UsageScope } from "./scope";
+
+/**
+ * CSV exports of the request log and of the daily totals, streamed: a ReadableStream that
+ * reads the next keyset page only when the consumer asks for more, so an export of any size
+ * holds one page in memory.
+ *
+ * Format (RFC 4180): UTF-8, a header row, CRLF line ends, comma separators; a field holding a
+ * comma, a double quote, CR or LF is quoted with inner quotes doubled. Times are ISO-8601 UTC
+ * ("2025-06-14T18:00:00.123Z"), days "YYYY-MM-DD" (UTC). Free-text fields (key name, parameter
+ * summary) that begin with = + - @ or a tab are prefixed with ' so a spreadsheet does not run
+ * them as formulas (CSV injection); numbers are never altered.
+ */
+export type CsvValue = string | number | null;
+
+const NEEDS_QUOTES = /[",\r\n]/;
+const FORMULA_START = /^[=+\-@\t\r]/;
+
+export const csvField = (value: CsvValue): string => {
+  if (value === null) return "";
+  const text = String(value);
+  return NEEDS_QUOTES.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+};
+
+/** A user-supplied text cell, defused against spreadsheet formulas. */
+export const csvText = (value: string): string => (FORMULA_START.test(value) ? `'${value}` : value);
+
+export const csvLine = (values: readonly CsvValue[]): string => `${values.map(csvField).join(",")}\r\n`;
+
+export const EVENT_COLUMNS = [
+  "request_id",
+  "created_at",
+  "key_id",
+  "key_name",
+  "operation",
+  "status",
+  "credits_charged",
+  "latency_ms",
+  "params_summary",
+  "reason",
+] as const;
+
+export const eventCsvValues = (event: UsageEvent): CsvValue[] => [
+  event.requestId,
+  event.createdAt,
+  event.keyId,
+  csvText(event.keyName),
+  event.operation,
+  event.status,
+  event.creditsCharged,
+  event.latencyMs,
+  csvText(event.paramsSummary),
+  event.reason,
+];
+
+export const DAILY_COLUMNS = [
+  "day",
+  "key_id",
+  "key_name",
+  "operation",
+  "status",
+  "requests",
+  "credits",
+  "latency_ms_sum",
+] as const;
+
+export type DailyRow = {
+  day: Day;
+  keyId: string;
+  keyName: string;
+  operation: string;
+  status: number;
+  requests: number;
+  credits: number;
+  latencyMsSum: number;
+};
+
+export const dailyCsvValues = (row: DailyRow): CsvValue[] => [
+  row.day,
+  row.keyId,
+  csvText(row.keyName),
+  row.operation,
+  row.status,
+  row.requests,
+  row.credits,
+  row.latencyMsSum,
+];
+
+type Page<Row, Cursor> = { rows: Row[]; next: Cursor | null };
+
+/** A CSV stream over keyset pages; `onError` hears a failure that cuts the stream short. */
+export const csvStream = <Row, Cursor>(options: {
+  header: readonly string[];
+  values: (row: Row) => CsvValue[];
+  page: (cursor: Cursor | null) => Promise<Page<Row, Cursor>>;
+  onError?: (error: unknown) => void;
+}): ReadableStream<Uint8Array> => {
+  const encoder = new TextEncoder();
+  let cursor: Cursor | null = null;
+  let started = false;
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        try {
+          if (!started) {
+            started = true;
+            controller.enqueue(encoder.encode(csvLine(options.header)));
+          }
+          const { rows, next } = await options.page(cursor);
+          if (rows.length > 0) controller.enqueue(encoder.encode(rows.map((row) => csvLine(options.values(row))).join("")));
+          if (next === null) controller.close();
+          else cursor = next;
+        } catch (error) {
+          options.onError?.(error);
+          controller.error(error);
+        }
+      },
+    },
+    // One page at a time: the next query runs only once the consumer has taken this one.
+    { highWaterMark: 1 },
+  );
+};
+
+export const EXPORT_PAGE_SIZE = 1000;
+
+export const eventsCsv = (
+  db: Queryable,
+  scope: UsageScope,
+  filters: EventFilters,
+  onError?: (error: unknown) => void,
+): ReadableStream<Uint8Array> =>
+  csvStream<UsageEvent, string>({
+    header: EVENT_COLUMNS,
+    values: eventCsvValues,
+    onError,
+    page: async (cursor) => {
+      const page = await listEvents(db, scope, filters, { cursor: cursor ?? undefined, limit: EXPORT_PAGE_SIZE });
+      return { rows: page.events, next: page.nextCursor };
+    },
+  });
+
+type DailyRecord = {
+  day: string;
+  key_id: string;
+  key_name: string;
+  operation: string;
+  status: number;
+  requests: number;
+  credits: number;
+  latency_ms_sum: number;
+};
+
+type DailyPosition = { day: string; keyId: string; operation: string; status: number };
+
+export type DailyFilters = { from: Day; to: Day; operation?: string; status?: StatusFilter };
+
+/**
+ * Daily rollup rows of the scope, oldest day first, keyset-paged on the rollup's own key. Text
+ * compares bytewise (COLLATE "C") so the order and the keyset agree on every database.
+ */
+export const listDaily = async (
+  db: Queryable,
+  scope: UsageScope,
+  filters: DailyFilters,
+  page: { after: DailyPosition | null; limit: number },
+): Promise<Page<DailyRow, DailyPosition>> => {
+  const params: unknown[] = [filters.from, filters.to];
+  const where = ["d.day BETWEEN $1::date AND $2::date", "d.status <> 102", scopeCondition(scope, params, "d.key_id")];
+  const add = (value: unknown) => {
+    params.push(value);
+    return `$${params.length}`;
+  };
+  if (filters.operation !== undefined) where.push(`d.operation = ${add(filters.operation)}`);
+  if (typeof filters.status === "number") where.push(`d.status = ${add(filters.status)}`);
+  else if (filters.status !== undefined) {
+    const [low, high] = STATUS_CLASS_RANGES[filters.status];
+    where.push(`d.status BETWEEN ${add(low)} AND ${add(high)}`);
+  }
+  if (page.after !== null) {
+    const { day, keyId, operation, status } = page.after;
+    where.push(
+      `(d.day, d.key_id COLLATE "C", d.operation COLLATE "C", d.status) > (${add(day)}::date, ${add(keyId)} COLLATE "C", ${add(operation)} COLLATE "C", ${add(status)}::integer)`,
+    );
+  }
+  const rows = await db.query<DailyRecord>(
+    `SELECT to_char(d.day, 'YYYY-MM-DD') AS day, d.key_id, k.name AS key_name, d.operation, d.status,
+       d.requests::float8 AS requests, d.credits::float8 AS credits, d.latency_ms_sum::float8 AS latency_ms_sum
+     FROM usage_daily d JOIN api_keys k ON k.id = d.key_id
+     WHERE ${where.join(" AND ")}
+     ORDER BY d.day, d.key_id COLLATE "C", d.operation COLLATE "C", d.status
+     LIMIT ${add(page.limit + 1)}`,
+    params,
+  );
+  const shown = rows.slice(0, page.limit).map(
+    (row): DailyRow => ({
+      day: row.day,
+      keyId: row.key_id,
+      keyName: row.key_name,
+      operation: row.operation,
+      status: row.status,
+      requests: row.requests,
+      credits: row.credits,
+      latencyMsSum: row.latency_ms_sum,
+    }),
+  );
+  const last = shown.at(-1);
+  return {
+    rows: shown,
+    next: rows.length > page.limit && last ? { day: last.day, keyId: last.keyId, operation: last.operation, status: last.status } : null,
+  };
+};
+
+export const dailyCsv = (
+  db: Queryable,
+  scope: UsageScope,
+  filters: DailyFilters,
+  onError?: (error: unknown) => void,
+): ReadableStream<Uint8Array> =>
+  csvStream<DailyRow, DailyPosition>({
+    header: DAILY_COLUMNS,
+    values: dailyCsvValues,
+    onError,
+    page: (after) => listDaily(db, scope, filters, { after, limit: EXPORT_PAGE_SIZE }),
+  });

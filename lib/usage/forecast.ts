@@ -1,0 +1,80 @@
+import type { Queryable } from "@/lib/db/client";
+import { addDays, DAY_MS, dayStart, utcDay } from "./period";
+import { scopeCondition, type UsageScope } from "./scope";
+
+/**
+ * Burn-rate forecast: at the rate of the last 7 days, when does each active key run out?
+ *
+ * rate = credits charged over the window ÷ the window's length in days, where the window runs
+ * from midnight UTC six days ago (seven calendar days, today included) — or from the key's
+ * creation when that is later — up to now, counted as at least one day so a key minutes old is
+ * not extrapolated from minutes. daysLeft = creditsRemaining ÷ rate; null when the key spent
+ * nothing in the window (no rate, no forecast).
+ */
+export type KeyForecast = {
+  keyId: string;
+  keyName: string;
+  creditsRemaining: number;
+  /** Credits charged in the window. */
+  creditsSpent: number;
+  /** Length of the window in days (1 to 7, fractional). */
+  windowDays: number;
+  creditsPerDay: number;
+  /** null: no spend in the window. 0: already empty. */
+  daysLeft: number | null;
+  runsOutAt: string | null;
+};
+
+export type ForecastResult = {
+  keys: KeyForecast[];
+  /** Active keys in the scope; `keys` holds at most MAX_FORECAST_KEYS of them, soonest to run out first. */
+  totalKeys: number;
+};
+
+export const FORECAST_WINDOW_DAYS = 7;
+export const MAX_FORECAST_KEYS = 100;
+
+type ForecastRow = { id: string; name: string; credits_remaining: number; created_at: Date | string; spent: number };
+
+export const burnRateForecast = async (db: Queryable, scope: UsageScope, now = new Date()): Promise<ForecastResult> => {
+  const firstDay = addDays(utcDay(now), -(FORECAST_WINDOW_DAYS - 1));
+  const params: unknown[] = [firstDay];
+  const spendScope = scopeCondition(scope, params, "key_id");
+  const keyScope = scopeCondition(scope, params, "k.id");
+  const rows = await db.query<ForecastRow>(
+    `WITH spend AS (
+       SELECT key_id, sum(credits)::float8 AS credits FROM usage_daily
+       WHERE day >= $1::date AND ${spendScope} GROUP BY key_id
+     )
+     SELECT k.id, k.name, k.credits_remaining::float8 AS credits_remaining, k.created_at, COALESCE(s.credits, 0)::float8 AS spent
+     FROM api_keys k LEFT JOIN spend s ON s.key_id = k.id
+     WHERE k.status = 'active' AND (k.expires_at IS NULL OR k.expires_at > now()) AND ${keyScope}`,
+    params,
+  );
+  const windowStart = dayStart(firstDay).getTime();
+  const forecasts = rows.map((row): KeyForecast => {
+    const from = Math.max(windowStart, new Date(row.created_at).getTime());
+    const windowDays = Math.min(FORECAST_WINDOW_DAYS, Math.max(1, (now.getTime() - from) / DAY_MS));
+    const creditsPerDay = row.spent / windowDays;
+    const daysLeft = creditsPerDay > 0 ? row.credits_remaining / creditsPerDay : null;
+    return {
+      keyId: row.id,
+      keyName: row.name,
+      creditsRemaining: row.credits_remaining,
+      creditsSpent: row.spent,
+      windowDays,
+      creditsPerDay,
+      daysLeft,
+      runsOutAt: daysLeft === null ? null : new Date(now.getTime() + daysLeft * DAY_MS).toISOString(),
+    };
+  });
+  forecasts.sort(
+    (a, b) =>
+      (a.daysLeft ?? Number.POSITIVE_INFINITY) - (b.daysLeft ?? Number.POSITIVE_INFINITY) ||
+      a.keyName.localeCompare(b.keyName) ||
+      a.keyId.localeCompare(b.keyId),
+  );
+  return { keys: forecasts.slice(0, MAX_FORECAST_KEYS), totalKeys: forecasts.length };
+};
+
+export { describeDaysLeft } from "./days-left";

@@ -1,0 +1,68 @@
+import type { Db, Queryable } from "@/lib/db/client";
+import { visibleKey, type Principal } from "@/lib/keys/manage";
+import { getUser } from "@/lib/users/repository";
+
+/**
+ * Whose usage a request may read. Analysts read only keys they own: another user's key is
+ * "not found", exactly like the keys API, so ids cannot be probed. Admins may read one key,
+ * one user's keys, or everyone's.
+ */
+export type UsageScope = { kind: "all" } | { kind: "keys"; keyIds: readonly string[] };
+
+export type ScopeRequest = {
+  keyId?: string;
+  /** Admins: any user's keys. Analysts may only name themselves. */
+  userId?: string;
+  /** Admins: every key there is. */
+  everyone?: boolean;
+};
+
+export type ResolvedScope = {
+  scope: UsageScope;
+  kind: "key" | "mine" | "user" | "all";
+  keyId: string | null;
+  userId: string | null;
+};
+
+export class UsageAccessError extends Error {
+  constructor(
+    readonly reason: "not_found" | "forbidden",
+    message: string,
+  ) {
+    super(message);
+    this.name = "UsageAccessError";
+  }
+}
+
+const ownedKeyIds = async (db: Queryable, ownerId: string): Promise<string[]> =>
+  (await db.query<{ id: string }>("SELECT id FROM api_keys WHERE owner_id = $1 ORDER BY id", [ownerId])).map((row) => row.id);
+
+export const resolveScope = async (db: Db, principal: Principal, request: ScopeRequest): Promise<ResolvedScope> => {
+  const isAdmin = principal.role === "admin";
+  const { keyId, userId } = request;
+  // Checked before any lookup: an analyst learns nothing about other users, not even that they exist.
+  if (!isAdmin && ((userId !== undefined && userId !== principal.id) || request.everyone)) {
+    throw new UsageAccessError("forbidden", "Only an administrator can see other users' usage.");
+  }
+  if (keyId !== undefined) {
+    const key = await visibleKey(db, principal, keyId);
+    if (!key || (userId !== undefined && key.ownerId !== userId)) throw new UsageAccessError("not_found", "No such key.");
+    return { scope: { kind: "keys", keyIds: [key.id] }, kind: "key", keyId: key.id, userId: key.ownerId };
+  }
+  if (request.everyone) return { scope: { kind: "all" }, kind: "all", keyId: null, userId: null };
+  if (userId !== undefined && userId !== principal.id) {
+    if (!(await getUser(db, userId))) throw new UsageAccessError("not_found", "No such user.");
+    return { scope: { kind: "keys", keyIds: await ownedKeyIds(db, userId) }, kind: "user", keyId: null, userId };
+  }
+  return { scope: { kind: "keys", keyIds: await ownedKeyIds(db, principal.id) }, kind: "mine", keyId: null, userId: principal.id };
+};
+
+/**
+ * The scope as a SQL condition on `column`, its parameter appended to `params`. An empty key
+ * list matches nothing (= ANY of an empty array is false).
+ */
+export const scopeCondition = (scope: UsageScope, params: unknown[], column: string): string => {
+  if (scope.kind === "all") return "TRUE";
+  params.push([...scope.keyIds]);
+  return `${column} = ANY($${params.length}::text[])`;
+};

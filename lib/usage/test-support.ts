@@ -1,0 +1,52 @@
+import type { Db } from "@/lib/db/client";
+import { createSettler, type Outcome } from "@/lib/credits/settle";
+import { createKey } from "@/lib/keys/repository";
+import { createUser, type Role, type User } from "@/lib/users/repository";
+
+/**
+ * Shared by the usage and alert tests: users, keys, and real usage rows produced by the
+ * settle path (createSettler), so tests read exactly what /v1 writes.
+ */
+export const TEST_SECRET = "unit-test-secret-unit-test-secret-0123456789";
+
+export const newUser = (db: Db, email: string, role: Role = "analyst"): Promise<User> =>
+  createUser(db, { email, name: email, role, passwordHash: null, creditAllowance: 0 });
+
+export const newKey = async (db: Db, ownerId: string | null, credits: number, name = "key") =>
+  (await createKey(db, TEST_SECRET, { name, ownerId, credits, qpsLimit: 5, expiresAt: null })).key;
+
+export type ScriptedCall = {
+  keyId: string;
+  operation: string;
+  costCredits: number;
+  outcome: Outcome;
+  /** Milliseconds before now the request started (its created_at). */
+  agoMs: number;
+  /** Latency the request is given (its recorded latency is this plus the batch's own time). */
+  latencyMs: number;
+  paramsSummary?: string;
+};
+
+export type SettledCall = ScriptedCall & { requestId: string; status: number; creditsCharged: number; createdAt: Date };
+
+/** Settles the calls one after another, in order, each as its own batch. */
+export const settleScript = async (db: Db, calls: readonly ScriptedCall[], now = Date.now()): Promise<SettledCall[]> => {
+  const settler = createSettler(async () => db);
+  const settled: SettledCall[] = [];
+  for (const call of calls) {
+    const requestId = crypto.randomUUID();
+    const createdAt = new Date(now - call.agoMs);
+    const result = await settler.settle({
+      requestId,
+      keyId: call.keyId,
+      operation: call.operation,
+      costCredits: call.costCredits,
+      outcome: call.outcome,
+      paramsSummary: call.paramsSummary ?? `q=${settled.length}`,
+      startedAt: createdAt.getTime(),
+      startedPerf: performance.now() - call.latencyMs,
+    });
+    settled.push({ ...call, requestId, status: result.status, creditsCharged: result.creditsCharged, createdAt });
+  }
+  return settled;
+};

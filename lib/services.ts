@@ -29,19 +29,20 @@ export type Services = {
 const KEY_CACHE_TTL_MS = 1000;
 const RECORD_CACHE_TTL_MS = 5000;
 
-const build = (): Promise<Services> => {
+const build = async (): Promise<Services> => {
   const config = env();
   const db = getDb;
   const cursors = createCursorCodec(derivedKey("follower-cursor"));
-  const redis = config.REDIS_URL ? createRedisClient(config.REDIS_URL) : Promise.resolve(undefined);
   const authenticator = createAuthenticator({ db, verify: createTokenVerifier(authSecret()), ttlMs: KEY_CACHE_TTL_MS });
   onKeyChanged((keyId) => (keyId === null ? authenticator.invalidateAll() : authenticator.invalidate(keyId)));
-  return redis.then(async (client) => {
-    if (client && config.REDIS_URL) connectKeyChangesOverRedis(client, await createRedisClient(config.REDIS_URL, { subscriber: true }));
-    return {
+  const redis = config.REDIS_URL ? await createRedisClient(config.REDIS_URL) : undefined;
+  if (config.REDIS_URL && redis) {
+    connectKeyChangesOverRedis(redis, await createRedisClient(config.REDIS_URL, { subscriber: true }));
+  }
+  return {
     db,
     authenticator,
-    limiter: createRateLimiter({ redis: client }),
+    limiter: createRateLimiter({ redis }),
     settler: createSettler(db),
     connector: selectConnector({
       settings: config,
@@ -52,8 +53,7 @@ const build = (): Promise<Services> => {
     }),
     cursors,
     eventSiteHosts: config.EVENTSITE_HOSTS,
-    };
-  });
+  };
 };
 
 const holder = globalThis as typeof globalThis & { __socialLookupServices?: Promise<Services> };

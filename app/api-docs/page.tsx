@@ -10,6 +10,7 @@ import {
   type OperationDoc,
   type ResponseObject,
 } from "@/lib/openapi/document";
+import { TryIt } from "@/components/api-docs/try-it";
 import { Badge, type BadgeVariant } from "@/components/ui/badge";
 import { Card, CardContent } from "@/components/ui/card";
 import { CodeBlock } from "@/components/ui/code-block";
@@ -46,18 +47,6 @@ const requestOrigin = async (): Promise<string> => {
   const forwardedProto = requestHeaders.get("x-forwarded-proto");
   const protocol = forwardedProto === "https" || forwardedProto === "http" ? forwardedProto : "http";
   return `${protocol}://${host}`;
-};
-
-/** Query of the example request: the required parameters, or the first one when none is required. */
-const exampleQuery = (operation: OperationDoc): string => {
-  const required = operation.parameters.filter((parameter) => parameter.required);
-  const chosen = required.length > 0 ? required : operation.parameters.slice(0, 1);
-  return new URLSearchParams(chosen.map((parameter) => [parameter.name, parameter.example])).toString();
-};
-
-const curlExample = (origin: string, operation: OperationDoc): string => {
-  const query = exampleQuery(operation);
-  return `curl -H "Authorization: Bearer $KEY" \\\n  "${origin}${operation.path}${query ? `?${query}` : ""}"`;
 };
 
 const isObject = (value: JsonValue | undefined): value is { [key: string]: JsonValue } =>
@@ -294,8 +283,8 @@ function OperationSection({
       </div>
 
       <div className="flex flex-col gap-3">
-        <SubHeading>Example request</SubHeading>
-        <CodeBlock title="curl" code={curlExample(origin, operation)} wrap />
+        <SubHeading>Try it</SubHeading>
+        <TryIt operation={operation} baseUrl={origin} />
         {example200 ? (
           <details className="group rounded-xl border border-border bg-surface">
             <summary className="cursor-pointer list-none rounded-xl px-4 py-3 text-sm font-medium select-none hover:bg-surface-muted [&::-webkit-details-marker]:hidden">

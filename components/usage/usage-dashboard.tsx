@@ -1,6 +1,7 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
+import dynamic from "next/dynamic";
 import { useId, useMemo, useState } from "react";
 import { buttonStyles } from "@/components/ui/button";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
@@ -15,8 +16,26 @@ import { ForecastTable } from "./forecast-table";
 import { formatDay } from "./format";
 import { RequestLog, type LogKeyOption } from "./request-log";
 import { EmptyState, Skeleton } from "./skeleton";
-import { CreditsByKeyChart, CreditsPerDayChart, LatencyChart, RequestsByStatusChart } from "./usage-charts";
 import { UsageTotals } from "./usage-totals";
+
+// The chart library is most of this page's JavaScript: it loads after the page, behind skeletons.
+const chartLoading = () => <Skeleton className="h-72" />;
+const CreditsPerDayChart = dynamic(() => import("./usage-charts").then((charts) => charts.CreditsPerDayChart), {
+  ssr: false,
+  loading: chartLoading,
+});
+const RequestsByStatusChart = dynamic(() => import("./usage-charts").then((charts) => charts.RequestsByStatusChart), {
+  ssr: false,
+  loading: chartLoading,
+});
+const CreditsByKeyChart = dynamic(() => import("./usage-charts").then((charts) => charts.CreditsByKeyChart), {
+  ssr: false,
+  loading: chartLoading,
+});
+const LatencyChart = dynamic(() => import("./usage-charts").then((charts) => charts.LatencyChart), {
+  ssr: false,
+  loading: chartLoading,
+});
 
 type Period = "today" | "7d" | "30d" | "custom";
 

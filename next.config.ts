@@ -14,7 +14,10 @@ const contentSecurityPolicy = (isDevServer: boolean): string =>
     "default-src 'self'",
     `script-src 'self' 'unsafe-inline'${isDevServer ? " 'unsafe-eval'" : ""}`,
     "style-src 'self' 'unsafe-inline'",
-    "img-src 'self' data: https:",
+    // Record images are third-party URLs, and demo images carry PUBLIC_URL, which may name this
+    // server differently from the address the browser used (localhost vs 127.0.0.1): any image
+    // source is allowed; images cannot run script.
+    "img-src 'self' data: https: http:",
     "font-src 'self'",
     "connect-src 'self'",
     "frame-ancestors 'none'",

@@ -55,6 +55,7 @@ export default defineConfig({
     env: {
       PORT: String(port),
       DATA_DIR: dataDir,
+      PUBLIC_URL: baseURL,
       NODE_ENV: "production",
     },
   },

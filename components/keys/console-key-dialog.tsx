@@ -7,7 +7,7 @@ import { Input } from "@/components/ui/input";
 import { chooseConsoleKey, keysQueryKey, refreshAfterKeyChange, type ApiKeyView } from "@/lib/query/keys";
 import { FormError } from "./form-error";
 import { errorMessage } from "./format";
-import { ModalActions } from "./modal";
+import { ModalActions } from "@/components/ui/modal";
 
 const TOKEN_HANDLING = "The server checks it against its hash, then keeps it encrypted and never shows it again.";
 

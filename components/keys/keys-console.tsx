@@ -12,7 +12,7 @@ import { CreateKeyForm } from "./create-key-form";
 import { FormError } from "./form-error";
 import { errorMessage, formatCount } from "./format";
 import { KeysTable, type KeyAction } from "./keys-table";
-import { Modal } from "./modal";
+import { Modal } from "@/components/ui/modal";
 import { RevokeKeyForm } from "./revoke-dialog";
 import { graceNote, RollKeyForm } from "./roll-dialog";
 import { TokenReveal, type RevealedToken } from "./token-reveal";

@@ -5,7 +5,7 @@ import { Button } from "@/components/ui/button";
 import { keysQueryKey, refreshAfterKeyChange, revokeKey, type ApiKeyView } from "@/lib/query/keys";
 import { FormError } from "./form-error";
 import { errorMessage } from "./format";
-import { ModalActions } from "./modal";
+import { ModalActions } from "@/components/ui/modal";
 
 /** Body of the "Revoke key" dialog: one confirming click, effective at once. */
 export function RevokeKeyForm({

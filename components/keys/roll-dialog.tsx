@@ -14,7 +14,7 @@ import {
 } from "@/lib/query/keys";
 import { FormError } from "./form-error";
 import { errorMessage } from "./format";
-import { ModalActions } from "./modal";
+import { ModalActions } from "@/components/ui/modal";
 
 const graceOptions: ReadonlyArray<{ value: GracePeriod; label: string; hint: string }> = [
   { value: "none", label: "No grace period", hint: "The current token stops working at once." },

@@ -23,6 +23,18 @@ export default defineConfig({
           fileParallelism: false,
         },
       },
+      {
+        extends: true,
+        test: {
+          name: "scale",
+          include: ["tests/scale/**/*.test.ts"],
+          environment: "node",
+          globalSetup: ["tests/scale/global-setup.ts"],
+          testTimeout: 180_000,
+          hookTimeout: 300_000,
+          fileParallelism: false,
+        },
+      },
     ],
   },
 });

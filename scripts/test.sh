@@ -26,5 +26,10 @@ npx vitest run --project unit
 echo "== API tests (production server)"
 npx vitest run --project api
 
+# Three production instances on PostgreSQL and a Redis of the suite's own; prints
+# "SKIPPED: scale suites — <reason>" and passes when PostgreSQL or Redis is unreachable.
+echo "== scale tests (multi-instance: overspend, rate limits, revocation, faults, fuzz)"
+npx vitest run --project scale
+
 echo "== browser tests (Playwright, Chromium)"
 npx playwright test

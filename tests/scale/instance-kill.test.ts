@@ -1,0 +1,70 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  closeAgents,
+  closeDatabase,
+  control,
+  countStatuses,
+  delay,
+  ensureWholeCluster,
+  issueKey,
+  readLedger,
+  skipped,
+  sumCharged,
+} from "./harness";
+import { startTraffic } from "./traffic";
+
+/**
+ * decisions.md "Credits": an instance SIGKILLed while requests are in flight loses no charge/usage
+ * consistency — each request is either charged with its usage record or neither. Group commit
+ * makes a batch one transaction: PostgreSQL rolls back what a dead connection left open.
+ */
+const VICTIM = 1;
+
+describe.skipIf(skipped())("an instance killed mid-request", () => {
+  beforeAll(() => ensureWholeCluster());
+  afterAll(async () => {
+    await ensureWholeCluster();
+    closeAgents();
+    await closeDatabase();
+  });
+
+  it("leaves credits spent equal to the credits of the 200 usage records, and nothing pending", async () => {
+    const key = await issueKey("scale-instance-kill", { credits: 1_000_000, qps: 100_000 });
+    // Twenty requests at a time on the victim alone, and steady traffic on all three.
+    const onVictim = startTraffic(key, { workers: 20, onlyInstance: VICTIM });
+    const everywhere = startTraffic(key, { workers: 6 });
+    await delay(2000);
+    const killedAtMs = onVictim.now();
+    await control.killInstance(VICTIM);
+    const victimSamples = await onVictim.stop();
+    await delay(1000);
+    const otherSamples = await everywhere.stop();
+
+    const victimStatuses = countStatuses(victimSamples.map((sample) => sample.answer));
+    // In flight when the process died: sent before the kill, never answered.
+    const cutShort = victimSamples.filter((sample) => sample.sentAtMs < killedAtMs && sample.answer.status === 0).length;
+    const survivors = otherSamples.filter((sample) => sample.instance !== VICTIM);
+    console.log(
+      `[instance-kill] victim: ${JSON.stringify(victimStatuses)} (${cutShort} cut short by the kill); ` +
+        `the other instances: ${JSON.stringify(countStatuses(survivors.map((sample) => sample.answer)))}`,
+    );
+    expect(cutShort).toBeGreaterThan(0);
+    expect(countStatuses(survivors.map((sample) => sample.answer))).toEqual({ 200: survivors.length });
+
+    // Charged with a record or neither: the balance moved by exactly the 200 records' credits.
+    const ledger = await readLedger(key.id);
+    const spent = ledger.creditsGranted - ledger.creditsRemaining;
+    expect(spent).toBe(sumCharged(ledger.usage, (row) => row.status === 200));
+    expect(sumCharged(ledger.usage, (row) => row.status !== 200)).toBe(0);
+    expect(ledger.usage.filter((row) => row.status === 102)).toEqual([]);
+    // Every 200 a client saw has its record; requests cut short may or may not have one.
+    const seen200 = [...victimSamples, ...otherSamples].filter((sample) => sample.answer.status === 200).length;
+    const recorded200 = ledger.usage.filter((row) => row.status === 200).length;
+    expect(recorded200).toBeGreaterThanOrEqual(seen200);
+    expect(recorded200).toBeLessThanOrEqual(seen200 + cutShort);
+
+    // The instance comes back and serves the same key.
+    await control.startInstance(VICTIM);
+    await ensureWholeCluster();
+  });
+});

@@ -43,7 +43,7 @@ const build = async (): Promise<Services> => {
     db,
     authenticator,
     limiter: createRateLimiter({ redis }),
-    settler: createSettler(db),
+    settler: createSettler(db, { timeoutMs: config.DB_TIMEOUT_MS }),
     connector: selectConnector({
       settings: config,
       db,

@@ -221,3 +221,69 @@ describe.each(await testDatabases())("batch isolation on $name", (database) => {
     }
   });
 });
+
+describe.each(await testDatabases())("settling after an outage on $name", (database) => {
+  let db: Db;
+  afterAll(async () => {
+    await db?.close();
+    await database.cleanup();
+  });
+
+  it("is idempotent per request id: a retried settlement charges once", async () => {
+    db ??= await database.open();
+    {
+      const { key } = await createKey(db, SECRET, { name: "r", ownerId: null, credits: 10, qpsLimit: 5, expiresAt: null });
+      const settler = createSettler(async () => db);
+      const once = request(key.id, "found", 4);
+      expect(await settler.settle(once)).toMatchObject({ status: 200, creditsCharged: 4, creditsRemaining: 6 });
+      expect(await settler.settle(once)).toMatchObject({ status: 200, creditsCharged: 4, creditsRemaining: 6 });
+      const rows = await db.query<{ n: number }>("SELECT count(*)::int AS n FROM usage_events WHERE key_id = $1", [key.id]);
+      expect(rows[0]?.n).toBe(1);
+    }
+  });
+
+  it("never charges a settlement that reaches the database after the caller's deadline", async () => {
+    db ??= await database.open();
+    {
+      const { key } = await createKey(db, SECRET, { name: "d", ownerId: null, credits: 10, qpsLimit: 5, expiresAt: null });
+      const late = request(key.id, "found", 4);
+      const rows = await db.query<{ r_status: number; r_charged: number }>("SELECT * FROM settle_requests($1::json)", [
+        JSON.stringify([
+          {
+            ord: 0,
+            request_id: late.requestId,
+            key_id: key.id,
+            operation: "followers",
+            cost: 4,
+            outcome: "found",
+            final_status: null,
+            latency_ms: 1,
+            params_summary: "",
+            created_at: new Date().toISOString(),
+            deadline: new Date(Date.now() - 1000).toISOString(),
+          },
+        ]),
+      ]);
+      expect(rows[0]).toMatchObject({ r_status: 500, r_charged: 0 });
+      const stored = await db.query<{ status: number; reason: string; c: number }>(
+        "SELECT u.status, u.reason, k.credits_remaining::int AS c FROM usage_events u JOIN api_keys k ON k.id = u.key_id WHERE u.request_id = $1",
+        [late.requestId],
+      );
+      expect(stored).toEqual([{ status: 500, reason: "timeout", c: 10 }]);
+    }
+  });
+
+  it("fails a whole batch at once when the database is down, and answers queued requests by their deadline", async () => {
+    let calls = 0;
+    const settler = createSettler(
+      async () => {
+        calls += 1;
+        throw Object.assign(new Error("connection terminated"), { code: "57P01" });
+      },
+      { timeoutMs: 300 },
+    );
+    const results = await Promise.allSettled(Array.from({ length: 5 }, () => settler.settle(request("key_x", "found", 2))));
+    expect(results.every((result) => result.status === "rejected")).toBe(true);
+    expect(calls).toBe(1);
+  });
+});

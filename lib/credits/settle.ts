@@ -29,7 +29,13 @@ export type Settlement = {
   creditsRemaining: number;
 };
 
-type Pending = { request: SettleRequest; resolve: (value: Settlement) => void; reject: (error: unknown) => void };
+type Pending = {
+  request: SettleRequest;
+  /** Epoch ms after which the caller has given up (its database timeout from the moment it asked). */
+  deadline: number;
+  resolve: (value: Settlement) => void;
+  reject: (error: unknown) => void;
+};
 
 type SettleRow = { r_request_id: string; r_status: number; r_charged: number; r_remaining: number | string };
 
@@ -41,14 +47,38 @@ export type Settler = {
   drain(): Promise<void>;
 };
 
-export const createSettler = (db: () => Promise<Queryable>): Settler => {
+/** A request that waited longer than its deadline for the database: it answers 500, uncharged. */
+export class SettleTimeoutError extends Error {}
+
+/**
+ * SQLSTATE classes 22 (data exception) and 23 (integrity constraint): one request's row is at
+ * fault, not the database — worth settling the rest of its batch one by one.
+ */
+const isDataError = (error: unknown): boolean => {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "string" && (code.startsWith("22") || code.startsWith("23"));
+};
+
+// Margin between the database deadline and the caller's own timeout.
+const DEADLINE_MARGIN_MS = 250;
+
+export const createSettler = (db: () => Promise<Queryable>, options: { timeoutMs?: number } = {}): Settler => {
+  const timeoutMs = options.timeoutMs ?? 5000;
   let queue: Pending[] = [];
   let flushing: Promise<void> | null = null;
   let scheduled = false;
 
-  const writeBatch = async (batch: Pending[]) => {
+  const writeBatch = async (queued: Pending[]) => {
+    // Requests that waited past their deadline behind a stalled database are answered now.
+    const batch = queued.filter((pending) => {
+      if (pending.request.outcome === "commit" || pending.request.outcome === "refund") return true;
+      if (Date.now() <= pending.deadline) return true;
+      pending.reject(new SettleTimeoutError("the database did not answer in time"));
+      return false;
+    });
+    if (batch.length === 0) return;
     const now = performance.now();
-    const payload = batch.map(({ request }, ord) => ({
+    const payload = batch.map(({ request, deadline }, ord) => ({
       ord,
       request_id: request.requestId,
       key_id: request.keyId,
@@ -59,6 +89,7 @@ export const createSettler = (db: () => Promise<Queryable>): Settler => {
       latency_ms: Math.max(0, Math.round(now - request.startedPerf)),
       params_summary: request.paramsSummary,
       created_at: new Date(request.startedAt).toISOString(),
+      deadline: new Date(deadline).toISOString(),
     }));
     try {
       const rows = await (await db()).query<SettleRow>("SELECT * FROM settle_requests($1::json)", [
@@ -78,8 +109,9 @@ export const createSettler = (db: () => Promise<Queryable>): Settler => {
         });
       }
     } catch (error) {
-      // One request's row must never fail its neighbours: settle them one by one.
-      if (batch.length > 1) {
+      // One request's bad row must never fail its neighbours: settle them one by one. A database
+      // that is down or slow fails the whole batch at once (no retries that would stack timeouts).
+      if (batch.length > 1 && isDataError(error)) {
         for (const pending of batch) await writeBatch([pending]);
         return;
       }
@@ -111,7 +143,7 @@ export const createSettler = (db: () => Promise<Queryable>): Settler => {
   return {
     settle: (request) =>
       new Promise<Settlement>((resolve, reject) => {
-        queue.push({ request, resolve, reject });
+        queue.push({ request, deadline: Date.now() + timeoutMs - DEADLINE_MARGIN_MS, resolve, reject });
         schedule();
       }),
     drain: async () => {

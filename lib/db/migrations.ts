@@ -487,10 +487,169 @@ CREATE INDEX key_alerts_time_idx ON key_alerts (created_at);
 CREATE INDEX key_alerts_open_idx ON key_alerts (key_id, created_at DESC) WHERE acknowledged_at IS NULL;
 `;
 
+const settleDeadlines = /* sql */ `
+-- settle_requests() becomes idempotent per request id and honours each request's deadline.
+CREATE OR REPLACE FUNCTION settle_requests(batch json)
+RETURNS TABLE (r_request_id uuid, r_status integer, r_charged integer, r_remaining bigint)
+LANGUAGE plpgsql AS $fn$
+DECLARE
+  item record;
+  k record;
+  remaining bigint;
+  key_usable boolean;
+  final_status integer;
+  charged integer;
+  why text;
+  cap bigint;
+  threshold bigint;
+  pending record;
+  prior record;
+BEGIN
+  FOR item IN
+    SELECT x.* FROM json_to_recordset(batch) AS x(
+      ord integer, request_id uuid, key_id text, operation text, cost integer, outcome text,
+      final_status integer, latency_ms integer, params_summary text, created_at timestamptz, deadline timestamptz)
+    ORDER BY x.key_id, x.ord
+  LOOP
+    charged := 0;
+    remaining := NULL;
+    why := '';
+
+    IF item.outcome NOT IN ('commit', 'refund') THEN
+      -- Settled before (a retry after a lost answer): report what was recorded, change nothing.
+      SELECT u.status, u.credits_charged INTO prior FROM usage_events u WHERE u.request_id = item.request_id;
+      IF FOUND THEN
+        SELECT kk.credits_remaining INTO remaining FROM api_keys kk WHERE kk.id = item.key_id;
+        r_request_id := item.request_id;
+        r_status := CASE WHEN prior.status = 102 THEN 200 ELSE prior.status END;
+        r_charged := prior.credits_charged;
+        r_remaining := COALESCE(remaining, 0);
+        RETURN NEXT;
+        CONTINUE;
+      END IF;
+      -- Arrived after the caller gave up and answered 500 (a database outage): record that, and
+      -- charge nothing, so the client is never charged for an answer it did not get.
+      IF item.deadline IS NOT NULL AND clock_timestamp() > item.deadline THEN
+        INSERT INTO usage_events (request_id, key_id, operation, status, credits_charged, latency_ms, params_summary, created_at, reason)
+          VALUES (item.request_id, item.key_id, item.operation, 500, 0, item.latency_ms, item.params_summary, item.created_at, 'timeout');
+        PERFORM record_daily(item.key_id, item.created_at, item.operation, 500, 0, item.latency_ms);
+        SELECT kk.credits_remaining INTO remaining FROM api_keys kk WHERE kk.id = item.key_id;
+        r_request_id := item.request_id;
+        r_status := 500;
+        r_charged := 0;
+        r_remaining := COALESCE(remaining, 0);
+        RETURN NEXT;
+        CONTINUE;
+      END IF;
+    END IF;
+
+    IF item.outcome IN ('commit', 'refund') THEN
+      SELECT u.id, u.credits_charged INTO pending FROM usage_events u
+        WHERE u.request_id = item.request_id AND u.status = 102 FOR UPDATE;
+      IF NOT FOUND THEN
+        -- Already finalised (e.g. by the sweeper): report the key's state, change nothing.
+        SELECT kk.credits_remaining INTO remaining FROM api_keys kk WHERE kk.id = item.key_id;
+        r_request_id := item.request_id; r_status := 500; r_charged := 0; r_remaining := COALESCE(remaining, 0);
+        RETURN NEXT;
+        CONTINUE;
+      END IF;
+      IF item.outcome = 'commit' THEN
+        final_status := 200;
+        charged := pending.credits_charged;
+        UPDATE usage_events SET status = 200, latency_ms = item.latency_ms WHERE id = pending.id;
+        SELECT kk.credits_remaining INTO remaining FROM api_keys kk WHERE kk.id = item.key_id;
+      ELSE
+        final_status := item.final_status;
+        UPDATE usage_events SET status = item.final_status, credits_charged = 0, latency_ms = item.latency_ms,
+            reason = 'refunded'
+          WHERE id = pending.id;
+        UPDATE api_keys kk SET credits_remaining = kk.credits_remaining + pending.credits_charged
+          WHERE kk.id = item.key_id RETURNING kk.credits_remaining INTO remaining;
+      END IF;
+      PERFORM record_daily(item.key_id, item.created_at, item.operation, final_status, charged, item.latency_ms);
+      r_request_id := item.request_id; r_status := final_status; r_charged := charged; r_remaining := remaining;
+      RETURN NEXT;
+      CONTINUE;
+    END IF;
+
+    IF item.outcome IN ('found', 'reserve') THEN
+      UPDATE api_keys kk
+        SET credits_remaining = kk.credits_remaining - item.cost, last_used_at = item.created_at
+        WHERE kk.id = item.key_id AND kk.status = 'active'
+          AND (kk.expires_at IS NULL OR kk.expires_at > now())
+          AND NOT EXISTS (SELECT 1 FROM users u WHERE u.id = kk.owner_id AND u.status = 'disabled')
+          AND kk.credits_remaining >= item.cost
+          AND (kk.daily_credit_cap IS NULL OR credits_spent_today(kk.id) + item.cost <= kk.daily_credit_cap)
+        RETURNING kk.credits_remaining, kk.credits_granted, kk.alert_threshold_credits, kk.alert_threshold_percent
+        INTO k;
+      IF FOUND THEN
+        remaining := k.credits_remaining;
+        final_status := CASE WHEN item.outcome = 'reserve' THEN 102 ELSE 200 END;
+        charged := item.cost;
+        threshold := COALESCE(k.alert_threshold_credits,
+          CASE WHEN k.alert_threshold_percent IS NULL THEN NULL
+               ELSE ceil(k.credits_granted * k.alert_threshold_percent / 100.0)::bigint END);
+        IF threshold IS NOT NULL AND remaining + item.cost > threshold AND remaining <= threshold AND remaining > 0 THEN
+          INSERT INTO key_alerts (key_id, kind, threshold_credits, credits_remaining) VALUES (item.key_id, 'threshold', threshold, remaining);
+        END IF;
+        IF remaining = 0 AND item.cost > 0 THEN
+          INSERT INTO key_alerts (key_id, kind, threshold_credits, credits_remaining) VALUES (item.key_id, 'zero', threshold, 0);
+        END IF;
+      END IF;
+    END IF;
+
+    IF remaining IS NULL THEN
+      UPDATE api_keys kk SET last_used_at = item.created_at
+        WHERE kk.id = item.key_id
+        RETURNING kk.credits_remaining, kk.daily_credit_cap,
+          (kk.status = 'active' AND (kk.expires_at IS NULL OR kk.expires_at > now())
+           AND NOT EXISTS (SELECT 1 FROM users u WHERE u.id = kk.owner_id AND u.status = 'disabled'))
+        INTO remaining, cap, key_usable;
+      IF NOT FOUND THEN
+        remaining := 0;
+        key_usable := false;
+      END IF;
+      IF item.outcome IN ('found', 'not_found', 'reserve') THEN
+        IF NOT key_usable THEN
+          final_status := 401;
+        ELSIF remaining < item.cost THEN
+          final_status := 402; why := 'credits';
+        ELSIF cap IS NOT NULL AND credits_spent_today(item.key_id) + item.cost > cap THEN
+          final_status := 402; why := 'daily_cap';
+        ELSIF item.outcome = 'not_found' THEN
+          final_status := 404;
+        ELSE
+          -- 'found'/'reserve' refused by the conditional UPDATE for no reason visible now:
+          -- a concurrent change; answer as short of credits, charging nothing.
+          final_status := 402; why := 'credits';
+        END IF;
+      ELSE
+        final_status := item.outcome::integer;
+      END IF;
+    END IF;
+
+    IF final_status <> 401 THEN
+      INSERT INTO usage_events (request_id, key_id, operation, status, credits_charged, latency_ms, params_summary, created_at, reason)
+        VALUES (item.request_id, item.key_id, item.operation, final_status, charged, item.latency_ms, item.params_summary, item.created_at, why);
+      IF final_status <> 102 THEN
+        PERFORM record_daily(item.key_id, item.created_at, item.operation, final_status, charged, item.latency_ms);
+      END IF;
+    END IF;
+    r_request_id := item.request_id;
+    r_status := CASE WHEN final_status = 102 THEN 200 ELSE final_status END;
+    r_charged := charged;
+    r_remaining := remaining;
+    RETURN NEXT;
+  END LOOP;
+END
+$fn$;
+`;
+
 export const migrations: Migration[] = [
   { id: "0001_init", sql: init },
   { id: "0002_accounts", sql: accounts },
   { id: "0003_metering", sql: metering },
   { id: "0004_upstream", sql: upstream },
   { id: "0005_usage", sql: usage },
+  { id: "0006_settle_deadlines", sql: settleDeadlines },
 ];

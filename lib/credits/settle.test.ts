@@ -287,3 +287,44 @@ describe.each(await testDatabases())("settling after an outage on $name", (datab
     expect(calls).toBe(1);
   });
 });
+
+describe.each(await testDatabases())("lost answers on $name", (database) => {
+  let db: Db;
+  afterAll(async () => {
+    await db?.close();
+    await database.cleanup();
+  });
+
+  it("voids a charge whose answer was lost on the way back: refunded, recorded as the 500 the client saw", async () => {
+    db ??= await database.open();
+    const { key } = await createKey(db, SECRET, { name: "l", ownerId: null, credits: 10, qpsLimit: 5, expiresAt: null });
+    let calls = 0;
+    // The first settle commits, then the connection drops before the answer arrives.
+    const flaky = async () => ({
+      query: async <Row>(text: string, params?: unknown[]): Promise<Row[]> => {
+        calls += 1;
+        const rows = await db.query<Row>(text, params);
+        if (calls === 1) throw Object.assign(new Error("connection terminated unexpectedly"), { code: "08006" });
+        return rows;
+      },
+    });
+    const settler = createSettler(flaky);
+    const lost = request(key.id, "found", 4);
+    await expect(settler.settle(lost)).rejects.toThrow("connection terminated");
+    await expect.poll(() => settler.uncertainCount(), { timeout: 3000 }).toBe(0);
+    const rows = await db.query<{ status: number; credits_charged: number; reason: string; c: number }>(
+      `SELECT u.status, u.credits_charged, u.reason, k.credits_remaining::int AS c
+       FROM usage_events u JOIN api_keys k ON k.id = u.key_id WHERE u.request_id = $1`,
+      [lost.requestId],
+    );
+    expect(rows).toEqual([{ status: 500, credits_charged: 0, reason: "answer_lost", c: 10 }]);
+    const daily = await db.query<{ status: number; requests: number; credits: number }>(
+      "SELECT status, requests::int AS requests, credits::int AS credits FROM usage_daily WHERE key_id = $1 ORDER BY status",
+      [key.id],
+    );
+    expect(daily).toEqual([
+      { status: 200, requests: 0, credits: 0 },
+      { status: 500, requests: 1, credits: 0 },
+    ]);
+  });
+});

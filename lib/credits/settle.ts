@@ -45,6 +45,8 @@ export type Settler = {
   settle(request: SettleRequest): Promise<Settlement>;
   /** Resolves when nothing is waiting to be written. */
   drain(): Promise<void>;
+  /** Request ids whose settlement may have committed unseen and is still to be voided. */
+  uncertainCount(): number;
 };
 
 /** A request that waited longer than its deadline for the database: it answers 500, uncharged. */
@@ -58,6 +60,9 @@ const isDataError = (error: unknown): boolean => {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === "string" && (code.startsWith("22") || code.startsWith("23"));
 };
+
+// How often lost answers are retried for voiding while the database is unreachable.
+const VOID_RETRY_MS = 250;
 
 // Margin between the database deadline and the caller's own timeout.
 const DEADLINE_MARGIN_MS = 250;
@@ -115,8 +120,30 @@ export const createSettler = (db: () => Promise<Queryable>, options: { timeoutMs
         for (const pending of batch) await writeBatch([pending]);
         return;
       }
+      // Not a data error: the batch may have committed with its answer lost on the way back.
+      // These requests answer 500, so once the database answers again any charge is voided.
+      if (!isDataError(error)) {
+        for (const pending of batch) uncertain.add(pending.request.requestId);
+        scheduleVoid();
+      }
       for (const pending of batch) pending.reject(error);
     }
+  };
+
+  const uncertain = new Set<string>();
+  let voiding: ReturnType<typeof setTimeout> | null = null;
+  const scheduleVoid = () => {
+    voiding ??= setTimeout(() => {
+      voiding = null;
+      const ids = [...uncertain];
+      db()
+        .then((database) => database.query("SELECT void_settlements($1::uuid[])", [ids]))
+        .then(() => {
+          for (const id of ids) uncertain.delete(id);
+        })
+        .catch(() => scheduleVoid());
+    }, VOID_RETRY_MS);
+    voiding.unref?.();
   };
 
   const flush = async () => {
@@ -146,6 +173,7 @@ export const createSettler = (db: () => Promise<Queryable>, options: { timeoutMs
         queue.push({ request, deadline: Date.now() + timeoutMs - DEADLINE_MARGIN_MS, resolve, reject });
         schedule();
       }),
+    uncertainCount: () => uncertain.size,
     drain: async () => {
       while (flushing || scheduled) await (flushing ?? new Promise((resolve) => setImmediate(resolve)));
     },

@@ -645,6 +645,36 @@ END
 $fn$;
 `;
 
+const voidLostAnswers = /* sql */ `
+-- Requests whose answer was lost (the caller timed out and answered 500, but the commit went
+-- through): refund them and record them as the 500 the client saw. Pending reservations too.
+CREATE FUNCTION void_settlements(request_ids uuid[]) RETURNS integer LANGUAGE plpgsql AS $v$
+DECLARE
+  voided integer := 0;
+  lost record;
+BEGIN
+  FOR lost IN
+    SELECT u.id, u.key_id, u.operation, u.status, u.credits_charged, u.created_at, u.latency_ms
+    FROM usage_events u WHERE u.request_id = ANY(request_ids) AND u.status IN (200, 102)
+    FOR UPDATE
+  LOOP
+    UPDATE usage_events SET status = 500, credits_charged = 0, reason = 'answer_lost' WHERE id = lost.id;
+    UPDATE api_keys SET credits_remaining = credits_remaining + lost.credits_charged WHERE id = lost.key_id;
+    IF lost.status = 200 THEN
+      UPDATE usage_daily d SET requests = d.requests - 1, credits = d.credits - lost.credits_charged,
+          latency_ms_sum = d.latency_ms_sum - lost.latency_ms,
+          latency_buckets[usage_bucket(lost.latency_ms)] = d.latency_buckets[usage_bucket(lost.latency_ms)] - 1
+        WHERE d.key_id = lost.key_id AND d.day = (lost.created_at AT TIME ZONE 'UTC')::date
+          AND d.operation = lost.operation AND d.status = 200;
+    END IF;
+    PERFORM record_daily(lost.key_id, lost.created_at, lost.operation, 500, 0, lost.latency_ms);
+    voided := voided + 1;
+  END LOOP;
+  RETURN voided;
+END
+$v$;
+`;
+
 export const migrations: Migration[] = [
   { id: "0001_init", sql: init },
   { id: "0002_accounts", sql: accounts },
@@ -652,4 +682,5 @@ export const migrations: Migration[] = [
   { id: "0004_upstream", sql: upstream },
   { id: "0005_usage", sql: usage },
   { id: "0006_settle_deadlines", sql: settleDeadlines },
+  { id: "0007_void_lost_answers", sql: voidLostAnswers },
 ];

@@ -89,72 +89,6 @@ CREATE TABLE publications (
   PRIMARY KEY (urn, position)
 );
 
--- Settles a batch of authenticated requests in one statement (group commit): for each request,
--- in arrival order per key, the credit charge is one conditional UPDATE (never read-then-write)
--- and exactly one usage row is written in the same transaction.
--- outcome: 'found' (charge the cost: 200, or 402 when short, or 401 when the key stopped being
--- usable), 'not_found' (402 when short of credits, else 404; nothing charged), or an HTTP status
--- as text (400, 429, 500: nothing charged).
-CREATE FUNCTION settle_requests(batch json)
-RETURNS TABLE (r_request_id uuid, r_status integer, r_charged integer, r_remaining bigint)
-LANGUAGE plpgsql AS $fn$
-DECLARE
-  item record;
-  remaining bigint;
-  key_usable boolean;
-  final_status integer;
-  charged integer;
-BEGIN
-  FOR item IN
-    SELECT x.* FROM json_to_recordset(batch) AS x(
-      ord integer, request_id uuid, key_id text, operation text, cost integer, outcome text,
-      latency_ms integer, params_summary text, created_at timestamptz)
-    ORDER BY x.key_id, x.ord
-  LOOP
-    charged := 0;
-    remaining := NULL;
-    IF item.outcome = 'found' THEN
-      UPDATE api_keys k
-        SET credits_remaining = k.credits_remaining - item.cost, last_used_at = item.created_at
-        WHERE k.id = item.key_id AND k.status = 'active'
-          AND (k.expires_at IS NULL OR k.expires_at > now())
-          AND NOT EXISTS (SELECT 1 FROM users u WHERE u.id = k.owner_id AND u.status = 'disabled')
-          AND k.credits_remaining >= item.cost
-        RETURNING k.credits_remaining INTO remaining;
-      IF FOUND THEN
-        final_status := 200;
-        charged := item.cost;
-      END IF;
-    END IF;
-    IF remaining IS NULL THEN
-      UPDATE api_keys k SET last_used_at = item.created_at
-        WHERE k.id = item.key_id
-        RETURNING k.credits_remaining, (k.status = 'active' AND (k.expires_at IS NULL OR k.expires_at > now())
-          AND NOT EXISTS (SELECT 1 FROM users u WHERE u.id = k.owner_id AND u.status = 'disabled'))
-        INTO remaining, key_usable;
-      IF NOT FOUND THEN
-        remaining := 0;
-        key_usable := false;
-      END IF;
-      final_status := CASE
-        WHEN item.outcome IN ('found', 'not_found') AND NOT key_usable THEN 401
-        WHEN item.outcome IN ('found', 'not_found') AND remaining < item.cost THEN 402
-        WHEN item.outcome = 'not_found' THEN 404
-        ELSE item.outcome::integer
-      END;
-    END IF;
-    IF final_status <> 401 THEN
-      INSERT INTO usage_events (request_id, key_id, operation, status, credits_charged, latency_ms, params_summary, created_at)
-        VALUES (item.request_id, item.key_id, item.operation, final_status, charged, item.latency_ms, item.params_summary, item.created_at);
-    END IF;
-    r_request_id := item.request_id;
-    r_status := final_status;
-    r_charged := charged;
-    r_remaining := remaining;
-    RETURN NEXT;
-  END LOOP;
-END
-$fn$;
 `;
 
 const accounts = /* sql */ `
@@ -263,8 +197,6 @@ CREATE FUNCTION credits_spent_today(p_key text) RETURNS bigint LANGUAGE sql STAB
        + COALESCE((SELECT sum(credits_charged) FROM usage_events WHERE key_id = p_key AND status = 102), 0)
 $s$;
 
-DROP FUNCTION settle_requests(json);
-
 -- Settles a batch of authenticated requests in one statement (group commit). Per request, in
 -- arrival order per key: the charge is one conditional UPDATE (credits and daily cap), the usage
 -- row and the daily rollup are written in the same transaction, and a charge that crosses the
@@ -273,223 +205,9 @@ DROP FUNCTION settle_requests(json);
 --          'reserve' — charge now, usage row pending (102) until 'commit' or 'refund';
 --          'commit' — the reserved lookup succeeded (200);
 --          'refund' — the reserved lookup failed with final_status: credits go back.
+-- A request id settled before is reported as recorded (idempotent), and a request that arrives
+-- after its caller's deadline is recorded as the uncharged 500 its caller answered.
 CREATE FUNCTION settle_requests(batch json)
-RETURNS TABLE (r_request_id uuid, r_status integer, r_charged integer, r_remaining bigint)
-LANGUAGE plpgsql AS $fn$
-DECLARE
-  item record;
-  k record;
-  remaining bigint;
-  key_usable boolean;
-  final_status integer;
-  charged integer;
-  why text;
-  cap bigint;
-  threshold bigint;
-  pending record;
-BEGIN
-  FOR item IN
-    SELECT x.* FROM json_to_recordset(batch) AS x(
-      ord integer, request_id uuid, key_id text, operation text, cost integer, outcome text,
-      final_status integer, latency_ms integer, params_summary text, created_at timestamptz)
-    ORDER BY x.key_id, x.ord
-  LOOP
-    charged := 0;
-    remaining := NULL;
-    why := '';
-
-    IF item.outcome IN ('commit', 'refund') THEN
-      SELECT u.id, u.credits_charged INTO pending FROM usage_events u
-        WHERE u.request_id = item.request_id AND u.status = 102 FOR UPDATE;
-      IF NOT FOUND THEN
-        -- Already finalised (e.g. by the sweeper): report the key's state, change nothing.
-        SELECT kk.credits_remaining INTO remaining FROM api_keys kk WHERE kk.id = item.key_id;
-        r_request_id := item.request_id; r_status := 500; r_charged := 0; r_remaining := COALESCE(remaining, 0);
-        RETURN NEXT;
-        CONTINUE;
-      END IF;
-      IF item.outcome = 'commit' THEN
-        final_status := 200;
-        charged := pending.credits_charged;
-        UPDATE usage_events SET status = 200, latency_ms = item.latency_ms WHERE id = pending.id;
-        SELECT kk.credits_remaining INTO remaining FROM api_keys kk WHERE kk.id = item.key_id;
-      ELSE
-        final_status := item.final_status;
-        UPDATE usage_events SET status = item.final_status, credits_charged = 0, latency_ms = item.latency_ms,
-            reason = 'refunded'
-          WHERE id = pending.id;
-        UPDATE api_keys kk SET credits_remaining = kk.credits_remaining + pending.credits_charged
-          WHERE kk.id = item.key_id RETURNING kk.credits_remaining INTO remaining;
-      END IF;
-      PERFORM record_daily(item.key_id, item.created_at, item.operation, final_status, charged, item.latency_ms);
-      r_request_id := item.request_id; r_status := final_status; r_charged := charged; r_remaining := remaining;
-      RETURN NEXT;
-      CONTINUE;
-    END IF;
-
-    IF item.outcome IN ('found', 'reserve') THEN
-      UPDATE api_keys kk
-        SET credits_remaining = kk.credits_remaining - item.cost, last_used_at = item.created_at
-        WHERE kk.id = item.key_id AND kk.status = 'active'
-          AND (kk.expires_at IS NULL OR kk.expires_at > now())
-          AND NOT EXISTS (SELECT 1 FROM users u WHERE u.id = kk.owner_id AND u.status = 'disabled')
-          AND kk.credits_remaining >= item.cost
-          AND (kk.daily_credit_cap IS NULL OR credits_spent_today(kk.id) + item.cost <= kk.daily_credit_cap)
-        RETURNING kk.credits_remaining, kk.credits_granted, kk.alert_threshold_credits, kk.alert_threshold_percent
-        INTO k;
-      IF FOUND THEN
-        remaining := k.credits_remaining;
-        final_status := CASE WHEN item.outcome = 'reserve' THEN 102 ELSE 200 END;
-        charged := item.cost;
-        threshold := COALESCE(k.alert_threshold_credits,
-          CASE WHEN k.alert_threshold_percent IS NULL THEN NULL
-               ELSE ceil(k.credits_granted * k.alert_threshold_percent / 100.0)::bigint END);
-        IF threshold IS NOT NULL AND remaining + item.cost > threshold AND remaining <= threshold AND remaining > 0 THEN
-          INSERT INTO key_alerts (key_id, kind, threshold_credits, credits_remaining) VALUES (item.key_id, 'threshold', threshold, remaining);
-        END IF;
-        IF remaining = 0 AND item.cost > 0 THEN
-          INSERT INTO key_alerts (key_id, kind, threshold_credits, credits_remaining) VALUES (item.key_id, 'zero', threshold, 0);
-        END IF;
-      END IF;
-    END IF;
-
-    IF remaining IS NULL THEN
-      UPDATE api_keys kk SET last_used_at = item.created_at
-        WHERE kk.id = item.key_id
-        RETURNING kk.credits_remaining, kk.daily_credit_cap,
-          (kk.status = 'active' AND (kk.expires_at IS NULL OR kk.expires_at > now())
-           AND NOT EXISTS (SELECT 1 FROM users u WHERE u.id = kk.owner_id AND u.status = 'disabled'))
-        INTO remaining, cap, key_usable;
-      IF NOT FOUND THEN
-        remaining := 0;
-        key_usable := false;
-      END IF;
-      IF item.outcome IN ('found', 'not_found', 'reserve') THEN
-        IF NOT key_usable THEN
-          final_status := 401;
-        ELSIF remaining < item.cost THEN
-          final_status := 402; why := 'credits';
-        ELSIF cap IS NOT NULL AND credits_spent_today(item.key_id) + item.cost > cap THEN
-          final_status := 402; why := 'daily_cap';
-        ELSIF item.outcome = 'not_found' THEN
-          final_status := 404;
-        ELSE
-          -- 'found'/'reserve' refused by the conditional UPDATE for no reason visible now:
-          -- a concurrent change; answer as short of credits, charging nothing.
-          final_status := 402; why := 'credits';
-        END IF;
-      ELSE
-        final_status := item.outcome::integer;
-      END IF;
-    END IF;
-
-    IF final_status <> 401 THEN
-      INSERT INTO usage_events (request_id, key_id, operation, status, credits_charged, latency_ms, params_summary, created_at, reason)
-        VALUES (item.request_id, item.key_id, item.operation, final_status, charged, item.latency_ms, item.params_summary, item.created_at, why);
-      IF final_status <> 102 THEN
-        PERFORM record_daily(item.key_id, item.created_at, item.operation, final_status, charged, item.latency_ms);
-      END IF;
-    END IF;
-    r_request_id := item.request_id;
-    r_status := CASE WHEN final_status = 102 THEN 200 ELSE final_status END;
-    r_charged := charged;
-    r_remaining := remaining;
-    RETURN NEXT;
-  END LOOP;
-END
-$fn$;
-
--- Reservations left pending by a process that died mid-request: refunded and recorded as 500,
--- so a request is in the end either charged with a 200 record or not charged at all.
-CREATE FUNCTION sweep_stale_reservations(older_than interval) RETURNS integer LANGUAGE plpgsql AS $sw$
-DECLARE
-  swept integer := 0;
-  stale record;
-BEGIN
-  FOR stale IN
-    SELECT u.id, u.key_id, u.operation, u.created_at, u.credits_charged FROM usage_events u
-    WHERE u.status = 102 AND u.created_at < now() - older_than
-    FOR UPDATE SKIP LOCKED
-  LOOP
-    UPDATE usage_events SET status = 500, credits_charged = 0, reason = 'abandoned' WHERE id = stale.id;
-    UPDATE api_keys SET credits_remaining = credits_remaining + stale.credits_charged WHERE id = stale.key_id;
-    PERFORM record_daily(stale.key_id, stale.created_at, stale.operation, 500, 0, 0);
-    swept := swept + 1;
-  END LOOP;
-  RETURN swept;
-END
-$sw$;
-`;
-
-const upstream = /* sql */ `
--- Per-user provider keys (UPSTREAM_KEY_MODE=per-user): the key sealed with AES-256-GCM, bound to
--- its user; only a hint is ever shown. last_error: the provider's latest refusal of the key.
-CREATE TABLE provider_keys (
-  user_id text PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE,
-  key_encrypted text NOT NULL,
-  key_hint text NOT NULL,
-  validated_at timestamptz NOT NULL,
-  updated_at timestamptz NOT NULL DEFAULT now(),
-  last_error text,
-  last_error_at timestamptz
-);
-
--- Settings an admin changes at run time (the shared provider base URL and key); secrets sealed.
-CREATE TABLE settings (
-  name text PRIMARY KEY,
-  value text NOT NULL,
-  encrypted boolean NOT NULL DEFAULT false,
-  updated_by text REFERENCES users(id) ON DELETE SET NULL,
-  updated_at timestamptz NOT NULL DEFAULT now()
-);
-
--- The upstream cache: one row per page fetched from the provider. The records themselves live in
--- the record tables (source 'upstream'); a row says where its page sits in the stored list
--- (start_position, entry_count) and when it was fetched. page: 0 for an event, the offset for
--- followers, the page number for publications.
-CREATE TABLE upstream_pages (
-  kind text NOT NULL CHECK (kind IN ('event', 'followers', 'publications')),
-  subject text NOT NULL,
-  page integer NOT NULL,
-  start_position integer NOT NULL,
-  entry_count integer NOT NULL,
-  has_more boolean NOT NULL DEFAULT false,
-  total integer,
-  fetched_at timestamptz NOT NULL,
-  PRIMARY KEY (kind, subject, page)
-);
-
--- Our follower cursors carry (user, offset); the provider's cursor for that offset is kept here.
-CREATE TABLE upstream_cursors (
-  user_id text NOT NULL,
-  position integer NOT NULL,
-  provider_node_id text NOT NULL,
-  provider_cursor text NOT NULL,
-  created_at timestamptz NOT NULL DEFAULT now(),
-  PRIMARY KEY (user_id, position)
-);
-`;
-
-const usage = /* sql */ `
--- Webhook deliveries (lib/alerts/webhooks.ts): at most one per alert, which the worker's
--- INSERT … ON CONFLICT relies on when several instances run it; the signed body is kept so that
--- every retry sends the same bytes and the delivery log can show them.
-CREATE UNIQUE INDEX webhook_deliveries_alert_idx ON webhook_deliveries (alert_id);
-CREATE INDEX webhook_deliveries_key_idx ON webhook_deliveries (key_id, created_at DESC, id DESC);
-ALTER TABLE webhook_deliveries ADD COLUMN payload text NOT NULL DEFAULT '';
--- The request log filtered by status (lib/usage/events.ts): errors are the sparse rows a filter
--- looks for, so these partial indexes hold only non-200 rows and cost the write path nothing
--- on a success. Each gives a keyset range scan per key (or over everyone) for one status.
-CREATE INDEX usage_events_key_status_time_idx ON usage_events (key_id, status, created_at DESC, id DESC) WHERE status <> 200;
-CREATE INDEX usage_events_status_time_idx ON usage_events (status, created_at DESC, id DESC) WHERE status <> 200;
--- The worker scans only recent alerts; the console banner only unacknowledged ones.
-CREATE INDEX key_alerts_time_idx ON key_alerts (created_at);
-CREATE INDEX key_alerts_open_idx ON key_alerts (key_id, created_at DESC) WHERE acknowledged_at IS NULL;
-`;
-
-const settleDeadlines = /* sql */ `
--- settle_requests() becomes idempotent per request id and honours each request's deadline.
-CREATE OR REPLACE FUNCTION settle_requests(batch json)
 RETURNS TABLE (r_request_id uuid, r_status integer, r_charged integer, r_remaining bigint)
 LANGUAGE plpgsql AS $fn$
 DECLARE
@@ -643,9 +361,28 @@ BEGIN
   END LOOP;
 END
 $fn$;
-`;
 
-const voidLostAnswers = /* sql */ `
+-- Reservations left pending by a process that died mid-request: refunded and recorded as 500,
+-- so a request is in the end either charged with a 200 record or not charged at all.
+CREATE FUNCTION sweep_stale_reservations(older_than interval) RETURNS integer LANGUAGE plpgsql AS $sw$
+DECLARE
+  swept integer := 0;
+  stale record;
+BEGIN
+  FOR stale IN
+    SELECT u.id, u.key_id, u.operation, u.created_at, u.credits_charged FROM usage_events u
+    WHERE u.status = 102 AND u.created_at < now() - older_than
+    FOR UPDATE SKIP LOCKED
+  LOOP
+    UPDATE usage_events SET status = 500, credits_charged = 0, reason = 'abandoned' WHERE id = stale.id;
+    UPDATE api_keys SET credits_remaining = credits_remaining + stale.credits_charged WHERE id = stale.key_id;
+    PERFORM record_daily(stale.key_id, stale.created_at, stale.operation, 500, 0, 0);
+    swept := swept + 1;
+  END LOOP;
+  RETURN swept;
+END
+$sw$;
+
 -- Requests whose answer was lost (the caller timed out and answered 500, but the commit went
 -- through): refund them and record them as the 500 the client saw. Pending reservations too.
 CREATE FUNCTION void_settlements(request_ids uuid[]) RETURNS integer LANGUAGE plpgsql AS $v$
@@ -675,12 +412,78 @@ END
 $v$;
 `;
 
+const upstream = /* sql */ `
+-- Per-user provider keys (UPSTREAM_KEY_MODE=per-user): the key sealed with AES-256-GCM, bound to
+-- its user; only a hint is ever shown. last_error: the provider's latest refusal of the key.
+CREATE TABLE provider_keys (
+  user_id text PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE,
+  key_encrypted text NOT NULL,
+  key_hint text NOT NULL,
+  validated_at timestamptz NOT NULL,
+  updated_at timestamptz NOT NULL DEFAULT now(),
+  last_error text,
+  last_error_at timestamptz
+);
+
+-- Settings an admin changes at run time (the shared provider base URL and key); secrets sealed.
+CREATE TABLE settings (
+  name text PRIMARY KEY,
+  value text NOT NULL,
+  encrypted boolean NOT NULL DEFAULT false,
+  updated_by text REFERENCES users(id) ON DELETE SET NULL,
+  updated_at timestamptz NOT NULL DEFAULT now()
+);
+
+-- The upstream cache: one row per page fetched from the provider. The records themselves live in
+-- the record tables (source 'upstream'); a row says where its page sits in the stored list
+-- (start_position, entry_count) and when it was fetched. page: 0 for an event, the offset for
+-- followers, the page number for publications.
+CREATE TABLE upstream_pages (
+  kind text NOT NULL CHECK (kind IN ('event', 'followers', 'publications')),
+  subject text NOT NULL,
+  page integer NOT NULL,
+  start_position integer NOT NULL,
+  entry_count integer NOT NULL,
+  has_more boolean NOT NULL DEFAULT false,
+  total integer,
+  fetched_at timestamptz NOT NULL,
+  PRIMARY KEY (kind, subject, page)
+);
+
+-- Our follower cursors carry (user, offset); the provider's cursor for that offset is kept here.
+CREATE TABLE upstream_cursors (
+  user_id text NOT NULL,
+  position integer NOT NULL,
+  provider_node_id text NOT NULL,
+  provider_cursor text NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (user_id, position)
+);
+`;
+
+const usage = /* sql */ `
+-- Webhook deliveries (lib/alerts/webhooks.ts): at most one per alert, which the worker's
+-- INSERT … ON CONFLICT relies on when several instances run it; the signed body is kept so that
+-- every retry sends the same bytes and the delivery log can show them.
+CREATE UNIQUE INDEX webhook_deliveries_alert_idx ON webhook_deliveries (alert_id);
+CREATE INDEX webhook_deliveries_key_idx ON webhook_deliveries (key_id, created_at DESC, id DESC);
+ALTER TABLE webhook_deliveries ADD COLUMN payload text NOT NULL DEFAULT '';
+-- The request log filtered by status (lib/usage/events.ts): errors are the sparse rows a filter
+-- looks for, so these partial indexes hold only non-200 rows and cost the write path nothing
+-- on a success. Each gives a keyset range scan per key (or over everyone) for one status.
+CREATE INDEX usage_events_key_status_time_idx ON usage_events (key_id, status, created_at DESC, id DESC) WHERE status <> 200;
+CREATE INDEX usage_events_status_time_idx ON usage_events (status, created_at DESC, id DESC) WHERE status <> 200;
+-- The worker scans only recent alerts; the console banner only unacknowledged ones.
+CREATE INDEX key_alerts_time_idx ON key_alerts (created_at);
+CREATE INDEX key_alerts_open_idx ON key_alerts (key_id, created_at DESC) WHERE acknowledged_at IS NULL;
+`;
+
+
+
 export const migrations: Migration[] = [
   { id: "0001_init", sql: init },
   { id: "0002_accounts", sql: accounts },
   { id: "0003_metering", sql: metering },
   { id: "0004_upstream", sql: upstream },
   { id: "0005_usage", sql: usage },
-  { id: "0006_settle_deadlines", sql: settleDeadlines },
-  { id: "0007_void_lost_answers", sql: voidLostAnswers },
 ];

@@ -1,4 +1,5 @@
 import fs from "node:fs";
+import { parseCsv } from "../tests/support/csv";
 import { expect, test, type Download, type Page } from "@playwright/test";
 import { consoleKeyCredits, signInAsAdminWithConsoleKey } from "./support/session";
 
@@ -52,41 +53,6 @@ const creditsRemaining = async (page: Page): Promise<number> => {
 const numberIn = async (page: Page, testId: string): Promise<number> =>
   Number(await page.getByTestId(testId).getAttribute("data-value"));
 
-/** RFC 4180 reader (quoted fields may hold commas, quotes and line breaks). */
-const parseCsv = (text: string): string[][] => {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let field = "";
-  let quoted = false;
-  for (let index = 0; index < text.length; index += 1) {
-    const char = text.charAt(index);
-    if (quoted) {
-      if (char === '"' && text.charAt(index + 1) === '"') {
-        field += '"';
-        index += 1;
-      } else if (char === '"') {
-        quoted = false;
-      } else {
-        field += char;
-      }
-    } else if (char === '"') {
-      quoted = true;
-    } else if (char === ",") {
-      row.push(field);
-      field = "";
-    } else if (char === "\r" && text.charAt(index + 1) === "\n") {
-      row.push(field);
-      rows.push(row);
-      row = [];
-      field = "";
-      index += 1;
-    } else {
-      field += char;
-    }
-  }
-  if (field !== "" || row.length > 0) rows.push([...row, field]);
-  return rows;
-};
 
 const downloadText = async (page: Page, testId: string): Promise<{ download: Download; text: string }> => {
   const [download] = await Promise.all([page.waitForEvent("download"), page.getByTestId(testId).click()]);

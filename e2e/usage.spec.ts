@@ -1,4 +1,5 @@
 import fs from "node:fs";
+import { parseCsv } from "../tests/support/csv";
 import { expect, test, type Page } from "@playwright/test";
 import { signInAsAdminWithConsoleKey } from "./support/session";
 
@@ -21,34 +22,6 @@ const collectErrors = (page: Page): string[] => {
   return errors;
 };
 
-/** RFC 4180: quoted fields with doubled quotes, CRLF records. */
-const parseCsv = (text: string): string[][] => {
-  const records: string[][] = [];
-  let record: string[] = [];
-  let field = "";
-  let quoted = false;
-  for (let index = 0; index < text.length; index += 1) {
-    const char = text[index];
-    if (quoted) {
-      if (char === '"' && text[index + 1] === '"') {
-        field += '"';
-        index += 1;
-      } else if (char === '"') quoted = false;
-      else field += char;
-    } else if (char === '"') quoted = true;
-    else if (char === ",") {
-      record.push(field);
-      field = "";
-    } else if (char === "\r" && text[index + 1] === "\n") {
-      record.push(field);
-      records.push(record);
-      record = [];
-      field = "";
-      index += 1;
-    } else field += char;
-  }
-  return records;
-};
 
 const download = async (page: Page, testId: string): Promise<{ name: string; rows: string[][] }> => {
   const [file] = await Promise.all([page.waitForEvent("download"), page.getByTestId(testId).click()]);

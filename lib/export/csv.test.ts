@@ -1,3 +1,4 @@
+import { parseCsv } from "@/tests/support/csv";
 import { describe, expect, it } from "vitest";
 import { csvField, toCsv, type CsvColumn } from "./csv";
 
@@ -10,40 +11,6 @@ const columns: CsvColumn<Row>[] = [
   { header: "score", value: (row) => row.score },
 ];
 
-/** A minimal RFC 4180 reader, to check that what we write reads back to the same cells. */
-const parseCsv = (text: string): string[][] => {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let field = "";
-  let quoted = false;
-  for (let index = 0; index < text.length; index += 1) {
-    const char = text[index];
-    if (quoted) {
-      if (char === '"' && text[index + 1] === '"') {
-        field += '"';
-        index += 1;
-      } else if (char === '"') {
-        quoted = false;
-      } else {
-        field += char;
-      }
-    } else if (char === '"') {
-      quoted = true;
-    } else if (char === ",") {
-      row.push(field);
-      field = "";
-    } else if (char === "\r" && text[index + 1] === "\n") {
-      row.push(field);
-      rows.push(row);
-      row = [];
-      field = "";
-      index += 1;
-    } else {
-      field += char;
-    }
-  }
-  return rows;
-};
 
 describe("toCsv", () => {
   it("writes a header row and one line per row, CRLF-terminated", () => {

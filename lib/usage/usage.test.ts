@@ -3,6 +3,7 @@ import type { Db } from "@/lib/db/client";
 import { testDatabases } from "@/tests/support/databases";
 import { dailyCsv, eventsCsv, DAILY_COLUMNS, EVENT_COLUMNS } from "./csv";
 import { decodeCursor, encodeCursor, InvalidCursorError, listEvents, type UsageEvent } from "./events";
+import { parseCsv as readCsv } from "@/tests/support/csv";
 import { describeDaysLeft } from "./forecast";
 import { bucketsOf, latencyBucket, percentileMs } from "./latency";
 import { addDays, utcDay } from "./period";
@@ -34,35 +35,10 @@ describe.each(await testDatabases())("usage on $name", (database) => {
   let calls: SettledCall[];
   let pendingRequestId: string;
 
-  /** Parses RFC 4180 text: quoted fields, doubled quotes, CRLF records. */
+  /** Parses the CSV, which must end with a complete, CRLF-terminated record. */
   const parseCsv = (text: string): string[][] => {
-    const records: string[][] = [];
-    let field = "";
-    let record: string[] = [];
-    let quoted = false;
-    for (let index = 0; index < text.length; index += 1) {
-      const char = text[index];
-      if (quoted) {
-        if (char === '"' && text[index + 1] === '"') {
-          field += '"';
-          index += 1;
-        } else if (char === '"') quoted = false;
-        else field += char;
-      } else if (char === '"') quoted = true;
-      else if (char === ",") {
-        record.push(field);
-        field = "";
-      } else if (char === "\r" && text[index + 1] === "\n") {
-        record.push(field);
-        records.push(record);
-        record = [];
-        field = "";
-        index += 1;
-      } else field += char;
-    }
-    expect(field).toBe("");
-    expect(record).toEqual([]);
-    return records;
+    expect(text === "" || text.endsWith("\r\n")).toBe(true);
+    return readCsv(text);
   };
 
   const readAll = (stream: ReadableStream<Uint8Array>) => new Response(stream).text();

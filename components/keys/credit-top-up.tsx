@@ -3,14 +3,13 @@
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useId, useMemo, useState } from "react";
-import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import { cx } from "@/components/ui/class-names";
 import { Input } from "@/components/ui/input";
 import { usersQuery } from "@/lib/query/account";
 import { keysQuery, type ApiKeyView } from "@/lib/query/keys";
-import { FormError } from "./form-error";
-import { errorMessage, formatCount, isExpired } from "./format";
+import { KeysLoadError } from "./keys-load-error";
+import { formatCount, isExpired } from "./format";
 import { TopUpForm } from "./top-up-form";
 
 const MAX_RESULTS = 25;
@@ -62,12 +61,7 @@ export function CreditTopUp({ initialKeyId }: { initialKeyId: string | null }) {
               Loading keys…
             </p>
           ) : keys.data === undefined ? (
-            <div className="flex flex-col items-start gap-3">
-              <FormError message={`The keys could not be loaded: ${errorMessage(keys.error)}`} testId="keys-error" />
-              <Button variant="secondary" size="sm" onClick={() => void keys.refetch()}>
-                Try again
-              </Button>
-            </div>
+            <KeysLoadError error={keys.error} onRetry={() => void keys.refetch()} />
           ) : shown.length === 0 ? (
             <p className="text-sm text-muted" data-testid="credits-no-match">
               {activeKeys.length === 0 ? "There are no active keys." : "No active key matches that search."}

@@ -9,8 +9,8 @@ import { keysQuery, keysQueryKey, type ApiKeyView, type KeyScope } from "@/lib/q
 import type { Me } from "@/lib/users/views";
 import { ConsoleKeyForm } from "./console-key-dialog";
 import { CreateKeyForm } from "./create-key-form";
-import { FormError } from "./form-error";
-import { errorMessage, formatCount } from "./format";
+import { KeysLoadError } from "./keys-load-error";
+import { formatCount } from "./format";
 import { KeysTable, type KeyAction } from "./keys-table";
 import { Modal } from "@/components/ui/modal";
 import { RevokeKeyForm } from "./revoke-dialog";
@@ -117,12 +117,7 @@ export function KeysConsole({ initialMe }: KeysConsoleProps) {
             Loading keys…
           </p>
         ) : keys.data === undefined ? (
-          <div className="flex flex-col items-start gap-3">
-            <FormError message={`The keys could not be loaded: ${errorMessage(keys.error)}`} testId="keys-error" />
-            <Button variant="secondary" size="sm" onClick={() => void keys.refetch()}>
-              Try again
-            </Button>
-          </div>
+          <KeysLoadError error={keys.error} onRetry={() => void keys.refetch()} />
         ) : keys.data.length === 0 ? (
           <p
             className="rounded-xl border border-dashed border-border-strong p-6 text-center text-sm text-muted"

@@ -1,27 +1,17 @@
-import { SourceRateLimitedError, type Connector, type LookupContext, type LookupResult } from "@/lib/connectors/types";
-import type { CursorCodec } from "@/lib/connectors/cursor";
+import { SourceRateLimitedError, type LookupContext, type LookupResult } from "@/lib/connectors/types";
+import type { Operation, PreparedLookup } from "@/lib/operations/define";
 import type { Outcome, SettleRequest, Settlement } from "@/lib/credits/settle";
 import { describeError, log } from "@/lib/log";
 import type { Services } from "@/lib/services";
 import { errorBody, successBody } from "./envelope";
 import { ApiError, messages } from "./errors";
-import { operations, type OperationName } from "./operations";
-import { summariseQuery, type ParamName } from "./params";
+import { summariseQuery } from "./params";
 
 /**
  * The request pipeline of a lookup, in the order decisions.md fixes:
  * 401 auth → 429 rate limit → 400 params → 402 credits → 404 record → 500 anything else.
  * It knows nothing of Next: /v1 route handlers and the console's server routes both call it.
  */
-export type ParseContext = { cursors: CursorCodec; eventSiteHosts: readonly string[] };
-
-export type LookupSpec<Params> = {
-  operation: OperationName;
-  paramNames: readonly ParamName[];
-  parse(query: URLSearchParams, context: ParseContext): Params;
-  lookup(params: Params, connector: Connector, context: LookupContext): Promise<LookupResult>;
-};
-
 export type PipelineInput = { authorization: string | null; query: URLSearchParams };
 
 export type PipelineResult = {
@@ -32,7 +22,7 @@ export type PipelineResult = {
   keyId: string | null;
 };
 
-const messageFor = (status: Exclude<Settlement["status"], 200>, operation: OperationName, badRequest: string | null): string => {
+const messageFor = (status: Exclude<Settlement["status"], 200>, operation: Operation, badRequest: string | null): string => {
   switch (status) {
     case 400:
       return badRequest ?? messages.internal;
@@ -41,7 +31,7 @@ const messageFor = (status: Exclude<Settlement["status"], 200>, operation: Opera
     case 402:
       return messages.quota;
     case 404:
-      return operations[operation].notFoundMessage;
+      return operation.notFoundMessage;
     case 429:
       return messages.qps;
     default:
@@ -49,15 +39,15 @@ const messageFor = (status: Exclude<Settlement["status"], 200>, operation: Opera
   }
 };
 
-export const runLookup = async <Params>(
-  spec: LookupSpec<Params>,
+export const runLookup = async (
+  spec: Operation,
   input: PipelineInput,
   deps: Services,
 ): Promise<PipelineResult> => {
   const requestId = crypto.randomUUID();
   const startedAt = Date.now();
   const startedPerf = performance.now();
-  const costCredits = operations[spec.operation].costCredits;
+  const costCredits = spec.costCredits;
   const headers: Record<string, string> = { "X-Request-Id": requestId };
   const fail = (code: 401 | 500, message: string, keyId: string | null): PipelineResult => ({
     status: code,
@@ -81,7 +71,7 @@ export const runLookup = async <Params>(
     const base: Omit<SettleRequest, "outcome"> = {
       requestId,
       keyId: auth.key.id,
-      operation: spec.operation,
+      operation: spec.id,
       costCredits,
       paramsSummary: summariseQuery(input.query, spec.paramNames),
       startedAt,
@@ -98,14 +88,14 @@ export const runLookup = async <Params>(
       outcome = "429";
       headers["Retry-After"] = headers["RateLimit-Reset"];
     } else {
-      let params: Params | undefined;
+      let lookup: PreparedLookup | undefined;
       try {
-        params = spec.parse(input.query, { cursors: deps.cursors, eventSiteHosts: deps.eventSiteHosts });
+        lookup = spec.prepare(input.query, { cursors: deps.cursors, eventSiteHosts: deps.eventSiteHosts });
       } catch (error) {
         if (!(error instanceof ApiError)) throw error;
         badRequest = error.message;
       }
-      if (params === undefined) {
+      if (lookup === undefined) {
         outcome = "400";
       } else {
         const context: LookupContext = {
@@ -117,14 +107,14 @@ export const runLookup = async <Params>(
           },
         };
         try {
-          result = await spec.lookup(params, deps.connector, context);
+          result = await lookup(deps.connector, context);
           outcome = result.found ? "found" : "not_found";
         } catch (error) {
           if (error instanceof SourceRateLimitedError) {
             outcome = "429";
             headers["Retry-After"] = String(Math.max(1, Math.ceil(error.retryAfterS)));
           } else {
-            log.error("lookup failed", { requestId, keyId, operation: spec.operation, error: describeError(error) });
+            log.error("lookup failed", { requestId, keyId, operation: spec.id, error: describeError(error) });
             outcome = "500";
           }
         }
@@ -165,13 +155,13 @@ export const runLookup = async <Params>(
     const status = settlement.status === 200 ? 500 : settlement.status;
     return {
       status,
-      body: errorBody(status, messageFor(status, spec.operation, badRequest), requestId),
+      body: errorBody(status, messageFor(status, spec, badRequest), requestId),
       headers,
       requestId,
       keyId,
     };
   } catch (error) {
-    log.error("request failed", { requestId, keyId, operation: spec.operation, error: describeError(error) });
+    log.error("request failed", { requestId, keyId, operation: spec.id, error: describeError(error) });
     return fail(500, messages.internal, keyId);
   }
 };

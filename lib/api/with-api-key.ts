@@ -2,11 +2,12 @@ import { describeError, log } from "@/lib/log";
 import { services } from "@/lib/services";
 import { envelopeResponse, plainError } from "./envelope";
 import { messages } from "./errors";
-import { runLookup, type LookupSpec } from "./pipeline";
+import type { Operation } from "@/lib/operations";
+import { runLookup } from "./pipeline";
 
 /** Turns a lookup spec into a /v1 GET route handler: the pipeline owns everything else. */
 export const withApiKey =
-  <Params>(spec: LookupSpec<Params>) =>
+  (spec: Operation) =>
   async (request: Request): Promise<Response> => {
     try {
       const deps = await services();
@@ -18,7 +19,7 @@ export const withApiKey =
       return envelopeResponse(result.status, result.body, result.headers);
     } catch (error) {
       // The services could not start (e.g. database unreachable): still only the envelope.
-      log.error("pipeline unavailable", { operation: spec.operation, error: describeError(error) });
+      log.error("pipeline unavailable", { operation: spec.id, error: describeError(error) });
       return plainError(500, messages.internal);
     }
   };

@@ -3,7 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { eventById } from "@/lib/api/lookups";
+import { eventDetailsId as eventById } from "@/lib/operations/event-details-id";
 import { runLookup } from "@/lib/api/pipeline";
 import { ConsoleError } from "@/lib/console-api/handler";
 import { closeDb, getDb, type Db } from "@/lib/db/client";

@@ -1,7 +1,10 @@
 import crypto from "node:crypto";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { eventById, followers, publications } from "@/lib/api/lookups";
-import { runLookup, type LookupSpec, type PipelineResult } from "@/lib/api/pipeline";
+import { eventDetailsId as eventById } from "@/lib/operations/event-details-id";
+import { followers } from "@/lib/operations/followers";
+import { publications } from "@/lib/operations/publications";
+import { runLookup, type PipelineResult } from "@/lib/api/pipeline";
+import type { Operation } from "@/lib/operations";
 import type { EventRecord } from "@/lib/api/records";
 import { createSettler } from "@/lib/credits/settle";
 import type { Db } from "@/lib/db/client";
@@ -78,7 +81,7 @@ const build = (overrides: Partial<UpstreamSettings> = {}): { services: Services;
 const newKey = async (credits: number, ownerId: string | null = null) =>
   createKey(db, SECRET, { name: "upstream test", ownerId, credits, qpsLimit: 10_000, expiresAt: null });
 
-const call = <Params>(services: Services, spec: LookupSpec<Params>, token: string, query: Record<string, string>): Promise<PipelineResult> =>
+const call = (services: Services, spec: Operation, token: string, query: Record<string, string>): Promise<PipelineResult> =>
   runLookup(spec, { authorization: `Bearer ${token}`, query: new URLSearchParams(query) }, services);
 
 type Envelope = { code: number; message: string; data: unknown };

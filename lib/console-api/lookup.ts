@@ -1,6 +1,5 @@
-import { eventById, eventByUrl, followers, publications } from "@/lib/api/lookups";
-import { runLookup, type LookupSpec, type PipelineResult } from "@/lib/api/pipeline";
-import type { OperationName } from "@/lib/api/operations";
+import { runLookup, type PipelineResult } from "@/lib/api/pipeline";
+import { operationById } from "@/lib/operations";
 import type { Db } from "@/lib/db/client";
 import { getProviderKeyView } from "@/lib/connectors/provider-keys";
 import { env } from "@/lib/env";
@@ -12,22 +11,14 @@ import { ConsoleError } from "./handler";
  * Console lookups run the /v1 pipeline in-process with the user's console key: same checks,
  * same credits, same usage records — and the key's token never leaves the server.
  */
-const specs: Record<OperationName, LookupSpec<never>> = {
-  event_details: eventByUrl as LookupSpec<never>,
-  event_details_id: eventById as LookupSpec<never>,
-  followers: followers as LookupSpec<never>,
-  get_user_publications: publications as LookupSpec<never>,
-};
-
-export const isOperationName = (name: string): name is OperationName => Object.hasOwn(specs, name);
-
 export const consoleLookup = async (
   db: Db,
   userId: string,
   operation: string,
   query: URLSearchParams,
 ): Promise<PipelineResult> => {
-  if (!isOperationName(operation)) throw new ConsoleError(404, "not_found", "No such operation.");
+  const spec = operationById(operation);
+  if (!spec) throw new ConsoleError(404, "not_found", "No such operation.");
   const credentials = await consoleToken(db, userId);
   if (!credentials) {
     throw new ConsoleError(409, "no_console_key", "Choose a console key on the Keys page before running lookups.");
@@ -39,7 +30,7 @@ export const consoleLookup = async (
   const hasProviderKey = needsProviderKey ? (await getProviderKeyView(db, userId)) !== null : true;
   // Everything comes from the provider: say so before anything runs.
   if (!hasProviderKey && config.DATA_SOURCE === "upstream") throw noProviderKey();
-  const result = await runLookup(specs[operation], { authorization: `Bearer ${credentials.token}`, query }, await services());
+  const result = await runLookup(spec, { authorization: `Bearer ${credentials.token}`, query }, await services());
   // Store first: a miss needed the provider. /v1 can only say 500; the console says what to do.
   if (!hasProviderKey && result.status === 500) throw noProviderKey();
   return result;

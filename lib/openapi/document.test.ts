@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { GET } from "@/app/v1/openapi.json/route";
 import { nodeIdFor } from "@/lib/connectors/node-id";
-import { eventById, eventByUrl, followers, publications } from "@/lib/api/lookups";
+import { registry } from "@/lib/operations";
 import { operationNames, operations, type OperationName } from "@/lib/api/operations";
 import { eventDataSchema, followersDataSchema, publicationsDataSchema } from "@/lib/api/records";
 import { accountDataSchema } from "@/lib/usage/account-schema";
@@ -268,9 +268,8 @@ describe("parameters", () => {
   });
 
   it("lists the same parameters the pipeline reads", () => {
-    const specs = [eventByUrl, eventById, followers, publications];
-    for (const spec of specs) {
-      expect(operation(spec.operation).parameters.map((param) => param.name)).toEqual(spec.paramNames);
+    for (const spec of registry) {
+      expect(operation(spec.id as OperationName).parameters.map((param) => param.name)).toEqual(spec.paramNames);
     }
   });
 });

@@ -1,4 +1,4 @@
-import { eventByUrl } from "@/lib/api/lookups";
+import { eventDetails as eventByUrl } from "@/lib/operations/event-details";
 import { methodNotAllowed, withApiKey } from "@/lib/api/with-api-key";
 
 export const dynamic = "force-dynamic";

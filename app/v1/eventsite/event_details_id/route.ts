@@ -1,4 +1,4 @@
-import { eventById } from "@/lib/api/lookups";
+import { eventDetailsId as eventById } from "@/lib/operations/event-details-id";
 import { methodNotAllowed, withApiKey } from "@/lib/api/with-api-key";
 
 export const dynamic = "force-dynamic";

@@ -1,4 +1,4 @@
-import { publications } from "@/lib/api/lookups";
+import { publications } from "@/lib/operations/publications";
 import { methodNotAllowed, withApiKey } from "@/lib/api/with-api-key";
 
 export const dynamic = "force-dynamic";

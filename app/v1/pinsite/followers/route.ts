@@ -1,4 +1,4 @@
-import { followers } from "@/lib/api/lookups";
+import { followers } from "@/lib/operations/followers";
 import { methodNotAllowed, withApiKey } from "@/lib/api/with-api-key";
 
 export const dynamic = "force-dynamic";

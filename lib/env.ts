@@ -31,9 +31,31 @@ const hostList = z
     message: "must be a comma-separated list of host names, or *",
   });
 
+/** `https://app.example.com[:port]` exactly, as a browser sends it in Origin. */
+const isOrigin = (value: string): boolean => {
+  try {
+    const url = new URL(value);
+    return (url.protocol === "https:" || url.protocol === "http:") && url.origin === value;
+  } catch {
+    return false;
+  }
+};
+
 const schema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
   PORT: z.coerce.number().int().min(1).max(65535).default(3000),
+  /**
+   * The interface the server listens on. Loopback by default: a first `npm start` is not
+   * reachable from the network until the operator says so (0.0.0.0 or :: for all interfaces;
+   * the container image sets 0.0.0.0).
+   */
+  HOST: z
+    .string()
+    .trim()
+    .min(1)
+    .max(253)
+    .regex(/^[A-Za-z0-9.:_-]+$/, "must be an IP address or a host name")
+    .default("127.0.0.1"),
   DATA_DIR: z.string().trim().min(1).default("./.data"),
   DATABASE_URL: optionalUrl(["postgres://", "postgresql://"]),
   REDIS_URL: optionalUrl(["redis://", "rediss://"]),
@@ -51,8 +73,6 @@ const schema = z.object({
   OIDC_ISSUER: optionalUrl(["https://", "http://"]),
   OIDC_CLIENT_ID: z.string().min(1).optional(),
   OIDC_CLIENT_SECRET: z.string().min(1).optional(),
-  /** Build-time: "standalone" bundles a self-contained server (the container image uses it). */
-  NEXT_OUTPUT: z.enum(["standalone"]).optional(),
   /** Where lookups are answered from: the record store, an upstream provider, or the store first. */
   DATA_SOURCE: z.enum(["store", "upstream", "store-then-upstream"]).default("store"),
   UPSTREAM_BASE_URL: optionalUrl(["https://", "http://"]),
@@ -76,11 +96,25 @@ const schema = z.object({
   /** full: a cache hit costs the operation's price; free: cache hits cost nothing. */
   CACHE_HIT_CREDITS: z.enum(["full", "free"]).default("full"),
   /**
-   * Proxies in front of the app that append to X-Forwarded-For (a load balancer: 1). The client
-   * address is the entry this many places from the right; entries further left are whatever the
-   * client sent and are never trusted.
+   * Proxies the operator runs in front of the app that append to X-Forwarded-For (a load
+   * balancer: 1). 0, the default: clients connect directly, the socket peer is the client and
+   * X-Forwarded-For is ignored. With N, the client address is the entry N places from the right;
+   * entries further left are whatever the client sent and are never trusted.
    */
-  TRUSTED_PROXY_HOPS: z.coerce.number().int().min(1).max(10).default(1),
+  TRUSTED_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
+  /**
+   * Origins whose browser pages may call the keyed /v1 operations (comma-separated, e.g.
+   * https://app.example.com). Empty by default: a key is a secret, not for other sites' pages.
+   * /v1/openapi.json is readable from any origin regardless.
+   */
+  CORS_ALLOWED_ORIGINS: z
+    .string()
+    .trim()
+    .default("")
+    .transform((value) => value.split(",").map((origin) => origin.trim()).filter((origin) => origin !== ""))
+    .refine((origins) => origins.every(isOrigin), {
+      message: "must be a comma-separated list of origins such as https://app.example.com (scheme, host, optional port; no path, no *)",
+    }),
   DB_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(5000),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
 });

@@ -33,9 +33,10 @@ import {
 } from "./bench-lib";
 
 /**
- * `npm run bench`: the production server on a fresh embedded database, loaded first on the
- * trivial /api/ping and then on a paid /v1 lookup, and afterwards a check that every 200 was
- * charged exactly once and every request left exactly one usage row.
+ * `npm run bench`: the production server (scripts/start.ts → server.ts) on a fresh embedded
+ * database, loaded on Next's trivial /api/ping, on the front's own trivial answer, and on a paid
+ * /v1 lookup without and with gzip; afterwards a check that every 200 was charged exactly once and
+ * every request left exactly one usage row. The last line is `ratio=` (followers ÷ Next's ping).
  */
 const USAGE = `usage: npm run bench -- [--duration S] [--connections N] [--keep]
   --duration S      seconds of load per route (default 10; each route is warmed up for 2 s first)
@@ -49,6 +50,8 @@ const WARMUP_SECONDS = 2;
 const STARTUP_TIMEOUT_MS = 15 * 60_000;
 const FOLLOWERS_PATH = "/v1/pinsite/followers?userid=2000000002";
 const PING_PATH = "/api/ping";
+/** The front's own trivial answer (lib/front/front.ts): the ceiling of anything the front serves. */
+const FRONT_PING_PATH = "/_front/ping";
 
 const root = process.cwd();
 const tsxCli = path.join(root, "node_modules", "tsx", "dist", "cli.mjs");
@@ -294,6 +297,11 @@ const main = async () => {
   console.log(`loading GET ${PING_PATH} (${durationSeconds} s)…`);
   const ping = await runLoad(`${baseUrl}${PING_PATH}`, durationSeconds, connections, {});
 
+  console.log(`warming up GET ${FRONT_PING_PATH} (${WARMUP_SECONDS} s)…`);
+  await runLoad(`${baseUrl}${FRONT_PING_PATH}`, WARMUP_SECONDS, connections, {});
+  console.log(`loading GET ${FRONT_PING_PATH} (${durationSeconds} s)…`);
+  const frontPing = await runLoad(`${baseUrl}${FRONT_PING_PATH}`, durationSeconds, connections, {});
+
   console.log(`warming up GET ${FOLLOWERS_PATH} (${WARMUP_SECONDS} s)…`);
   const warmup = await runLoad(followersUrl, WARMUP_SECONDS, connections, authHeaders);
   let tally = addRun(emptyTally(), warmup.result);
@@ -306,30 +314,37 @@ const main = async () => {
   console.log(`loading GET ${FOLLOWERS_PATH} (${durationSeconds} s)…`);
   const followers = await runLoad(followersUrl, durationSeconds, connections, authHeaders);
   tally = addRun(tally, followers.result);
+  console.log(`loading GET ${FOLLOWERS_PATH} with Accept-Encoding: gzip (${durationSeconds} s)…`);
+  const followersGzip = await runLoad(followersUrl, durationSeconds, connections, { ...authHeaders, "Accept-Encoding": "gzip" });
+  tally = addRun(tally, followersGzip.result);
 
   console.log("");
   reportTable([
-    { label: `GET ${PING_PATH}`, ...ping },
+    { label: `GET ${PING_PATH} (Next)`, ...ping },
+    { label: `GET ${FRONT_PING_PATH} (front)`, ...frontPing },
     { label: `GET ${FOLLOWERS_PATH}`, ...followers },
+    { label: `  … Accept-Encoding: gzip`, ...followersGzip },
   ]);
   console.log("");
 
   let problems = 0;
-  if (ping.result.non2xx > 0 || ping.result.errors > 0) {
-    problems += 1;
-    console.log(`ping: ERRORS: answers ${describeStatuses(statusCounts(ping.result))}, ${ping.result.errors} connection errors${ping.firstError ? ` (first: ${ping.firstError})` : ""}`);
+  for (const [name, run] of [["ping", ping], ["front ping", frontPing]] as const) {
+    if (run.result.non2xx > 0 || run.result.errors > 0) {
+      problems += 1;
+      console.log(`${name}: ERRORS: answers ${describeStatuses(statusCounts(run.result))}, ${run.result.errors} connection errors${run.firstError ? ` (first: ${run.firstError})` : ""}`);
+    }
   }
-  const loadAnswers = statusCounts(followers.result);
-  const loadOk = loadAnswers.get(200) ?? 0;
+  const loadOk = (statusCounts(followers.result).get(200) ?? 0) + (statusCounts(followersGzip.result).get(200) ?? 0);
   const nonOk = answeredCount(tally) - (tally.answered.get(200) ?? 0);
-  if (nonOk === 0 && followers.result.errors === 0 && warmup.result.errors === 0) {
+  const connectionErrors = followers.result.errors + followersGzip.result.errors + warmup.result.errors;
+  if (nonOk === 0 && connectionErrors === 0) {
     console.log(`followers: all ${loadOk} answers of the load were 200 (plus ${warmup.result.requests.total} in the warm-up)`);
   } else {
     problems += 1;
-    const firstError = followers.firstError ?? warmup.firstError;
+    const firstError = followers.firstError ?? followersGzip.firstError ?? warmup.firstError;
     console.log(
       `followers: ERRORS: answers ${describeStatuses(tally.answered)} (warm-up + load), ` +
-        `${followers.result.errors + warmup.result.errors} connection errors (${followers.result.timeouts + warmup.result.timeouts} timeouts)` +
+        `${connectionErrors} connection errors (${followers.result.timeouts + followersGzip.result.timeouts + warmup.result.timeouts} timeouts)` +
         (firstError ? `, first: ${firstError}` : ""),
     );
     if (nonOk > 0) {
@@ -360,8 +375,12 @@ const main = async () => {
   if (!check.creditsOk || !check.usageOk) problems += 1;
 
   const ratio = followers.result.requests.average / ping.result.requests.average;
+  const ceilingShare = followers.result.requests.average / frontPing.result.requests.average;
   if (problems > 0) process.exitCode = 1;
   await cleanup();
+  console.log(`p99_v1_ms=${followers.result.latency.p99} (at ${connections} connections; gzip: ${followersGzip.result.latency.p99})`);
+  console.log(`gzip_ratio=${(followersGzip.result.requests.average / ping.result.requests.average).toFixed(2)}`);
+  console.log(`ceiling_share=${ceilingShare.toFixed(2)}`);
   console.log(`ratio=${ratio.toFixed(2)}`);
 };
 

@@ -186,10 +186,10 @@ export const listen = (server: http.Server, port: number, host = "127.0.0.1"): P
 // Instances
 
 const root = process.cwd();
-const nextBin = (appDir: string): string => path.join(appDir, "node_modules", "next", "dist", "bin", "next");
+const tsxCli = (appDir: string): string => path.join(appDir, "node_modules", "tsx", "dist", "cli.mjs");
 
 /**
- * One production instance (`next start -p PORT`) in its own process group, so that a signal to
+ * One production instance (server.ts, the process front, on PORT) in its own process group, so that a signal to
  * the group reaches every process of it. `env` is the complete environment of the instance;
  * `appDir` is this repository or a build snapshot of it (snapshotBuild).
  */
@@ -203,7 +203,7 @@ export const spawnInstance = (options: {
   const appDir = options.appDir ?? root;
   const stdio: ["ignore", "pipe" | number, "pipe" | number] =
     typeof options.output === "function" ? ["ignore", "pipe", "pipe"] : ["ignore", options.output.fd, options.output.fd];
-  const child = spawn(process.execPath, [nextBin(appDir), "start", "-p", String(options.port)], {
+  const child = spawn(process.execPath, [tsxCli(appDir), "server.ts"], {
     cwd: appDir,
     env: { ...options.env, NODE_ENV: "production", PORT: String(options.port) },
     detached: true,
@@ -286,13 +286,16 @@ export const waitForForeignBuilds = async (say: (message: string) => void, timeo
   }
 };
 
-/** What `next start` reads besides `.next`: the config (which imports lib/env.ts) and the public files. */
-const SNAPSHOT_FILES = ["package.json", "tsconfig.json", "next.config.ts", path.join("lib", "env.ts")];
+/**
+ * What server.ts reads besides `.next` and public/: itself, the config, and lib/ (the front and
+ * the /v1 pipeline run from source through tsx; the SQL files beside them are read at runtime).
+ */
+const SNAPSHOT_FILES = ["package.json", "tsconfig.json", "next.config.ts", "server.ts"];
 const SNAPSHOT_SKIP = new Set(["cache", "dev"]);
 
 /**
  * A private copy of the production build (about 30 MB: `.next` without its caches, the config,
- * public/) with node_modules linked, from which `next start` serves. Suites and benchmarks that
+ * server.ts, lib/, public/) with node_modules linked, from which server.ts serves. Suites and benchmarks that
  * run for minutes use it so that a `next build` someone else starts in the repository meanwhile
  * cannot pull the build out from under their instances. Returns the BUILD_ID copied.
  */
@@ -308,6 +311,7 @@ export const snapshotBuild = async (repository: string, into: string, say: (mess
       filter: (source) => !SNAPSHOT_SKIP.has(path.relative(path.join(repository, ".next"), source)),
     });
     for (const file of SNAPSHOT_FILES) fs.copyFileSync(path.join(repository, file), path.join(into, file));
+    fs.cpSync(path.join(repository, "lib"), path.join(into, "lib"), { recursive: true, filter: (source) => !source.endsWith(".test.ts") });
     fs.cpSync(path.join(repository, "public"), path.join(into, "public"), { recursive: true });
     fs.symlinkSync(path.join(repository, "node_modules"), path.join(into, "node_modules"), "dir");
     if (runningBuilds().length > 0 || buildIdOf(repository) !== before || buildIdOf(into) !== before) {
@@ -445,7 +449,8 @@ const main = async (): Promise<void> => {
     const label = `[app-${index + 1}:${port}]`;
     const child = spawnInstance({
       port,
-      env: { ...process.env, PUBLIC_URL: publicUrl },
+      // One proxy (this one) appends the client to X-Forwarded-For in front of each instance.
+      env: { TRUSTED_PROXY_HOPS: "1", ...process.env, PUBLIC_URL: publicUrl },
       output: (line) => console.log(`${label} ${line}`),
     });
     child.on("exit", (code, signal) => {

@@ -10,11 +10,11 @@ import { bootstrapAdmin, type BootstrapResult } from "@/lib/users/bootstrap";
 
 /**
  * `npm start`: build when there is no current build, migrate, load the demo data into an empty
- * database, then serve on PORT and say where. The database is closed before the server opens it
+ * database, then serve (server.ts, on HOST:PORT) and say where. The database is closed before the server opens it
  * (PGlite allows one process at a time).
  */
 const root = process.cwd();
-const nextBin = path.join(root, "node_modules", "next", "dist", "bin", "next");
+const tsxCli = path.join(root, "node_modules", "tsx", "dist", "cli.mjs");
 
 const prepare = async () => {
   const config = env();
@@ -45,6 +45,13 @@ const signInHint = (admin: BootstrapResult): string => {
   }
 };
 
+/** Where this machine reaches the server: the bound address, or loopback when bound to all interfaces. */
+const localHost = (host: string): string => {
+  if (host === "0.0.0.0") return "127.0.0.1";
+  if (host === "::") return "[::1]";
+  return host.includes(":") ? `[${host}]` : host;
+};
+
 const waitUntilHealthy = async (url: string, timeoutMs: number): Promise<boolean> => {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
@@ -61,13 +68,14 @@ const waitUntilHealthy = async (url: string, timeoutMs: number): Promise<boolean
 
 const main = async () => {
   const { config, admin } = await prepare();
-  const server = spawn(process.execPath, [nextBin, "start", "-p", String(config.PORT)], {
+  // The process front (server.ts): /v1 on its own, everything else through Next.
+  const server = spawn(process.execPath, [tsxCli, "server.ts"], {
     stdio: "inherit",
     env: { ...process.env, NODE_ENV: "production" },
   });
   for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => server.kill(signal));
   server.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
-  if (await waitUntilHealthy(`http://127.0.0.1:${config.PORT}/api/health`, 60_000)) {
+  if (await waitUntilHealthy(`http://${localHost(config.HOST)}:${config.PORT}/api/health`, 60_000)) {
     console.log(`\nSocial Lookup is ready at ${config.publicUrl}`);
     console.log(`  Console: ${config.publicUrl}/signin`);
     console.log(signInHint(admin));

@@ -4,6 +4,7 @@ import { env } from "@/lib/env";
 import { getDb } from "@/lib/db/client";
 import { authSecret } from "@/lib/security/secrets";
 import { findUserWithPassword } from "@/lib/users/repository";
+import { clientIp } from "./client-ip";
 import { SignInError, signInWithPassword } from "./sign-in";
 
 /**
@@ -14,25 +15,8 @@ import { SignInError, signInWithPassword } from "./sign-in";
  */
 const SESSION_MAX_AGE_S = 12 * 60 * 60;
 
-/**
- * The client's address for limits and the audit log: the X-Forwarded-For entry appended by the
- * nearest trusted proxy (TRUSTED_PROXY_HOPS from the right). Next itself sets the header to the
- * socket address when a request arrives without one; the leftmost entries are client-written.
- */
-export const clientIp = (headers: Record<string, unknown> | Headers | undefined): string => {
-  const read = (name: string): string | undefined => {
-    if (!headers) return undefined;
-    if (headers instanceof Headers) return headers.get(name) ?? undefined;
-    const value = headers[name];
-    return typeof value === "string" ? value : undefined;
-  };
-  const hops = read("x-forwarded-for")
-    ?.split(",")
-    .map((entry) => entry.trim())
-    .filter((entry) => entry !== "");
-  const trusted = hops && hops.length > 0 ? hops[Math.max(0, hops.length - env().TRUSTED_PROXY_HOPS)] : undefined;
-  return (trusted || read("x-real-ip") || "local").slice(0, 64);
-};
+/** Kept as an export of this module for existing importers; it lives in ./client-ip. */
+export { clientIp } from "./client-ip";
 
 // next-auth derives its own URLs from the request host when told to trust it; a self-hosted
 // instance is reached under many names (localhost, 127.0.0.1, a LAN name, a load balancer).

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { GET } from "@/app/v1/openapi.json/route";
+import { createV1Router } from "@/lib/api/v1-router";
 import { nodeIdFor } from "@/lib/connectors/node-id";
 import { registry } from "@/lib/operations";
 import { operationNames, operations, type OperationName } from "@/lib/api/operations";
@@ -445,10 +445,15 @@ describe("GET /v1/account", () => {
 
 describe("GET /v1/openapi.json", () => {
   it("serves the document as JSON, cacheable for 5 minutes", async () => {
-    const response = GET();
-    expect(response.status).toBe(200);
-    expect(response.headers.get("content-type")).toBe("application/json; charset=utf-8");
-    expect(response.headers.get("cache-control")).toBe("public, max-age=300");
-    expect(await response.json()).toEqual(json);
+    const router = createV1Router(registry, {
+      services: () => Promise.reject(new Error("the document needs no services")),
+      openApiDocument: buildOpenApiDocument,
+    });
+    const query = new URLSearchParams();
+    const answer = await router.answer({ method: "GET", pathname: "/v1/openapi.json", query, authorization: null, ifNoneMatch: null });
+    expect(answer.status).toBe(200);
+    expect(answer.headers["Content-Type"]).toBe("application/json; charset=utf-8");
+    expect(answer.headers["Cache-Control"]).toBe("public, max-age=300");
+    expect(JSON.parse(answer.body)).toEqual(json);
   });
 });

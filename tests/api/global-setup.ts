@@ -59,6 +59,10 @@ const newTarget = async (kind: TargetKind, runId: string, extraEnv: Record<strin
       PUBLIC_URL: baseUrl,
       EVENTSITE_HOSTS: EVENT_SITE_HOST,
       DATA_SOURCE: "store",
+      // The suite plays the load balancer of the documented deployment: tests name a client
+      // address by appending it to X-Forwarded-For (tests/api/front-config.test.ts starts its
+      // own servers for the default, 0: the socket peer).
+      TRUSTED_PROXY_HOPS: "1",
       // A configured admin: start.ts would otherwise print a generated password into the log.
       ADMIN_EMAIL: "api-suite@example.test",
       ADMIN_PASSWORD: randomSecret(24),

@@ -16,7 +16,6 @@ export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "
 export const RESULTS_DIR = path.join(ROOT, "test-results", "api");
 
 const TSX_CLI = path.join(ROOT, "node_modules", "tsx", "dist", "cli.mjs");
-const NEXT_BIN = path.join(ROOT, "node_modules", "next", "dist", "bin", "next");
 
 export const EVENT_SITE_HOST = "events.demo.test";
 
@@ -282,10 +281,10 @@ const groupAlive = (pid: number): boolean => {
 export type StartMode =
   /** `tsx scripts/start.ts`: builds when needed, migrates, seeds an empty store, serves. */
   | "start-script"
-  /** tests/api/prepare-db.ts (migrate, seed an empty store), then `next start` on the existing build. */
+  /** tests/api/prepare-db.ts (migrate, seed an empty store), then server.ts on the existing build. */
   | "prepare-and-next-start"
   /**
-   * `next start` on the build that is already there. Restarts in the middle of the suite use it:
+   * server.ts (the process front) on the build that is already there. Restarts in the middle of the suite use it:
    * start.ts would rebuild when another engineer has edited a source since, pulling `.next` out
    * from under the other target's server that is still running.
    */
@@ -329,7 +328,7 @@ export const startServer = async (
     fs.appendFileSync(target.logFile, prepared.stdout + prepared.stderr);
     if (prepared.code !== 0) throw new Error(`preparing the ${target.kind} database failed:\n${logTail(target)}`);
   }
-  const args = mode === "start-script" ? [TSX_CLI, "scripts/start.ts"] : [NEXT_BIN, "start", "-p", String(target.port)];
+  const args = mode === "start-script" ? [TSX_CLI, "scripts/start.ts"] : [TSX_CLI, "server.ts"];
   const logFd = fs.openSync(target.logFile, "a");
   let child: ChildProcess;
   try {

@@ -1,0 +1,165 @@
+import crypto from "node:crypto";
+import type { Operation } from "@/lib/operations";
+import type { Services } from "@/lib/services";
+import { describeError, log } from "@/lib/log";
+import { runAccount } from "@/lib/usage/account";
+import { errorBody, JSON_CONTENT_TYPE } from "./envelope";
+import { messages, type ApiErrorCode } from "./errors";
+import { runLookup } from "./pipeline";
+
+/**
+ * Every /v1 answer, without Next and without node:http: the registry's operations, /v1/account,
+ * /v1/openapi.json, and the contract's 404/405 envelopes for everything else under /v1. The
+ * process front (lib/front) turns a request into a V1Request and a V1Answer into bytes; tests can
+ * hand it a registry with an extra operation.
+ */
+export const ACCOUNT_PATH = "/v1/account";
+export const OPENAPI_PATH = "/v1/openapi.json";
+
+export type V1Request = {
+  method: string;
+  /** The normalised path (dot segments resolved, percent-encoding untouched). */
+  pathname: string;
+  query: URLSearchParams;
+  authorization: string | null;
+  ifNoneMatch: string | null;
+};
+
+/** What was asked for: the front applies CORS and compression by it. */
+export type V1Resource = "operation" | "account" | "openapi" | "none";
+
+export type V1Answer = {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+  resource: V1Resource;
+};
+
+export type V1RouterDeps = {
+  services: () => Promise<Services>;
+  /** The OpenAPI document; built once, on the first request that asks for it. */
+  openApiDocument: () => unknown;
+};
+
+const envelopeHeaders = (extra: Record<string, string>): Record<string, string> => ({
+  "Cache-Control": "no-store",
+  "Content-Type": JSON_CONTENT_TYPE,
+  ...extra,
+});
+
+const envelopeAnswer = (status: number, body: string, headers: Record<string, string>, resource: V1Resource): V1Answer => ({
+  status,
+  headers: envelopeHeaders(headers),
+  body,
+  resource,
+});
+
+/** An error envelope outside the pipeline: unknown path, wrong method, services down. */
+const plainError = (code: ApiErrorCode, message: string, resource: V1Resource, extra: Record<string, string> = {}): V1Answer => {
+  const requestId = crypto.randomUUID();
+  return envelopeAnswer(code, errorBody(code, message, requestId), { ...extra, "X-Request-Id": requestId }, resource);
+};
+
+/** One trailing slash names the same resource, as it always has. */
+const withoutTrailingSlash = (pathname: string): string =>
+  pathname.length > 1 && pathname.endsWith("/") ? pathname.slice(0, -1) : pathname;
+
+type OpenApiAsset = { body: string; etag: string };
+
+/** Weak: the gzip and br forms of the document carry the same validator. */
+const entityTag = (body: string): string => `W/"${crypto.createHash("sha256").update(body).digest("base64url").slice(0, 27)}"`;
+
+/** If-None-Match matches (weak comparison, RFC 9110 §13.1.2). */
+export const etagMatches = (ifNoneMatch: string | null, etag: string): boolean => {
+  if (ifNoneMatch === null) return false;
+  const opaque = (tag: string) => tag.trim().replace(/^W\//, "");
+  return ifNoneMatch.split(",").some((candidate) => candidate.trim() === "*" || opaque(candidate) === opaque(etag));
+};
+
+export const createV1Router = (registry: readonly Operation[], deps: V1RouterDeps) => {
+  const operations = new Map<string, Operation>(registry.map((operation) => [operation.path, operation]));
+  let openApi: OpenApiAsset | undefined;
+  const openApiAsset = (): OpenApiAsset => {
+    if (openApi === undefined) {
+      const body = JSON.stringify(deps.openApiDocument());
+      openApi = { body, etag: entityTag(body) };
+    }
+    return openApi;
+  };
+
+  const lookup = async (operation: Operation, request: V1Request): Promise<V1Answer> => {
+    try {
+      const result = await runLookup(operation, { authorization: request.authorization, query: request.query }, await deps.services());
+      return envelopeAnswer(result.status, result.body, result.headers, "operation");
+    } catch (error) {
+      // The services could not start (e.g. database unreachable): still only the envelope.
+      log.error("pipeline unavailable", { operation: operation.id, error: describeError(error) });
+      return plainError(500, messages.internal, "operation");
+    }
+  };
+
+  const account = async (request: V1Request): Promise<V1Answer> => {
+    try {
+      const result = await runAccount({ authorization: request.authorization }, await deps.services());
+      return envelopeAnswer(result.status, result.body, result.headers, "account");
+    } catch (error) {
+      log.error("account endpoint unavailable", { error: describeError(error) });
+      return plainError(500, messages.internal, "account");
+    }
+  };
+
+  const openApiDocument = (request: V1Request): V1Answer => {
+    const asset = openApiAsset();
+    const headers = {
+      "Cache-Control": "public, max-age=300",
+      "Content-Type": JSON_CONTENT_TYPE,
+      ETag: asset.etag,
+    };
+    if (etagMatches(request.ifNoneMatch, asset.etag)) return { status: 304, headers, body: "", resource: "openapi" };
+    return { status: 200, headers, body: asset.body, resource: "openapi" };
+  };
+
+  const resourceOf = (pathname: string): V1Resource => {
+    const path = withoutTrailingSlash(pathname);
+    if (operations.has(path)) return "operation";
+    if (path === ACCOUNT_PATH) return "account";
+    if (path === OPENAPI_PATH) return "openapi";
+    return "none";
+  };
+
+  const allowed = (resource: V1Resource): string => (resource === "openapi" ? "GET, HEAD" : "GET");
+
+  /** The answer to one /v1 request. */
+  const answer = async (request: V1Request): Promise<V1Answer> => {
+    const resource = resourceOf(request.pathname);
+    const path = withoutTrailingSlash(request.pathname);
+    switch (resource) {
+      case "operation":
+      case "account": {
+        // HEAD is refused like every method but GET: a lookup spends credits, and a charge for
+        // an answer whose body is never sent is no answer (docs-front.md "HEAD").
+        if (request.method !== "GET") return methodNotAllowed(request.pathname);
+        const operation = operations.get(path);
+        return operation === undefined ? account(request) : lookup(operation, request);
+      }
+      case "openapi":
+        if (request.method !== "GET" && request.method !== "HEAD") return methodNotAllowed(request.pathname);
+        return openApiDocument(request);
+      case "none":
+        return plainError(404, messages.notFoundPath, "none");
+    }
+  };
+
+  /** 405 with Allow for a resource that exists, 404 for a path that does not. */
+  const methodNotAllowed = (pathname: string): V1Answer => {
+    const resource = resourceOf(pathname);
+    if (resource === "none") return plainError(404, messages.notFoundPath, "none");
+    return plainError(405, messages.methodNotAllowed, resource, { Allow: allowed(resource) });
+  };
+
+  const internalError = (): V1Answer => plainError(500, messages.internal, "none");
+
+  return { answer, resourceOf, methodNotAllowed, internalError };
+};
+
+export type V1Router = ReturnType<typeof createV1Router>;

@@ -1,0 +1,187 @@
+import type http from "node:http";
+import type { Duplex } from "node:stream";
+import { CLIENT_ADDRESS_HEADER } from "@/lib/auth/client-ip";
+import type { V1Answer, V1Router } from "@/lib/api/v1-router";
+import { describeError, log } from "@/lib/log";
+import { clientAddress } from "./client-address";
+import { compress, MIN_COMPRESSED_BYTES, negotiateEncoding, type Encoding } from "./compression";
+import { corsHeaders, isPreflight, preflightHeaders, type CorsPolicy } from "./cors";
+import { isV1Path, readRequestTarget } from "./request-target";
+
+/**
+ * The process front: one node:http request listener. It owns the socket, so it is where the
+ * client address is decided (and handed to the app in CLIENT_ADDRESS_HEADER, replacing any
+ * client-sent copy). /v1 is answered here from the registry's router — envelope, CORS,
+ * compression — without entering Next; everything else goes to Next's request handler.
+ */
+export type NextHandler = (request: http.IncomingMessage, response: http.ServerResponse) => Promise<void>;
+
+export type FrontOptions = {
+  router: V1Router;
+  next: NextHandler;
+  trustedProxyHops: number;
+  cors: CorsPolicy;
+  /** Encodings offered for /v1 answers over 1 KB, best first. */
+  encodings: readonly Encoding[];
+  /** Headers every /v1 answer carries (the same security headers Next adds to its answers). */
+  baseHeaders: Readonly<Record<string, string>>;
+};
+
+/** The front's own trivial answer (the benchmark's ceiling of the front): no database, no Next. */
+export const FRONT_PING_PATH = "/_front/ping";
+
+/** The largest request head node:http accepts: request line + headers. Larger: 431, plain. */
+export const MAX_HEADER_BYTES = 16 * 1024;
+
+const ALL_METHODS = "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS";
+
+const plain = (response: http.ServerResponse, status: number, text: string, headers: Record<string, string> = {}): void => {
+  const body = Buffer.from(`${text}\n`);
+  response.writeHead(status, {
+    ...headers,
+    "Content-Type": "text/plain; charset=utf-8",
+    "Content-Length": String(body.length),
+    "X-Content-Type-Options": "nosniff",
+  });
+  response.end(body);
+};
+
+const single = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value[0] : value);
+
+const mergeVary = (...values: (string | undefined)[]): string | undefined => {
+  const names = values.flatMap((value) => (value ? value.split(",").map((name) => name.trim()) : [])).filter(Boolean);
+  return names.length === 0 ? undefined : [...new Set(names)].join(", ");
+};
+
+export const createFront = (options: FrontOptions) => {
+  const { router, cors } = options;
+  // The OpenAPI document is the same bytes until a deploy: compress each encoding once.
+  const compressedOnce = new Map<string, Promise<Buffer>>();
+
+  const encode = (answer: V1Answer, body: Buffer, encoding: Encoding): Promise<Buffer> => {
+    if (answer.resource !== "openapi") return compress(body, encoding);
+    const key = `${answer.headers.ETag ?? ""} ${encoding}`;
+    let cached = compressedOnce.get(key);
+    if (cached === undefined) {
+      cached = compress(body, encoding);
+      compressedOnce.set(key, cached);
+    }
+    return cached;
+  };
+
+  const send = async (request: http.IncomingMessage, response: http.ServerResponse, answer: V1Answer): Promise<void> => {
+    const origin = single(request.headers.origin);
+    const { Vary: corsVary, ...corsRest } = corsHeaders(cors, answer.resource, origin);
+    const headers: Record<string, string> = { ...options.baseHeaders, ...answer.headers, ...corsRest };
+    let body: Buffer = Buffer.from(answer.body);
+    const compressible = body.length > MIN_COMPRESSED_BYTES || (answer.status === 304 && answer.resource === "openapi");
+    const vary = mergeVary(compressible ? "Accept-Encoding" : undefined, corsVary);
+    if (vary) headers.Vary = vary;
+    if (answer.status === 304) {
+      response.writeHead(304, headers);
+      response.end();
+      return;
+    }
+    const encoding = compressible ? negotiateEncoding(single(request.headers["accept-encoding"]), options.encodings) : null;
+    if (encoding !== null && body.length > MIN_COMPRESSED_BYTES) {
+      body = await encode(answer, body, encoding);
+      headers["Content-Encoding"] = encoding;
+    }
+    headers["Content-Length"] = String(body.length);
+    response.writeHead(answer.status, headers);
+    response.end(request.method === "HEAD" ? undefined : body);
+  };
+
+  const answerV1 = async (
+    request: http.IncomingMessage,
+    response: http.ServerResponse,
+    pathname: string,
+    search: string,
+  ): Promise<void> => {
+    const method = request.method ?? "GET";
+    const origin = single(request.headers.origin);
+    const requestMethod = single(request.headers["access-control-request-method"]);
+    if (isPreflight(method, origin, requestMethod) && origin !== undefined && requestMethod !== undefined) {
+      const resource = router.resourceOf(pathname);
+      const allowed = preflightHeaders(cors, resource, origin, requestMethod);
+      if (allowed !== null) {
+        response.writeHead(204, { ...options.baseHeaders, ...allowed, "Content-Length": "0" });
+        response.end();
+        return;
+      }
+    }
+    const answer = await router.answer({
+      method,
+      pathname,
+      query: new URLSearchParams(search),
+      authorization: single(request.headers.authorization) ?? null,
+      ifNoneMatch: single(request.headers["if-none-match"]) ?? null,
+    });
+    await send(request, response, answer);
+  };
+
+  const handleRequest = async (request: http.IncomingMessage, response: http.ServerResponse): Promise<void> => {
+    // Whatever a client wrote under this name is replaced: only the front knows the peer.
+    request.headers[CLIENT_ADDRESS_HEADER] = clientAddress(
+      request.socket.remoteAddress,
+      request.headers["x-forwarded-for"],
+      options.trustedProxyHops,
+    );
+    const target = readRequestTarget(request.url ?? "/");
+    const v1 = target.kind !== "invalid" && isV1Path(target.pathname);
+    try {
+      if (request.method === "TRACE") {
+        // Never echoed back (cross-site tracing); /v1 keeps its envelope.
+        if (v1) await send(request, response, router.methodNotAllowed(target.pathname));
+        else plain(response, 405, "Method Not Allowed", { Allow: ALL_METHODS });
+        return;
+      }
+      if (target.kind === "invalid") {
+        plain(response, 400, "Bad Request: the request target must be a path");
+        return;
+      }
+      if (target.kind === "redirect" && v1) {
+        // A path on this host (no scheme, no authority), in the form Next answers it elsewhere.
+        const body = Buffer.from(target.location);
+        response.writeHead(308, { Location: target.location, Refresh: `0;url=${target.location}`, "Content-Length": String(body.length) });
+        response.end(request.method === "HEAD" ? undefined : body);
+        return;
+      }
+      if (target.kind === "path" && v1) {
+        await answerV1(request, response, target.pathname, target.search);
+        return;
+      }
+      if (target.kind === "path" && target.absoluteForm) {
+        // Only /v1 is answered by path whatever the authority; for pages, a foreign authority
+        // could turn into a redirect to another host.
+        plain(response, 400, "Bad Request: send the path only (origin-form), not an absolute URL");
+        return;
+      }
+      if (target.kind === "path" && target.pathname === FRONT_PING_PATH && (request.method === "GET" || request.method === "HEAD")) {
+        response.writeHead(200, { "Content-Type": "application/json", "Content-Length": "11", "Cache-Control": "no-store" });
+        response.end(request.method === "HEAD" ? undefined : '{"ok":true}');
+        return;
+      }
+      await options.next(request, response);
+    } catch (error) {
+      log.error("front failed", { path: target.kind === "invalid" ? null : target.pathname, error: describeError(error) });
+      if (response.headersSent) {
+        response.destroy();
+        return;
+      }
+      if (v1) await send(request, response, router.internalError());
+      else plain(response, 500, "Internal Server Error");
+    }
+  };
+
+  /** CONNECT (a proxy's tunnel): this is no proxy. */
+  const handleConnect = (_request: http.IncomingMessage, socket: Duplex): void => {
+    const body = "Method Not Allowed\n";
+    socket.end(
+      `HTTP/1.1 405 Method Not Allowed\r\nAllow: ${ALL_METHODS}\r\nContent-Type: text/plain; charset=utf-8\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  };
+
+  return { handleRequest, handleConnect };
+};

@@ -1,0 +1,73 @@
+import http from "node:http";
+import next from "next";
+import { createV1Router } from "@/lib/api/v1-router";
+import { env, EnvError } from "@/lib/env";
+import { createFront, MAX_HEADER_BYTES } from "@/lib/front/front";
+import { securityHeaders } from "@/lib/http/security-headers";
+import { buildOpenApiDocument } from "@/lib/openapi/document";
+import { registry } from "@/lib/operations";
+import { services } from "@/lib/services";
+
+/**
+ * The process: a node:http front that answers /v1 itself (lib/front, lib/api/v1-router) and
+ * hands every other request to Next through its custom-server API. One process, so the console's
+ * route handlers and /v1 share one pipeline, one rate limiter and one embedded database
+ * (lib/services and lib/db keep them on globalThis; lib/db/lock.ts keeps other processes out).
+ *
+ * `tsx server.ts` with NODE_ENV=production serves the `next build` output; without it, Next's
+ * development server.
+ */
+const SHUTDOWN_GRACE_MS = 10_000;
+
+const main = async (): Promise<void> => {
+  const config = env();
+  const dev = config.NODE_ENV !== "production";
+  const app = next({ dev, hostname: config.HOST, port: config.PORT });
+  const nextHandler = app.getRequestHandler();
+  await app.prepare();
+
+  const router = createV1Router(registry, { services, openApiDocument: buildOpenApiDocument });
+  const front = createFront({
+    router,
+    next: (request, response) => nextHandler(request, response),
+    trustedProxyHops: config.TRUSTED_PROXY_HOPS,
+    cors: { allowedOrigins: config.CORS_ALLOWED_ORIGINS },
+    encodings: ["gzip"],
+    baseHeaders: Object.fromEntries(securityHeaders(dev).map(({ key, value }) => [key, value])),
+  });
+
+  const server = http.createServer({ maxHeaderSize: MAX_HEADER_BYTES }, (request, response) => {
+    void front.handleRequest(request, response);
+  });
+  server.on("connect", front.handleConnect);
+  // Next's development server reloads pages over a WebSocket.
+  if (dev) server.on("upgrade", app.getUpgradeHandler());
+
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(config.PORT, config.HOST, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  console.log(`> Ready on http://${config.HOST.includes(":") ? `[${config.HOST}]` : config.HOST}:${config.PORT} (${dev ? "development" : "production"})`);
+
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`> ${signal}: finishing requests in flight, then stopping`);
+    // In-flight requests finish (each lookup settles its charge before it answers); idle
+    // keep-alive connections are closed so close() can complete.
+    server.close(() => process.exit(0));
+    server.closeIdleConnections();
+    setTimeout(() => process.exit(0), SHUTDOWN_GRACE_MS).unref();
+  };
+  process.on("SIGTERM", () => stop("SIGTERM"));
+  process.on("SIGINT", () => stop("SIGINT"));
+};
+
+main().catch((error: unknown) => {
+  console.error(`error: ${error instanceof EnvError || error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+});

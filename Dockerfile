@@ -30,7 +30,6 @@ ENV NODE_ENV=production
 ENV HOST=0.0.0.0
 ENV PORT=3000
 ENV DATA_DIR=/data
-ENV NEXT_TELEMETRY_DISABLED=1
 RUN groupadd --system app && useradd --system --gid app --home /app app && mkdir -p /data && chown app:app /data
 COPY --from=prod-deps --chown=app:app /app/node_modules ./node_modules
 COPY --from=build --chown=app:app /app/.next ./.next

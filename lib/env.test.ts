@@ -22,4 +22,24 @@ describe("environment", () => {
     expect(config.EVENTSITE_HOSTS).toEqual(["a.example", "b.example"]);
     expect(config.REDIS_URL).toBeUndefined();
   });
+
+  it("listens on loopback, trusts no proxy and opens /v1 to no other origin by default", () => {
+    const config = parseEnv({});
+    expect(config.HOST).toBe("127.0.0.1");
+    expect(config.TRUSTED_PROXY_HOPS).toBe(0);
+    expect(config.CORS_ALLOWED_ORIGINS).toEqual([]);
+  });
+
+  it("reads HOST, TRUSTED_PROXY_HOPS and CORS_ALLOWED_ORIGINS, refusing what they cannot mean", () => {
+    const config = parseEnv({ HOST: "0.0.0.0", TRUSTED_PROXY_HOPS: "1", CORS_ALLOWED_ORIGINS: " https://app.example.com, http://localhost:5173 " });
+    expect(config.HOST).toBe("0.0.0.0");
+    expect(config.TRUSTED_PROXY_HOPS).toBe(1);
+    expect(config.CORS_ALLOWED_ORIGINS).toEqual(["https://app.example.com", "http://localhost:5173"]);
+    expect(parseEnv({ HOST: "::" }).HOST).toBe("::");
+    expect(() => parseEnv({ HOST: "bad host" })).toThrow(/HOST/);
+    expect(() => parseEnv({ TRUSTED_PROXY_HOPS: "-1" })).toThrow(/TRUSTED_PROXY_HOPS/);
+    for (const origins of ["*", "https://app.example.com/", "https://app.example.com/path", "app.example.com", "ftp://x.example"]) {
+      expect(() => parseEnv({ CORS_ALLOWED_ORIGINS: origins }), origins).toThrow(/CORS_ALLOWED_ORIGINS/);
+    }
+  });
 });

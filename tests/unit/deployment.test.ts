@@ -40,13 +40,52 @@ const composeAppVariables = (text: string): Map<string, string> => {
 describe("deployment files", () => {
   const known = new Set(envVariableNames());
 
-  it("the Dockerfile sets only variables the app reads, and builds the standalone server", () => {
+  it("the Dockerfile sets only variables the app reads, and runs the process front as a non-root user", () => {
     const text = read("Dockerfile");
     const variables = dockerfileVariables(text);
-    expect(variables).toEqual(expect.arrayContaining(["NODE_ENV", "PORT", "DATA_DIR", "NEXT_OUTPUT"]));
+    expect(variables).toEqual(expect.arrayContaining(["NODE_ENV", "HOST", "PORT", "DATA_DIR"]));
     for (const name of variables) expect(known, `Dockerfile sets ${name}`).toContain(name);
+    // A container is reached through its network interface, not its loopback.
+    expect(text).toMatch(/^ENV HOST=0\.0\.0\.0$/m);
     expect(text).toMatch(/^USER app$/m);
     expect(text).toContain("HEALTHCHECK");
+    // Next's standalone output cannot carry a custom server: the image runs server.ts.
+    expect(text).not.toMatch(/standalone/);
+    expect(text).toMatch(/^CMD \["node", "node_modules\/tsx\/dist\/cli\.mjs", "server\.ts"\]$/m);
+  });
+
+  it("the image holds everything server.ts reads at runtime, and no local build or data", () => {
+    const text = read("Dockerfile");
+    const copied = text.split("\n").filter((line) => /^COPY /.test(line)).join("\n");
+    // Sources server.ts runs through tsx, lib/**/*.sql included, and the path aliases.
+    for (const file of ["server.ts", "next.config.ts", "tsconfig.json", "package.json"]) expect(copied).toContain(file);
+    expect(copied).toMatch(/^COPY --chown=app:app lib \.\/lib$/m);
+    expect(copied).toMatch(/\/app\/\.next \.\/\.next/);
+    expect(copied).toMatch(/\/app\/public \.\/public/);
+    expect(text).toMatch(/npm ci --omit=dev/);
+    // server.ts imports nothing from outside lib/ besides packages (what the image copies).
+    const imports = [...read("server.ts").matchAll(/from "([^"]+)"/g)].map((match) => match[1] ?? "");
+    for (const source of imports.filter((name) => name.startsWith("@/") || name.startsWith("."))) {
+      expect(source, `server.ts imports ${source}`).toMatch(/^@\/lib\//);
+    }
+    const ignored = read(".dockerignore").split("\n").map((line) => line.trim());
+    for (const entry of ["node_modules", ".next", ".data"]) expect(ignored).toContain(entry);
+  });
+
+  it("compose.yaml puts the two instances behind its balancer and trusts exactly that one proxy", () => {
+    const text = read("compose.yaml");
+    const variables = composeAppVariables(text);
+    expect(variables.get("TRUSTED_PROXY_HOPS")).toBe("1");
+    expect(variables.get("HOST")).toBe("0.0.0.0");
+    expect(text).toMatch(/^ {2}lb:/m);
+    // The apps publish no port: a client reaching one directly could forge X-Forwarded-For.
+    const appBlocks = text.split(/^ {2}(?=app-\d:)/m).slice(1).map((block) => block.split(/^ {2}\S/m)[0] ?? "");
+    expect(appBlocks).toHaveLength(2);
+    for (const block of appBlocks) expect(block).not.toMatch(/ports:/);
+    const nginx = read("deploy/nginx.conf");
+    expect(nginx).toMatch(/server app-1:3000;/);
+    expect(nginx).toMatch(/server app-2:3000;/);
+    expect(nginx).toMatch(/X-Forwarded-For \$proxy_add_x_forwarded_for/);
   });
 
   it("compose.yaml runs two app instances on PostgreSQL and Redis with variables the app reads", () => {

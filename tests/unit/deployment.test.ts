@@ -50,7 +50,7 @@ describe("deployment files", () => {
     expect(text).toMatch(/^USER app$/m);
     expect(text).toContain("HEALTHCHECK");
     // Next's standalone output cannot carry a custom server: the image runs server.ts.
-    expect(text).not.toMatch(/standalone/);
+    expect(text).not.toMatch(/\.next\/standalone|NEXT_OUTPUT/);
     expect(text).toMatch(/^CMD \["node", "node_modules\/tsx\/dist\/cli\.mjs", "server\.ts"\]$/m);
   });
 

@@ -69,9 +69,14 @@ export const createFront = (options: FrontOptions) => {
     return cached;
   };
 
-  const send = async (request: http.IncomingMessage, response: http.ServerResponse, answer: V1Answer): Promise<void> => {
+  const send = async (
+    request: http.IncomingMessage,
+    response: http.ServerResponse,
+    answer: V1Answer,
+    sendOptions: { cors: boolean } = { cors: true },
+  ): Promise<void> => {
     const origin = single(request.headers.origin);
-    const { Vary: corsVary, ...corsRest } = corsHeaders(cors, answer.resource, origin);
+    const { Vary: corsVary, ...corsRest } = sendOptions.cors ? corsHeaders(cors, answer.resource, origin) : {};
     const headers: Record<string, string> = { ...options.baseHeaders, ...answer.headers, ...corsRest };
     let body: Buffer = Buffer.from(answer.body);
     const compressible = body.length > MIN_COMPRESSED_BYTES || (answer.status === 304 && answer.resource === "openapi");
@@ -101,7 +106,8 @@ export const createFront = (options: FrontOptions) => {
     const method = request.method ?? "GET";
     const origin = single(request.headers.origin);
     const requestMethod = single(request.headers["access-control-request-method"]);
-    if (isPreflight(method, origin, requestMethod) && origin !== undefined && requestMethod !== undefined) {
+    const preflight = isPreflight(method, origin, requestMethod);
+    if (preflight && origin !== undefined && requestMethod !== undefined) {
       const resource = router.resourceOf(pathname);
       const allowed = preflightHeaders(cors, resource, origin, requestMethod);
       if (allowed !== null) {
@@ -117,7 +123,8 @@ export const createFront = (options: FrontOptions) => {
       authorization: single(request.headers.authorization) ?? null,
       ifNoneMatch: single(request.headers["if-none-match"]) ?? null,
     });
-    await send(request, response, answer);
+    // A refused preflight is answered as OPTIONS always was (405), and without CORS headers.
+    await send(request, response, answer, { cors: !preflight });
   };
 
   const handleRequest = async (request: http.IncomingMessage, response: http.ServerResponse): Promise<void> => {

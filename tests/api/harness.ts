@@ -49,6 +49,8 @@ export const KEY_PLAN = {
   concurrencyAttacker: { credits: 10, qps: 1000 },
   // revocation.test.ts
   revocation: { credits: 100, qps: 100, viaKeysCli: true },
+  // front.test.ts
+  front: { credits: 100_000, qps: 1000 },
 } as const satisfies Record<string, KeySpec>;
 
 export type KeyName = keyof typeof KEY_PLAN;

@@ -30,8 +30,9 @@ const parseAcceptEncoding = (header: string): Preference[] =>
     const [name, ...params] = part.trim().split(";");
     const encoding = name?.trim().toLowerCase() ?? "";
     if (encoding === "") return [];
-    const q = params.map((param) => /^\s*q=([0-9.]+)\s*$/i.exec(param)?.[1]).find((value) => value !== undefined);
-    const quality = q === undefined ? 1 : Number(q);
+    const q = params.map((param) => /^\s*q=(.*)$/i.exec(param)?.[1]?.trim()).find((value) => value !== undefined);
+    // A q-value that is no number makes the element worthless, not preferred.
+    const quality = q === undefined ? 1 : /^[0-9.]+$/.test(q) ? Number(q) : 0;
     return [{ encoding, quality: Number.isFinite(quality) ? quality : 0 }];
   });
 

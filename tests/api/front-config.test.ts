@@ -2,6 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CLIENT_ADDRESS_HEADER } from "@/lib/auth/client-ip";
 import {
   EVENT_SITE_HOST,
   RESULTS_DIR,
@@ -81,7 +82,7 @@ const cookiePairs = (response: Response): string[] =>
   response.headers.getSetCookie().map((line) => line.split(";")[0] ?? "").filter((pair) => pair.includes("="));
 
 const signInAttempt = async (email: string, password: string, forwardedFor: string): Promise<{ error: string | null; cookie: string | null }> => {
-  const headers = { "X-Forwarded-For": forwardedFor };
+  const headers = { "X-Forwarded-For": forwardedFor, [CLIENT_ADDRESS_HEADER]: forwardedFor.split(",")[0] ?? "" };
   const csrfResponse = await fetch(`${target.baseUrl}/api/auth/csrf`, { headers });
   const csrfCookies = cookiePairs(csrfResponse);
   const { csrfToken } = (await csrfResponse.json()) as { csrfToken: string };
@@ -159,10 +160,16 @@ describe("the client address without a trusted proxy (TRUSTED_PROXY_HOPS=0)", ()
     expect(adminCookie).not.toBe("");
   });
 
-  it("the audit log records the socket peer, not an X-Forwarded-For the client wrote", async () => {
+  it("the audit log records the socket peer, not an address the client wrote", async () => {
     const created = await fetch(`${target.baseUrl}/api/keys`, {
       method: "POST",
-      headers: { Cookie: adminCookie, "Content-Type": "application/json", "X-Forwarded-For": "198.51.100.66, 203.0.113.9" },
+      headers: {
+        Cookie: adminCookie,
+        "Content-Type": "application/json",
+        "X-Forwarded-For": "198.51.100.66, 203.0.113.9",
+        // The header the front hands the address to the app in: a client's copy is replaced.
+        [CLIENT_ADDRESS_HEADER]: "198.51.100.77",
+      },
       body: JSON.stringify({ name: "forwarded", credits: 0, qpsLimit: 1 }),
     });
     expect(created.status).toBe(201);

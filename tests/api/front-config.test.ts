@@ -67,7 +67,7 @@ beforeAll(async () => {
   fs.writeFileSync(target.logFile, "# front-config server log\n");
   key = await createKeyWithCli(target, "front-config", { credits: 1000, qps: 100 });
   await startServer(target, "prepare-and-next-start");
-}, 180_000);
+}, 420_000);
 
 afterAll(async () => {
   if (!target) return;

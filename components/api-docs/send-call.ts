@@ -1,5 +1,4 @@
-import type { OperationName } from "@/lib/api/operations";
-import { lookupUrl } from "@/lib/query/lookup";
+import { lookupUrl } from "@/lib/query/fetch-lookup";
 import { callUrl, sentParams, type QueryParam } from "@/lib/snippets/call";
 
 /**
@@ -69,7 +68,7 @@ const readBody = (text: string): { body: string; json: unknown } => {
 };
 
 export type SendRequest = {
-  operation: OperationName;
+  operation: string;
   /** The operation's /v1 path. */
   path: string;
   params: readonly QueryParam[];

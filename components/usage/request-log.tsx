@@ -183,7 +183,7 @@ export function RequestLog({ scope, range, keys }: { scope: UsageScopeParams; ra
             data-testid="log-filter-operation"
           >
             <option value="">Any operation</option>
-            {Object.entries(operationLabels).map(([name, label]) => (
+            {[...operationLabels].map(([name, label]) => (
               <option key={name} value={name}>
                 {label}
               </option>

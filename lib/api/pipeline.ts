@@ -73,7 +73,7 @@ export const runLookup = async (
       keyId: auth.key.id,
       operation: spec.id,
       costCredits,
-      paramsSummary: summariseQuery(input.query, spec.paramNames),
+      paramsSummary: summariseQuery(input.query, spec.params.map((param) => param.name)),
       startedAt,
       startedPerf,
     };

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { operationNames } from "@/lib/api/operations";
+import { registry } from "@/lib/operations";
 import { ConsoleError, type ConsoleContext } from "@/lib/console-api/handler";
 import { principalOf } from "@/lib/keys/view";
 import { describeError, log } from "@/lib/log";
@@ -20,7 +20,7 @@ import { GROUP_BYS, summary, type GroupBy, type UsageSummary } from "./summary";
  *   from, to   UTC days "YYYY-MM-DD" (both included) or ISO-8601 date-times; summary and daily
  *              export use the days (default: the last 7 days, today included; at most 366),
  *              the log uses from ≤ created_at < to (a day as `to` includes that whole day)
- *   operation  event_details | event_details_id | followers | get_user_publications
+ *   operation  an operation id of the registry (lib/operations)
  *   status     an exact status (200, 402, …) or a class (2xx, 4xx, 5xx)
  *   requestId  exact request id (UUID)            [log, events export]
  *   groupBy    day,operation,key (comma list)     [summary; default day]
@@ -53,13 +53,15 @@ const statusFilter = z
   .transform((value): StatusFilter => (value.endsWith("xx") ? (value as "2xx" | "4xx" | "5xx") : Number(value)))
   .optional();
 
+const operationIds = registry.map((operation) => operation.id);
+
 const querySchema = z.object({
   keyId: z.string().trim().min(1).max(100).optional(),
   userId: z.string().trim().min(1).max(100).optional(),
   scope: z.enum(["mine", "all"], { error: "scope must be mine or all." }).default("mine"),
   from: timeOrDay("from"),
   to: timeOrDay("to"),
-  operation: z.enum(operationNames, { error: `operation must be one of ${operationNames.join(", ")}.` }).optional(),
+  operation: z.enum(operationIds, { error: `operation must be one of ${operationIds.join(", ")}.` }).optional(),
   status: statusFilter,
   requestId: z.string().trim().regex(UUID_PATTERN, "requestId must be a request id (a UUID).").optional(),
   groupBy: z

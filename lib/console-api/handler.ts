@@ -76,9 +76,14 @@ const readBody = async <Body>(request: Request, schema: z.ZodType<Body>): Promis
 
 type RouteContext = { params: Promise<Record<string, string | string[]>> };
 
+/** Where a route finds the signed-in user and the database; tests pass their own. */
+export type ConsoleRouteDeps = { currentUser: () => Promise<User | null>; db: () => Promise<Db> };
+
+const processDeps: ConsoleRouteDeps = { currentUser, db: getDb };
+
 export const consoleRoute =
   <Body = undefined>(
-    options: { body?: z.ZodType<Body>; role?: "admin"; status?: number },
+    options: { body?: z.ZodType<Body>; role?: "admin"; status?: number; deps?: ConsoleRouteDeps },
     handler: (context: ConsoleContext<Body>) => Promise<unknown>,
   ) =>
   async (request: Request, route?: RouteContext): Promise<Response> => {
@@ -86,7 +91,8 @@ export const consoleRoute =
       if (request.method !== "GET" && request.method !== "HEAD" && !isSameOrigin(request)) {
         throw new ConsoleError(403, "cross_origin", "Cross-origin requests are not allowed.");
       }
-      const user = await currentUser();
+      const deps = options.deps ?? processDeps;
+      const user = await deps.currentUser();
       if (!user) throw new ConsoleError(401, "unauthenticated", "Sign in to use the console API.");
       if (options.role === "admin" && user.role !== "admin") {
         throw new ConsoleError(403, "forbidden", "This needs an administrator.");
@@ -103,7 +109,7 @@ export const consoleRoute =
         params,
         query: new URL(request.url).searchParams,
         ip: clientIp(request.headers),
-        db: await getDb(),
+        db: await deps.db(),
         request,
       });
       if (result instanceof Response) return result;

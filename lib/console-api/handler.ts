@@ -2,7 +2,7 @@ import type { z } from "zod";
 import { currentUser } from "@/lib/auth/session";
 import { clientIp } from "@/lib/auth/options";
 import { getDb, type Db } from "@/lib/db/client";
-import { KeyRuleError } from "@/lib/keys/manage";
+import { DomainError, type DomainErrorCode } from "@/lib/errors";
 import { describeError, log } from "@/lib/log";
 import type { User } from "@/lib/users/repository";
 
@@ -31,6 +31,23 @@ export type ConsoleContext<Body> = {
   ip: string;
   db: Db;
   request: Request;
+};
+
+/** The console's status for each domain error: the one place this mapping lives. */
+const statusOf: Record<DomainErrorCode, ConsoleError["status"]> = {
+  not_found: 404,
+  forbidden: 403,
+  invalid_request: 400,
+  invalid_cursor: 400,
+  // The caller's to fix: allowance, revoked keys, wrong token, a provider key the provider refused.
+  key_rule: 422,
+  provider_key_rejected: 422,
+  provider_key_exhausted: 422,
+  provider_key_unreachable: 503,
+  provider_key_rate_limited: 503,
+  provider_key_bad_answer: 503,
+  upstream_not_configured: 409,
+  set_by_environment: 409,
 };
 
 const errorResponse = (error: ConsoleError) =>
@@ -116,8 +133,7 @@ export const consoleRoute =
       return Response.json(result, { status: options.status ?? 200, headers: { "Cache-Control": "no-store" } });
     } catch (error) {
       if (error instanceof ConsoleError) return errorResponse(error);
-      // Domain rules (allowance, revoked keys, wrong token) are the caller's to fix: 422.
-      if (error instanceof KeyRuleError) return errorResponse(new ConsoleError(422, "key_rule", error.message));
+      if (error instanceof DomainError) return errorResponse(new ConsoleError(statusOf[error.code], error.code, error.message));
       log.error("console api failed", { path: new URL(request.url).pathname, error: describeError(error) });
       return errorResponse(new ConsoleError(500, "internal", "Something went wrong on our side. Try again."));
     }

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { registry } from "@/lib/operations";
-import { ConsoleError, type ConsoleContext } from "@/lib/console-api/handler";
+import type { ConsoleContext } from "@/lib/console-api/handler";
+import { DomainError } from "@/lib/errors";
 import { principalOf } from "@/lib/keys/view";
 import { describeError, log } from "@/lib/log";
 import { dailyCsv, eventsCsv } from "./csv";
@@ -33,7 +34,7 @@ type Context = Pick<ConsoleContext<undefined>, "db" | "user" | "ip" | "query">;
 export const MAX_RANGE_DAYS = 366;
 export const MAX_LOG_LIMIT = 200;
 
-const badRequest = (message: string) => new ConsoleError(400, "invalid_request", message);
+const badRequest = (message: string) => new DomainError("invalid_request", message);
 
 const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:\d{2})$/;
 
@@ -123,7 +124,7 @@ export const usageScope = async (context: Context, query: UsageQuery): Promise<R
     });
   } catch (error) {
     if (error instanceof UsageAccessError) {
-      throw error.reason === "not_found" ? new ConsoleError(404, "not_found", error.message) : new ConsoleError(403, "forbidden", error.message);
+      throw new DomainError(error.reason, error.message);
     }
     throw error;
   }
@@ -166,7 +167,7 @@ export const eventsResponse = async (context: Context): Promise<EventsResponse> 
     const page = await listEvents(context.db, resolved.scope, eventFilters(query), { cursor: query.cursor, limit: query.limit });
     return { scope: scopeView(resolved), ...page };
   } catch (error) {
-    if (error instanceof InvalidCursorError) throw new ConsoleError(400, "invalid_cursor", "Invalid cursor.");
+    if (error instanceof InvalidCursorError) throw new DomainError("invalid_cursor", "Invalid cursor.");
     throw error;
   }
 };

@@ -137,7 +137,7 @@ const operationDescription = (operation: Operation): string => {
   return operation.rule === undefined ? cost : `${operation.rule}\n\n${cost}`;
 };
 
-/** The site segment of the path ("eventsite", "pinsite", "jobsite") groups the operations. */
+/** The site segment of the path (/v1/<site>/<operation>) groups the operations. */
 const tagOf = (path: string): string => path.split("/")[2] ?? "v1";
 
 const operationObject = (operation: Operation, dataId: string): OperationObject => ({

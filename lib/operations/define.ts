@@ -39,14 +39,14 @@ export type OperationLabel = {
 
 /** How the upstream provider (an API of the same contract) answers it. */
 export type UpstreamRoute = {
-  /** The provider's path, without the leading slash: "v1/jobsite/get_user_publications". */
+  /** The provider's path, without the leading slash: "v1/<site>/<operation>". */
   path: string;
 };
 
 export type OperationDefinition<Id extends string, Data, Params> = {
-  /** The contract's operation id, also the usage label key: "get_user_publications". */
+  /** The contract's operation id, also the usage label key and the console route's segment. */
   id: Id;
-  /** The /v1 path: "/v1/jobsite/get_user_publications". */
+  /** The /v1 path: "/v1/<site>/<operation>". */
   path: `/v1/${string}`;
   costCredits: number;
   /** OpenAPI summary and card title, the contract's wording. */

@@ -30,7 +30,7 @@ const isEventId = (value: string) => paramSchemas.event_id.safeParse(value).succ
 const acceptedHost = (host: string, hosts: readonly string[]): boolean => hosts.length === 0 || isEventSiteHost(host, hosts);
 
 /**
- * Reads the input as the server will: digits are an event id (event_details_id), anything else
+ * Reads the input as the server will: digits are an event id (the by-id operation), anything else
  * must be an https event page URL on an accepted host (event_details). `hosts` are the server's
  * EVENTSITE_HOSTS; empty means "do not check here".
  */

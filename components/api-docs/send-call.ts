@@ -1,3 +1,4 @@
+import { AUTHENTICATED_HEADERS } from "@/lib/openapi/responses";
 import { lookupUrl } from "@/lib/query/fetch-lookup";
 import { callUrl, sentParams, type QueryParam } from "@/lib/snippets/call";
 
@@ -10,18 +11,7 @@ import { callUrl, sentParams, type QueryParam } from "@/lib/snippets/call";
 export type SendVia = "console" | "token";
 
 /** The response headers worth reading, in display order (RateLimit-* also matches any later addition). */
-export const SHOWN_HEADERS = [
-  "X-Request-Id",
-  "X-Credits-Cost",
-  "X-Credits-Charged",
-  "X-Credits-Remaining",
-  "RateLimit-Limit",
-  "RateLimit-Remaining",
-  "RateLimit-Reset",
-  "Retry-After",
-  "X-Data-As-Of",
-  "X-Cache",
-] as const;
+export const SHOWN_HEADERS = [...AUTHENTICATED_HEADERS, "Retry-After", "X-Data-As-Of", "X-Cache"] as const;
 
 export type TryResponse = {
   kind: "response";

@@ -11,6 +11,7 @@ import { Input } from "@/components/ui/input";
 import { lookupErrorText } from "@/lib/query/lookup-copy";
 import { isLookupError } from "@/lib/query/lookup-error";
 import {
+  isPageNumber,
   isProfileUrn,
   publicationsKeyFor,
   publicationsQuery,
@@ -27,8 +28,7 @@ const URN_PROBLEM = "Enter a profile URN: urn:li:<type>:<id>, e.g. urn:li:member
 
 /** `?page=` as a page number; anything but a whole number from 1 reads as page 1. */
 const pageFromUrl = (raw: string | null): number => {
-  if (raw === null || !/^\d{1,6}$/.test(raw)) return 1;
-  return Math.max(1, Number(raw));
+  return raw !== null && isPageNumber(raw) ? Number(raw) : 1;
 };
 
 const publicationsUrl = (pathname: string, urn: string, page: number) =>

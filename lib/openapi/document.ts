@@ -15,6 +15,7 @@ import {
   securitySchemes,
   sharedErrorMessages,
   successEnvelope,
+  unauthorizedResponse,
 } from "./responses";
 import type { OpenApiDocument, OperationObject, ParameterObject, ResponseObject, SchemaObject } from "./types";
 
@@ -92,13 +93,7 @@ const responsesFor = (operation: Operation, dataId: string): Record<string, Resp
       badRequestMessages(operation),
       AUTHENTICATED_HEADERS,
     ),
-    "401": errorResponse(
-      "`apiKey is null`: Authorization is missing or not `Bearer <token>`. `apiKey is invalid`: the key is unknown, malformed, expired or revoked.",
-      "ErrorEnvelope401",
-      401,
-      sharedErrorMessages[401],
-      ["X-Request-Id"],
-    ),
+    "401": unauthorizedResponse(),
     "402": errorResponse(
       `The key's remaining credits are below the cost (${costCredits}). Nothing is charged.`,
       "ErrorEnvelope402",

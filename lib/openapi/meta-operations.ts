@@ -1,5 +1,5 @@
 import type { JsonObject, OperationObject } from "./types";
-import { AUTHENTICATED_HEADERS, errorResponse, EXAMPLE_REQUEST_ID, headerRefs, sharedErrorMessages } from "./responses";
+import { AUTHENTICATED_HEADERS, errorResponse, EXAMPLE_REQUEST_ID, headerRefs, sharedErrorMessages, unauthorizedResponse } from "./responses";
 import { schemaRef } from "./json-schema";
 
 /** The two /v1 paths that are not lookups: this document and the key's account. */
@@ -71,13 +71,7 @@ export const accountOperation: OperationObject = {
         },
       },
     },
-    "401": errorResponse(
-      "`apiKey is null`: Authorization is missing or not `Bearer <token>`. `apiKey is invalid`: the key is unknown, malformed, expired or revoked.",
-      "ErrorEnvelope401",
-      401,
-      sharedErrorMessages[401],
-      ["X-Request-Id"],
-    ),
+    "401": unauthorizedResponse(),
     "429": errorResponse(
       "The key's per-second limit is exceeded. Retry after Retry-After seconds.",
       "ErrorEnvelope429",

@@ -107,3 +107,13 @@ export const securitySchemes: Record<string, SecuritySchemeObject> = {
     description: "Authorization: Bearer <API_KEY>. The key is issued in the console and shown once.",
   },
 };
+
+/** 401: the same answer for every authenticated path; only X-Request-Id goes out. */
+export const unauthorizedResponse = (): ResponseObject =>
+  errorResponse(
+    "`apiKey is null`: Authorization is missing or not `Bearer <token>`. `apiKey is invalid`: the key is unknown, malformed, expired or revoked.",
+    "ErrorEnvelope401",
+    401,
+    sharedErrorMessages[401],
+    ["X-Request-Id"],
+  );

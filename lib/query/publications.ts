@@ -18,6 +18,9 @@ export type PublicationsPage = LookupSuccess<PublicationsData>;
 export type { Publication };
 
 /** A profile URN as /v1 accepts it: `urn:li:<type>:<id>`. */
+/** A page number as /v1 accepts it (`page`: a whole number from 1). */
+export const isPageNumber = (value: string): boolean => paramSchemas.page.safeParse(value).success;
+
 export const isProfileUrn = (value: string): boolean => paramSchemas.urn.safeParse(value).success;
 
 /** All pages of one profile share this prefix: `queryClient.getQueriesData({ queryKey: publicationsKeyFor(urn) })`. */

@@ -31,7 +31,7 @@ const acceptedHost = (host: string, hosts: readonly string[]): boolean => hosts.
 
 /**
  * Reads the input as the server will: digits are an event id (the by-id operation), anything else
- * must be an https event page URL on an accepted host (event_details). `hosts` are the server's
+ * must be an https event page URL on an accepted host (the by-URL operation). `hosts` are the server's
  * EVENTSITE_HOSTS; empty means "do not check here".
  */
 export const parseEventInput = (raw: string, hosts: readonly string[] = []): ParsedEventInput => {

@@ -26,7 +26,7 @@ const main = async (): Promise<void> => {
   const nextHandler = app.getRequestHandler();
   await app.prepare();
 
-  const router = createV1Router(registry, { services, openApiDocument: buildOpenApiDocument });
+  const router = createV1Router(registry, { services, openApiDocument: () => buildOpenApiDocument(registry) });
   const front = createFront({
     router,
     next: (request, response) => nextHandler(request, response),

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { buildOpenApiDocument } from "@/lib/openapi/document";
 import { registry } from "@/lib/operations";
-import { defineOperation } from "@/lib/operations/define";
+import { stampOperation } from "@/tests/support/stamp-operation";
 import { createV1Router, etagMatches, type V1Request } from "./v1-router";
 
 /**
@@ -9,22 +9,12 @@ import { createV1Router, etagMatches, type V1Request } from "./v1-router";
  * servers in tests/api; here the services never start (they fail), which is itself an answer the
  * router must give as the contract's 500 envelope.
  */
-const extra = defineOperation<{ id: string }>({
-  id: "extra_lookup",
-  path: "/v1/extrasite/extra_lookup",
-  costCredits: 3,
-  summary: "An operation a test adds",
-  notFoundMessage: "Extra not found",
-  paramNames: ["event_id"],
-  primaryParam: "event_id",
-  label: { short: "Extra", site: "Extra site", lookedUpBy: "Id" },
-  parse: (query) => ({ id: query.get("event_id") ?? "" }),
-  lookup: () => Promise.reject(new Error("not reached")),
-});
+/** The registry test's operation from one module (tests/support/stamp-operation.ts). */
+const extra = stampOperation;
 
 const router = createV1Router([...registry, extra], {
   services: () => Promise.reject(new Error("no services in this test")),
-  openApiDocument: buildOpenApiDocument,
+  openApiDocument: () => buildOpenApiDocument([...registry, extra]),
 });
 
 const ask = (method: string, pathname: string, extraFields: Partial<V1Request> = {}) =>
@@ -60,7 +50,7 @@ describe("the /v1 router", () => {
   });
 
   it("answers unknown /v1 paths with the 404 envelope whatever the method", async () => {
-    for (const path of ["/v1", "/v1/", "/v1/extrasite", "/v1/extrasite/extra_lookup/x", "/v1/EXTRASITE/EXTRA_LOOKUP"]) {
+    for (const path of ["/v1", "/v1/", "/v1/philately", "/v1/philately/get_stamp/x", "/v1/PHILATELY/GET_STAMP"]) {
       for (const method of ["GET", "POST"]) {
         const answer = await ask(method, path);
         expect(answer.status, `${method} ${path}`).toBe(404);

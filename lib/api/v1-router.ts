@@ -2,7 +2,7 @@ import crypto from "node:crypto";
 import type { Operation } from "@/lib/operations";
 import type { Services } from "@/lib/services";
 import { describeError, log } from "@/lib/log";
-import { runAccount } from "@/lib/usage/account";
+import { runAccount } from "./account";
 import { errorBody, JSON_CONTENT_TYPE } from "./envelope";
 import { messages, type ApiErrorCode } from "./errors";
 import { runLookup } from "./pipeline";

@@ -1,11 +1,10 @@
 import crypto from "node:crypto";
 import type { Operation } from "@/lib/operations";
-import type { Services } from "@/lib/services";
 import { describeError, log } from "@/lib/log";
-import { runAccount } from "./account";
+import { runAccount, type AccountDeps } from "./account";
 import { errorBody, JSON_CONTENT_TYPE } from "./envelope";
 import { messages, type ApiErrorCode } from "./errors";
-import { runLookup } from "./pipeline";
+import { runLookup, type PipelineDeps } from "./pipeline";
 
 /**
  * Every /v1 answer, without Next and without node:http: the registry's operations, /v1/account,
@@ -36,7 +35,8 @@ export type V1Answer = {
 };
 
 export type V1RouterDeps = {
-  services: () => Promise<Services>;
+  /** The process's services (lib/services.ts), or a test's own wiring. */
+  services: () => Promise<PipelineDeps & AccountDeps>;
   /** The OpenAPI document; built once, on the first request that asks for it. */
   openApiDocument: () => unknown;
 };

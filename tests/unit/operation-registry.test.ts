@@ -3,6 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runLookup, type PipelineDeps, type PipelineResult } from "@/lib/api/pipeline";
+import { createV1Router } from "@/lib/api/v1-router";
 import { consoleRoute } from "@/lib/console-api/handler";
 import { consoleLookupHandler } from "@/lib/console-api/lookup";
 import { createCursorCodec } from "@/lib/connectors/cursor";
@@ -26,7 +27,7 @@ import { stampOperation } from "@/tests/support/stamp-operation";
  * added to the registry here and nowhere else, is run by the pipeline with the contract's order
  * of checks, settled at its own cost with one usage record, counted by the usage summary, listed
  * by the OpenAPI document and served by the console's lookup route.
- * (The /v1 HTTP routing of it joins this file once /v1 is routed from the registry.)
+ * and routed at its /v1 path by the router built from the registry (lib/api/v1-router.ts).
  */
 const SECRET = "registry-test-secret-0123456789-abcdefghij";
 const extended: Registry = [...registry, stampOperation];
@@ -162,6 +163,30 @@ describe.each(await testDatabases())("the stamp operation on $name", (database) 
     expect(result.totals).toMatchObject({ requests: 3, credits: 6 });
     // Every operation of the registry is listed, the unused ones at zero.
     expect(result.groups.operation?.map((group) => group.id)).toEqual(extended.map((operation) => operation.id));
+  });
+
+  it("is routed at its /v1 path by the router built from the registry, and only there", async () => {
+    const { key, token } = await issue(10);
+    const router = (operations: Registry) =>
+      createV1Router(operations, { services: async () => ({ ...deps, db: async () => db }), openApiDocument: () => buildOpenApiDocument(operations) });
+    const ask = (operations: Registry, query: string, method = "GET") =>
+      router(operations).answer({
+        method,
+        pathname: "/v1/philately/get_stamp",
+        query: new URLSearchParams(query),
+        authorization: `Bearer ${token}`,
+        ifNoneMatch: null,
+      });
+    const found = await ask(extended, "code=GB-1840-1");
+    expect(found.status).toBe(200);
+    expect(found.headers["X-Credits-Charged"]).toBe("3");
+    expect(envelope(found)).toMatchObject({ code: 0, data: { stamp: { code: "GB-1840-1" } } });
+    expect(await credits(key.id)).toBe(7);
+    expect((await ask(extended, "code=GB-1840-1", "POST")).headers.Allow).toBe("GET");
+    // The process's own registry does not know it: the contract's 404 envelope, nothing charged.
+    const unknown = await ask(registry, "code=GB-1840-1");
+    expect([unknown.status, envelope(unknown).message]).toEqual([404, "Not found"]);
+    expect(await credits(key.id)).toBe(7);
   });
 
   it("is served by the console's lookup route, with the user's console key", async () => {

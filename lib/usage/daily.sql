@@ -1,6 +1,6 @@
 -- The daily rollup (usage_daily): written in the same transaction as the usage rows it counts.
--- latency_buckets[i] counts requests with latency in [2^(i-1), 2^i) ms (bucket 1: < 1 ms,
--- bucket 16: 2^14 ms and more); lib/usage/latency.ts mirrors usage_bucket().
+-- latency_buckets[i]: bucket 1 counts latencies under 1 ms, bucket i (2…15) [2^(i-2), 2^(i-1)) ms,
+-- bucket 16 everything from 16,384 ms up; lib/usage/latency.ts mirrors usage_bucket().
 
 -- Per latency: the threshold table instead of a numeric logarithm (same buckets, far cheaper).
 CREATE OR REPLACE FUNCTION usage_bucket(latency_ms integer) RETURNS integer LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $b$

@@ -42,6 +42,7 @@ const WARMUP_SECONDS = 2;
 class ProfileError extends Error {}
 
 const readyMessage = z.object({ kind: z.literal("ready"), port: z.number(), keyId: z.string(), token: z.string() });
+const cpuMessage = z.object({ kind: z.literal("cpu"), micros: z.number() });
 
 /** The server side: the real services of lib/services.ts and runLookup, nothing else. */
 const serve = async () => {
@@ -87,8 +88,15 @@ const serve = async () => {
     process.send?.({ kind: "ready", port: address.port, keyId: key.id, token });
   });
 
-  // "stop": finish what is in flight, write every pending settlement, close the database.
+  // "cpu": the server's CPU time so far (µs), a figure far less sensitive than req/s to other
+  // processes sharing the machine. "stop": finish what is in flight, write every pending
+  // settlement, close the database.
   process.on("message", (message) => {
+    if (message === "cpu") {
+      const usage = process.cpuUsage();
+      process.send?.({ kind: "cpu", micros: usage.user + usage.system });
+      return;
+    }
     if (message !== "stop") return;
     server.close();
     server.closeAllConnections();
@@ -148,6 +156,18 @@ const startServer = (dataDir: string, cpuProfDir: string | undefined) => {
   return { child, ready };
 };
 
+const serverCpuMicros = (child: ChildProcess) =>
+  new Promise<number>((resolve) => {
+    const listener = (message: unknown) => {
+      const parsed = cpuMessage.safeParse(message);
+      if (!parsed.success) return;
+      child.off("message", listener);
+      resolve(parsed.data.micros);
+    };
+    child.on("message", listener);
+    child.send("cpu");
+  });
+
 const stopServer = (child: ChildProcess) =>
   new Promise<void>((resolve) => {
     if (child.exitCode !== null) return resolve();
@@ -167,8 +187,10 @@ const main = async () => {
     const url = `http://127.0.0.1:${server.port}${FOLLOWERS_PATH}`;
     const headers = { Authorization: `Bearer ${server.token}` };
     const warmup = await startLoad({ url, duration: WARMUP_SECONDS, connections: options.connections, headers }).result;
+    const cpuBefore = await serverCpuMicros(child);
     const load = startLoad({ url, duration: options.durationSeconds, connections: options.connections, headers });
     const measured = await load.result;
+    const cpuMicros = (await serverCpuMicros(child)) - cpuBefore;
     const tally = addRun(addRun(emptyTally(), warmup), measured);
     await stopServer(child);
 
@@ -189,6 +211,7 @@ const main = async () => {
     });
 
     console.log(`req/s=${measured.requests.average.toFixed(1)} p50=${measured.latency.p50}ms p99=${measured.latency.p99}ms`);
+    console.log(`server CPU per request: ${(cpuMicros / Math.max(1, measured.requests.total)).toFixed(0)} µs (${(cpuMicros / 1000).toFixed(0)} ms over ${measured.requests.total} answers)`);
     console.log(`answers (warm-up + load): ${describeStatuses(tally.answered)}; ${measured.errors + warmup.errors} connection errors`);
     console.log(
       `credits: remaining ${figures.credits_remaining}, expected ${check.expectedRemaining} ` +

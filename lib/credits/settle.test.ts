@@ -328,3 +328,122 @@ describe.each(await testDatabases())("lost answers on $name", (database) => {
     ]);
   });
 });
+
+describe.each(await testDatabases())("set-based settlement on $name", (database) => {
+  let db: Db;
+  afterAll(async () => {
+    await db?.close();
+    await database.cleanup();
+  });
+  const newKey = async (credits: number) => {
+    db ??= await database.open();
+    return (await createKey(db, SECRET, { name: "s", ownerId: null, credits, qpsLimit: 5, expiresAt: null })).key;
+  };
+  const credits = async (keyId: string) =>
+    Number((await db.query<{ c: number }>("SELECT credits_remaining AS c FROM api_keys WHERE id = $1", [keyId]))[0]?.c);
+  const rowsOf = (keyId: string) =>
+    db.query<{ status: number; credits_charged: number; reason: string }>(
+      "SELECT status, credits_charged, reason FROM usage_events WHERE key_id = $1 ORDER BY id",
+      [keyId],
+    );
+  const item = (request: SettleRequest, ord: number) => ({
+    ord,
+    request_id: request.requestId,
+    key_id: request.keyId,
+    operation: request.operation,
+    cost: request.costCredits,
+    outcome: request.outcome,
+    final_status: request.finalStatus ?? null,
+    latency_ms: 1,
+    params_summary: "",
+    created_at: new Date(request.startedAt).toISOString(),
+    deadline: null,
+  });
+  const settleBatch = (requests: SettleRequest[]) =>
+    db.query<{ r_request_id: string; r_status: number; r_charged: number; r_remaining: number }>(
+      "SELECT * FROM settle_requests($1::json)",
+      [JSON.stringify(requests.map(item))],
+    );
+
+  it("decides a batch in arrival order per key: a refund frees credits for the charge after it, not before", async () => {
+    const settler = createSettler(async () => db);
+    const first = await newKey(4);
+    const held = request(first.id, "reserve", 4);
+    await settler.settle(held);
+    const after = request(first.id, "found", 4);
+    const results = await settleBatch([{ ...held, outcome: "refund", finalStatus: 500 }, after]);
+    expect(results.find((row) => row.r_request_id === after.requestId)).toMatchObject({ r_status: 200, r_charged: 4 });
+    expect(await credits(first.id)).toBe(0);
+
+    const second = await newKey(4);
+    const heldToo = request(second.id, "reserve", 4);
+    await settler.settle(heldToo);
+    const before = request(second.id, "found", 4);
+    const refused = await settleBatch([before, { ...heldToo, outcome: "refund", finalStatus: 500 }]);
+    expect(refused.find((row) => row.r_request_id === before.requestId)).toMatchObject({ r_status: 402, r_charged: 0 });
+    expect(await credits(second.id)).toBe(4);
+    expect((await rowsOf(second.id)).map((row) => [row.status, row.reason])).toEqual([
+      [500, "refunded"],
+      [402, "credits"],
+    ]);
+  });
+
+  it("settles a request id sent twice in one batch once: one row, one charge, one refund", async () => {
+    const settler = createSettler(async () => db);
+    const key = await newKey(10);
+    const twice = request(key.id, "found", 4);
+    const charged = await settleBatch([twice, twice]);
+    expect(charged).toEqual([expect.objectContaining({ r_status: 200, r_charged: 4, r_remaining: 6 })]);
+    const held = request(key.id, "reserve", 4);
+    await settler.settle(held);
+    const refund = { ...held, outcome: "refund" as const, finalStatus: 500 as const };
+    await settleBatch([refund, refund]);
+    expect(await credits(key.id)).toBe(6);
+    expect((await rowsOf(key.id)).map((row) => [row.status, row.credits_charged])).toEqual([
+      [200, 4],
+      [500, 0],
+    ]);
+  });
+
+  it("charges several keys in one batch, each within its own credits", async () => {
+    const settler = createSettler(async () => db);
+    const keys = await Promise.all([newKey(4), newKey(6), newKey(0)]);
+    const results = await Promise.all(
+      keys.flatMap((key) => Array.from({ length: 3 }, () => settler.settle(request(key.id, "found", 2)))),
+    );
+    expect(results.map((result) => result.status)).toEqual([200, 200, 402, 200, 200, 200, 402, 402, 402]);
+    expect(await Promise.all(keys.map((key) => credits(key.id)))).toEqual([0, 0, 0]);
+  });
+
+  it("sweeps and voids across several keys, refunding each exactly and keeping the rollup equal to the rows", async () => {
+    const settler = createSettler(async () => db);
+    const [a, b] = await Promise.all([newKey(10), newKey(10)]);
+    const orphans = [request(a.id, "reserve", 3), request(b.id, "reserve", 2), request(b.id, "reserve", 1)];
+    for (const orphan of orphans) await settler.settle(orphan);
+    await db.query("UPDATE usage_events SET created_at = now() - interval '10 minutes' WHERE request_id = ANY($1::uuid[])", [
+      orphans.map((orphan) => orphan.requestId),
+    ]);
+    const [swept] = await db.query<{ swept: number }>("SELECT sweep_stale_reservations(interval '2 minutes') AS swept");
+    expect(swept?.swept).toBe(3);
+    expect([await credits(a.id), await credits(b.id)]).toEqual([10, 10]);
+
+    const lost = [request(a.id, "found", 4), request(b.id, "found", 5)];
+    for (const charge of lost) await settler.settle(charge);
+    const [voided] = await db.query<{ voided: number }>("SELECT void_settlements($1::uuid[]) AS voided", [lost.map((charge) => charge.requestId)]);
+    expect(voided?.voided).toBe(2);
+    const [again] = await db.query<{ voided: number }>("SELECT void_settlements($1::uuid[]) AS voided", [lost.map((charge) => charge.requestId)]);
+    expect(again?.voided).toBe(0);
+    expect([await credits(a.id), await credits(b.id)]).toEqual([10, 10]);
+    for (const key of [a, b]) {
+      const rollup = await db.query<{ status: number; requests: number; credits: number }>(
+        "SELECT status, requests::int AS requests, credits::int AS credits FROM usage_daily WHERE key_id = $1 AND requests <> 0 ORDER BY status",
+        [key.id],
+      );
+      const raw = await db.query<{ status: number; requests: number; credits: number }>(
+        "SELECT status, count(*)::int AS requests, sum(credits_charged)::int AS credits FROM usage_events WHERE key_id = $1 GROUP BY status ORDER BY status",
+        [key.id],
+      );
+      expect(rollup).toEqual(raw);
+    }
+  });
+});

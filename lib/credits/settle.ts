@@ -3,9 +3,10 @@ import type { Queryable } from "@/lib/db/client";
 /**
  * Credits and usage records are settled by group commit: requests that arrive while a batch is
  * being written wait for the next one, and each batch is one call of the settle_requests()
- * database function — one round trip and one transaction for many requests. Inside it every
- * charge is still its own conditional UPDATE (atomic, never read-then-write) and every request
- * gets exactly one usage row in the same transaction as its charge.
+ * database function (lib/credits/settle.sql, where the policy is written down) — one round trip
+ * and one transaction for many requests. Inside it the batch's keys are locked, each request is
+ * decided in arrival order as its own conditional charge would be (never read-then-write across
+ * transactions), and every request gets exactly one usage row in the same transaction as its charge.
  */
 export type Outcome = "found" | "not_found" | "400" | "429" | "500" | "reserve" | "commit" | "refund";
 

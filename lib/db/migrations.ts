@@ -1,9 +1,18 @@
 /**
- * Schema migrations, applied in order and recorded in schema_migrations. Kept as strings in code
- * so that they ship inside any build (server bundle, standalone output, CLI) without file lookups.
+ * Schema migrations, applied in order and recorded in schema_migrations. The schema's history is
+ * kept as strings in code; the credit policy (functions and the usable_keys view) lives in .sql
+ * files beside its domain (lib/db/policy.ts) and is applied by 0006 whenever it changes.
  * The same SQL runs on PGlite and PostgreSQL. Never edit a migration that has landed: add one.
  */
-export type Migration = { id: string; sql: string };
+import { creditPolicySql } from "./policy";
+
+/**
+ * repeatable: the migration's SQL is the current text of files that may change (the credit
+ * policy, lib/db/policy.ts); it is applied again whenever that text changes (its checksum is
+ * recorded), so editing a policy file is enough — its CREATE OR REPLACE statements are safe to
+ * run again. A plain migration runs once and is never edited.
+ */
+export type Migration = { id: string; sql: () => string; repeatable?: boolean };
 
 const init = /* sql */ `
 CREATE TABLE users (
@@ -478,12 +487,12 @@ CREATE INDEX key_alerts_time_idx ON key_alerts (created_at);
 CREATE INDEX key_alerts_open_idx ON key_alerts (key_id, created_at DESC) WHERE acknowledged_at IS NULL;
 `;
 
-
-
 export const migrations: Migration[] = [
-  { id: "0001_init", sql: init },
-  { id: "0002_accounts", sql: accounts },
-  { id: "0003_metering", sql: metering },
-  { id: "0004_upstream", sql: upstream },
-  { id: "0005_usage", sql: usage },
+  { id: "0001_init", sql: () => init },
+  { id: "0002_accounts", sql: () => accounts },
+  { id: "0003_metering", sql: () => metering },
+  { id: "0004_upstream", sql: () => upstream },
+  { id: "0005_usage", sql: () => usage },
+  // The usable_keys view and set-based settle/void/sweep, replacing 0003's functions.
+  { id: "0006_credit_policy", sql: () => creditPolicySql(), repeatable: true },
 ];

@@ -20,9 +20,10 @@ export type Authenticator = {
 };
 
 /**
- * Checks a bearer token: our signature (memoised), then the key record (cached for at most
- * `ttlMs`, so a revocation made elsewhere takes effect within that time; here, at once through
- * invalidate), then the token hash in constant time.
+ * Checks a bearer token: our signature (memoised), then the key's credentials as the
+ * usable_keys view gives them — none for a revoked, expired or disabled-owner key (cached for at
+ * most `ttlMs`, so a revocation made elsewhere takes effect within that time; here, at once
+ * through invalidate) — then the token hash in constant time.
  */
 export const createAuthenticator = (deps: {
   db: () => Promise<Queryable>;
@@ -64,7 +65,9 @@ export const createAuthenticator = (deps: {
       const keyId = await deps.verify(token);
       if (keyId === null) return { ok: false, reason: "key_invalid" };
       const key = await load(keyId);
-      if (!key || key.status !== "active") return { ok: false, reason: "key_invalid" };
+      if (!key) return { ok: false, reason: "key_invalid" };
+      // The database said "usable" when it loaded the key; that verdict ends by itself at the
+      // key's expiry, and the previous token's at its grace's end, even within the cache TTL.
       const at = now();
       if (key.expiresAt && key.expiresAt.getTime() <= at) return { ok: false, reason: "key_invalid" };
       const hash = hashToken(token);

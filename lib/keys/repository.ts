@@ -20,15 +20,19 @@ export type ApiKey = {
   expiresAt: Date | null;
 };
 
-/** What the request path needs to authenticate a token, cached briefly per process. */
+/**
+ * What the request path needs to authenticate a token, cached briefly per process: only ever
+ * loaded for a usable key (the usable_keys view decides). expiresAt and previousTokenExpiresAt
+ * are when the view's verdict ends on its own — the cache must not outlive them.
+ */
 export type KeyCredentials = {
   id: string;
   ownerId: string | null;
   tokenHash: Buffer;
+  /** The token before the last roll, while its grace period lasts; null otherwise. */
   previousTokenHash: Buffer | null;
   previousTokenExpiresAt: Date | null;
   qpsLimit: number;
-  status: KeyStatus;
   expiresAt: Date | null;
 };
 
@@ -161,15 +165,14 @@ type CredentialsRow = {
   previous_token_hash: Uint8Array | null;
   previous_token_expires_at: Date | string | null;
   qps_limit: number;
-  status: KeyStatus;
   expires_at: Date | string | null;
 };
 
+/** The key's credentials if it is usable now (lib/keys/usable-keys.sql), else null. */
 export const loadCredentials = async (db: Queryable, id: string): Promise<KeyCredentials | null> => {
   const rows = await db.query<CredentialsRow>(
-    `SELECT k.id, k.owner_id, k.token_hash, k.previous_token_hash, k.previous_token_expires_at, k.qps_limit,
-       CASE WHEN u.status = 'disabled' THEN 'revoked' ELSE k.status END AS status, k.expires_at
-     FROM api_keys k LEFT JOIN users u ON u.id = k.owner_id WHERE k.id = $1`,
+    `SELECT id, owner_id, token_hash, previous_token_hash, previous_token_expires_at, qps_limit, expires_at
+     FROM usable_keys WHERE id = $1`,
     [id],
   );
   const row = rows[0];
@@ -181,7 +184,6 @@ export const loadCredentials = async (db: Queryable, id: string): Promise<KeyCre
     previousTokenHash: row.previous_token_hash ? Buffer.from(row.previous_token_hash) : null,
     previousTokenExpiresAt: toDate(row.previous_token_expires_at),
     qpsLimit: row.qps_limit,
-    status: row.status,
     expiresAt: toDate(row.expires_at),
   };
 };

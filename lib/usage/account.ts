@@ -16,7 +16,7 @@ type AccountRow = {
   month: number;
 };
 
-/** The key's figures, read fresh; null when the key is not (or no longer) active. */
+/** The key's figures, read fresh; null when the key is not (or no longer) usable. */
 export const keyAccount = async (db: Queryable, keyId: string): Promise<AccountData["key"] | null> => {
   const rows = await db.query<AccountRow>(
     `SELECT k.id, k.name, k.credits_remaining::float8 AS credits_remaining, k.credits_granted::float8 AS credits_granted,
@@ -26,8 +26,7 @@ export const keyAccount = async (db: Queryable, keyId: string): Promise<AccountD
                   WHERE d.key_id = k.id AND d.day >= date_trunc('month', now() AT TIME ZONE 'UTC')::date), 0)
         + COALESCE((SELECT sum(u.credits_charged) FROM usage_events u WHERE u.key_id = k.id AND u.status = 102), 0))::float8 AS month
      FROM api_keys k
-     WHERE k.id = $1 AND k.status = 'active' AND (k.expires_at IS NULL OR k.expires_at > now())
-       AND NOT EXISTS (SELECT 1 FROM users u WHERE u.id = k.owner_id AND u.status = 'disabled')`,
+     WHERE k.id = $1 AND k.id IN (SELECT id FROM usable_keys)`,
     [keyId],
   );
   const row = rows[0];

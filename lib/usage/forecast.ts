@@ -3,7 +3,7 @@ import { addDays, DAY_MS, dayStart, utcDay } from "./period";
 import { scopeCondition, type UsageScope } from "./scope";
 
 /**
- * Burn-rate forecast: at the rate of the last 7 days, when does each active key run out?
+ * Burn-rate forecast: at the rate of the last 7 days, when does each usable key (usable_keys) run out?
  *
  * rate = credits charged over the window ÷ the window's length in days, where the window runs
  * from midnight UTC six days ago (seven calendar days, today included) — or from the key's
@@ -48,7 +48,7 @@ export const burnRateForecast = async (db: Queryable, scope: UsageScope, now = n
      )
      SELECT k.id, k.name, k.credits_remaining::float8 AS credits_remaining, k.created_at, COALESCE(s.credits, 0)::float8 AS spent
      FROM api_keys k LEFT JOIN spend s ON s.key_id = k.id
-     WHERE k.status = 'active' AND (k.expires_at IS NULL OR k.expires_at > now()) AND ${keyScope}`,
+     WHERE k.id IN (SELECT id FROM usable_keys) AND ${keyScope}`,
     params,
   );
   const windowStart = dayStart(firstDay).getTime();

@@ -1,6 +1,6 @@
 /**
- * Latency percentiles from the histogram kept in usage_daily.latency_buckets (migration
- * 0003_metering, usage_bucket()): bucket 1 counts latencies under 1 ms, bucket i (2…15) counts
+ * Latency percentiles from the histogram kept in usage_daily.latency_buckets (lib/usage/daily.sql,
+ * usage_bucket()): bucket 1 counts latencies under 1 ms, bucket i (2…15) counts
  * [2^(i-2), 2^(i-1)) ms, bucket 16 counts everything from 16,384 ms up.
  *
  * A percentile is reported as the UPPER BOUND of the bucket that holds it ("p95 ≤ 64 ms"), so it

@@ -18,7 +18,8 @@ import { scopeCondition, type UsageScope } from "./scope";
  * - latency: mean is exact (sum / count) in every group; p50/p95 are histogram bucket upper
  *   bounds over every finished request (lib/usage/latency.ts), given per operation and in the
  *   totals (null in day and key groups).
- * - creditsRemaining / activeKeys: the scope's active, unexpired keys now (not per period).
+ * - creditsRemaining / activeKeys: the scope's usable keys now (usable_keys: active, unexpired,
+ *   owner not disabled), not per period.
  */
 export type GroupBy = "day" | "operation" | "key";
 export const GROUP_BYS: readonly GroupBy[] = ["day", "operation", "key"];
@@ -226,7 +227,7 @@ const remainingCredits = async (db: Queryable, scope: UsageScope): Promise<{ cre
   const params: unknown[] = [];
   const rows = await db.query<{ credits: number; keys: number }>(
     `SELECT COALESCE(sum(credits_remaining), 0)::float8 AS credits, count(*)::float8 AS keys FROM api_keys
-     WHERE status = 'active' AND (expires_at IS NULL OR expires_at > now()) AND ${scopeCondition(scope, params, "id")}`,
+     WHERE id IN (SELECT id FROM usable_keys) AND ${scopeCondition(scope, params, "id")}`,
     params,
   );
   return { credits: rows[0]?.credits ?? 0, keys: rows[0]?.keys ?? 0 };

@@ -1,0 +1,194 @@
+-- settle_requests(batch): settles a batch of authenticated requests in one call and one
+-- transaction (group commit; lib/credits/settle.ts sends the batch).
+--
+-- batch: a JSON array of {ord, request_id, key_id, operation, cost, outcome, final_status,
+-- latency_ms, params_summary, created_at, deadline}. outcome is what the lookup ended with:
+--   'found' | 'not_found' | '400' | '429' | '500' — a finished request;
+--   'reserve' — charge now, usage row pending (status 102) until 'commit' or 'refund';
+--   'commit'  — the reserved lookup succeeded (200);
+--   'refund'  — the reserved lookup failed with final_status: its credits go back.
+-- Returns one row per request: the status it answers, credits charged, credits remaining.
+--
+-- The policy, per request, in arrival order (ord) per key:
+--   * a request id settled before is reported as recorded and changes nothing (idempotent);
+--   * a request that reaches the database after its caller's deadline is recorded as the
+--     uncharged 500 its caller answered (the client is never charged for an answer it did not get);
+--   * a lookup is charged its cost only if the key is usable (usable_keys), has the credits and
+--     stays within its daily cap; otherwise it answers 401 (no usage row), or 402 with the reason
+--     ('credits' | 'daily_cap') — and 402 comes before 404, so an unknown record costs nothing;
+--   * every request except a 401 gets exactly one usage row, in the same transaction as its
+--     charge, and is counted in the daily rollup (a reservation when it is finalised);
+--   * a charge that crosses the key's low-credit threshold, or reaches zero, records one alert.
+--
+-- How: the reservations the batch finalises and its keys are locked in a fixed order; the
+-- decisions are made in memory, request by request, exactly as the rules above read; and the
+-- batch is written set-based — one INSERT for the usage rows, one UPDATE per key,
+-- one upsert per rollup row — instead of a statement (and a new row version of the same key)
+-- per request.
+CREATE OR REPLACE FUNCTION settle_requests(batch json)
+RETURNS TABLE (r_request_id uuid, r_status integer, r_charged integer, r_remaining bigint)
+LANGUAGE plpgsql AS $fn$
+DECLARE
+  item record;
+  -- The batch, one element per request, in the order decided: by key, then arrival (ord).
+  b_request uuid[] := '{}'; b_key text[] := '{}'; b_operation text[] := '{}'; b_latency integer[] := '{}';
+  b_params text[] := '{}'; b_created timestamptz[] := '{}';
+  -- The decisions, aligned with the batch. d_write: 'insert' a usage row, 'finalise' the
+  -- reservation's row, or 'none'.
+  d_status integer[] := '{}'; d_charged integer[] := '{}'; d_remaining bigint[] := '{}';
+  d_reason text[] := '{}'; d_write text[] := '{}';
+  -- Per key: the credit change and the new last_used_at, written once per key at the end.
+  k_ids text[] := '{}'; k_delta bigint[] := '{}'; k_last_used timestamptz[] := '{}';
+  -- Alerts, in the order the charges crossed.
+  a_key text[] := '{}'; a_kind text[] := '{}'; a_threshold bigint[] := '{}'; a_remaining bigint[] := '{}';
+  -- The state of the key being decided.
+  cur_key text := NULL; key_found boolean; usable boolean; remaining bigint; cap bigint;
+  spent bigint; threshold bigint; delta bigint; last_used timestamptz;
+  today date := (now() AT TIME ZONE 'UTC')::date;
+  i integer := 0; first integer; finalising boolean := false;
+  st integer; charged integer; why text; write text;
+BEGIN
+  -- Locks, always in this order (sweep and void take them in the same one): the reservations
+  -- this batch finalises, then its keys by id (taken as the loop reaches each key, in key order).
+  -- A key row stays locked until commit, so the decisions below, made on the figures read with
+  -- the lock, are exactly what one conditional UPDATE per request would have decided.
+  PERFORM 1 FROM usage_events u
+    WHERE u.request_id IN (SELECT x.request_id FROM json_to_recordset(batch) AS x(request_id uuid, outcome text)
+                           WHERE x.outcome IN ('commit', 'refund'))
+      AND u.status = 102
+    ORDER BY u.id FOR UPDATE;
+
+  FOR item IN
+    SELECT x.*, u.status AS prior_status, u.credits_charged AS prior_charged
+    FROM json_to_recordset(batch) AS x(
+      ord integer, request_id uuid, key_id text, operation text, cost integer, outcome text,
+      final_status integer, latency_ms integer, params_summary text, created_at timestamptz, deadline timestamptz)
+    LEFT JOIN usage_events u ON u.request_id = x.request_id
+    ORDER BY x.key_id, x.ord
+  LOOP
+    i := i + 1;
+    b_request := array_append(b_request, item.request_id); b_key := array_append(b_key, item.key_id);
+    b_operation := array_append(b_operation, item.operation); b_latency := array_append(b_latency, item.latency_ms);
+    b_params := array_append(b_params, item.params_summary); b_created := array_append(b_created, item.created_at);
+
+    IF item.key_id IS DISTINCT FROM cur_key THEN
+      IF cur_key IS NOT NULL THEN
+        k_ids := array_append(k_ids, cur_key); k_delta := array_append(k_delta, delta); k_last_used := array_append(k_last_used, last_used);
+      END IF;
+      cur_key := item.key_id;
+      delta := 0;
+      last_used := NULL;
+      SELECT kk.credits_remaining, kk.daily_credit_cap, EXISTS (SELECT 1 FROM usable_keys uk WHERE uk.id = kk.id),
+             COALESCE(kk.alert_threshold_credits,
+               CASE WHEN kk.alert_threshold_percent IS NULL THEN NULL
+                    ELSE ceil(kk.credits_granted * kk.alert_threshold_percent / 100.0)::bigint END)
+        INTO remaining, cap, usable, threshold
+        FROM api_keys kk WHERE kk.id = cur_key FOR UPDATE;
+      key_found := FOUND;
+      IF NOT key_found THEN remaining := 0; usable := false; END IF;
+      spent := CASE WHEN cap IS NULL THEN 0 ELSE credits_spent_today(cur_key) END;
+    END IF;
+
+    st := NULL; charged := 0; why := ''; write := 'none';
+    first := array_position(b_request, item.request_id);
+    IF first < i THEN
+      -- The same request id twice in one batch: the second is answered as the first.
+      st := d_status[first]; charged := d_charged[first];
+    ELSIF item.outcome NOT IN ('commit', 'refund') AND item.prior_status IS NOT NULL THEN
+      -- Settled before (a retry after a lost answer): report what was recorded.
+      st := CASE WHEN item.prior_status = 102 THEN 200 ELSE item.prior_status END;
+      charged := item.prior_charged;
+    ELSIF item.outcome NOT IN ('commit', 'refund') AND item.deadline IS NOT NULL AND clock_timestamp() > item.deadline THEN
+      -- Arrived after the caller gave up and answered 500 (a database outage): record that, uncharged.
+      st := 500; why := 'timeout'; write := 'insert';
+    ELSIF item.outcome IN ('commit', 'refund') THEN
+      IF item.prior_status IS DISTINCT FROM 102 THEN
+        -- Already finalised (e.g. by the sweeper): change nothing.
+        st := 500;
+      ELSIF item.outcome = 'commit' THEN
+        st := 200; charged := item.prior_charged; write := 'finalise'; finalising := true;
+        -- The reservation stops counting as pending and counts in its day's rollup instead.
+        spent := spent - item.prior_charged
+          + CASE WHEN (item.created_at AT TIME ZONE 'UTC')::date = today THEN item.prior_charged ELSE 0 END;
+      ELSE
+        st := item.final_status; why := 'refunded'; write := 'finalise'; finalising := true;
+        remaining := remaining + item.prior_charged; delta := delta + item.prior_charged;
+        spent := spent - item.prior_charged;
+      END IF;
+    ELSE
+      IF key_found THEN last_used := item.created_at; END IF;
+      IF item.outcome NOT IN ('found', 'not_found', 'reserve') THEN
+        st := item.outcome::integer;
+      ELSIF NOT usable THEN
+        st := 401;
+      ELSIF remaining < item.cost THEN
+        st := 402; why := 'credits';
+      ELSIF cap IS NOT NULL AND spent + item.cost > cap THEN
+        st := 402; why := 'daily_cap';
+      ELSIF item.outcome = 'not_found' THEN
+        st := 404;
+      ELSE
+        st := CASE WHEN item.outcome = 'reserve' THEN 102 ELSE 200 END;
+        charged := item.cost;
+        remaining := remaining - item.cost; delta := delta - item.cost;
+        spent := spent + CASE WHEN st = 102 OR (item.created_at AT TIME ZONE 'UTC')::date = today THEN item.cost ELSE 0 END;
+        IF threshold IS NOT NULL AND remaining + item.cost > threshold AND remaining <= threshold AND remaining > 0 THEN
+          a_key := array_append(a_key, cur_key); a_kind := array_append(a_kind, 'threshold');
+          a_threshold := array_append(a_threshold, threshold); a_remaining := array_append(a_remaining, remaining);
+        END IF;
+        IF remaining = 0 AND item.cost > 0 THEN
+          a_key := array_append(a_key, cur_key); a_kind := array_append(a_kind, 'zero');
+          a_threshold := array_append(a_threshold, threshold); a_remaining := array_append(a_remaining, 0::bigint);
+        END IF;
+      END IF;
+      IF st <> 401 THEN write := 'insert'; END IF;
+    END IF;
+
+    d_status := array_append(d_status, st); d_charged := array_append(d_charged, charged);
+    d_remaining := array_append(d_remaining, remaining); d_reason := array_append(d_reason, why);
+    d_write := array_append(d_write, write);
+  END LOOP;
+  IF i = 0 THEN RETURN; END IF;
+  k_ids := array_append(k_ids, cur_key); k_delta := array_append(k_delta, delta); k_last_used := array_append(k_last_used, last_used);
+
+  -- The writes, set-based. Usage rows in the batch's order, so ids follow it as before.
+  INSERT INTO usage_events (request_id, key_id, operation, status, credits_charged, latency_ms, params_summary, created_at, reason)
+    SELECT t.request_id, t.key_id, t.operation, t.status, t.charged, t.latency_ms, t.params_summary, t.created_at, t.reason
+    FROM unnest(b_request, b_key, b_operation, d_status, d_charged, b_latency, b_params, b_created, d_reason, d_write)
+      WITH ORDINALITY AS t(request_id, key_id, operation, status, charged, latency_ms, params_summary, created_at, reason, write, pos)
+    WHERE t.write = 'insert'
+    ORDER BY t.pos;
+
+  IF finalising THEN
+    UPDATE usage_events u
+    SET status = t.status, credits_charged = t.charged, latency_ms = t.latency_ms,
+        reason = CASE WHEN t.reason = '' THEN u.reason ELSE t.reason END
+    FROM unnest(b_request, d_status, d_charged, b_latency, d_reason, d_write) AS t(request_id, status, charged, latency_ms, reason, write)
+    WHERE t.write = 'finalise' AND u.request_id = t.request_id AND u.status = 102;
+  END IF;
+
+  UPDATE api_keys kk
+    SET credits_remaining = kk.credits_remaining + t.delta, last_used_at = COALESCE(t.last_used, kk.last_used_at)
+    FROM unnest(k_ids, k_delta, k_last_used) AS t(id, delta, last_used)
+    WHERE kk.id = t.id AND (t.delta <> 0 OR t.last_used IS NOT NULL);
+
+  PERFORM add_usage_daily(array_agg(t.key_id), array_agg(t.created_at), array_agg(t.operation), array_agg(t.status),
+                          array_agg(t.charged), array_agg(t.latency_ms))
+    FROM unnest(b_key, b_created, b_operation, d_status, d_charged, b_latency, d_write)
+      AS t(key_id, created_at, operation, status, charged, latency_ms, write)
+    WHERE t.write = 'finalise' OR (t.write = 'insert' AND t.status <> 102)
+    HAVING count(*) > 0;
+
+  IF array_length(a_key, 1) > 0 THEN
+    INSERT INTO key_alerts (key_id, kind, threshold_credits, credits_remaining)
+      SELECT t.key_id, t.kind, t.threshold, t.remaining
+      FROM unnest(a_key, a_kind, a_threshold, a_remaining) WITH ORDINALITY AS t(key_id, kind, threshold, remaining, pos)
+      ORDER BY t.pos;
+  END IF;
+
+  RETURN QUERY
+    SELECT t.request_id, CASE WHEN t.status = 102 THEN 200 ELSE t.status END, t.charged, t.remaining
+    FROM unnest(b_request, d_status, d_charged, d_remaining) WITH ORDINALITY AS t(request_id, status, charged, remaining, pos)
+    WHERE array_position(b_request, t.request_id) = t.pos;
+END
+$fn$;

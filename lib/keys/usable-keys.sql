@@ -1,0 +1,18 @@
+-- The rule "this key may be used now", written once. A key is usable while it is active (not
+-- revoked), not past its expiry, and its owner (if any) is not disabled. Its previous token
+-- (kept after a roll) is shown only while that token's grace period lasts.
+-- Used by: authentication (lib/keys/repository.ts loadCredentials), settlement (settle_requests),
+-- /v1/account (lib/usage/account.ts), the usage summary and the forecast (lib/usage/*.ts).
+CREATE OR REPLACE VIEW usable_keys AS
+SELECT
+  k.id,
+  k.owner_id,
+  k.token_hash,
+  CASE WHEN k.previous_token_expires_at > now() THEN k.previous_token_hash END AS previous_token_hash,
+  CASE WHEN k.previous_token_expires_at > now() THEN k.previous_token_expires_at END AS previous_token_expires_at,
+  k.qps_limit,
+  k.expires_at
+FROM api_keys k
+WHERE k.status = 'active'
+  AND (k.expires_at IS NULL OR k.expires_at > now())
+  AND NOT EXISTS (SELECT 1 FROM users u WHERE u.id = k.owner_id AND u.status = 'disabled');

@@ -16,6 +16,8 @@ export const SHOWN_HEADERS = [
   "X-Credits-Cost",
   "X-Credits-Charged",
   "X-Credits-Remaining",
+  "RateLimit-Policy",
+  "RateLimit",
   "RateLimit-Limit",
   "RateLimit-Remaining",
   "RateLimit-Reset",

@@ -2,6 +2,7 @@ import { SourceRateLimitedError, type LookupContext, type LookupResult } from "@
 import type { Operation, PreparedLookup } from "@/lib/operations/define";
 import type { Outcome, SettleRequest, Settlement } from "@/lib/credits/settle";
 import { describeError, log } from "@/lib/log";
+import { rateLimitHeaders, resetSeconds } from "@/lib/ratelimit/headers";
 import type { Services } from "@/lib/services";
 import { errorBody, successBody } from "./envelope";
 import { ApiError, messages } from "./errors";
@@ -64,9 +65,7 @@ export const runLookup = async (
     keyId = auth.key.id;
 
     const rate = await deps.limiter.consume(auth.key.id, auth.key.qpsLimit);
-    headers["RateLimit-Limit"] = String(rate.limit);
-    headers["RateLimit-Remaining"] = String(rate.remaining);
-    headers["RateLimit-Reset"] = String(Math.max(1, Math.ceil(rate.resetMs / 1000)));
+    Object.assign(headers, rateLimitHeaders(rate));
 
     const base: Omit<SettleRequest, "outcome"> = {
       requestId,
@@ -86,7 +85,7 @@ export const runLookup = async (
     const reservation: { settlement: Settlement | null } = { settlement: null };
     if (!rate.allowed) {
       outcome = "429";
-      headers["Retry-After"] = headers["RateLimit-Reset"];
+      headers["Retry-After"] = String(resetSeconds(rate));
     } else {
       let lookup: PreparedLookup | undefined;
       try {

@@ -343,7 +343,7 @@ describe("responses", () => {
         if (status === "401") continue;
         expect(headerNames).toEqual(expect.arrayContaining([
           "X-Credits-Cost", "X-Credits-Charged", "X-Credits-Remaining",
-          "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset",
+          "RateLimit-Policy", "RateLimit", "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset",
         ]));
         expect(headerNames.includes("Retry-After")).toBe(status === "429");
       }

@@ -377,6 +377,8 @@ const AUTHENTICATED_HEADERS = [
   "X-Credits-Cost",
   "X-Credits-Charged",
   "X-Credits-Remaining",
+  "RateLimit-Policy",
+  "RateLimit",
   "RateLimit-Limit",
   "RateLimit-Remaining",
   "RateLimit-Reset",
@@ -592,7 +594,7 @@ const accountOperation: OperationObject = {
       "ErrorEnvelope429",
       429,
       sharedErrorMessages[429],
-      ["X-Request-Id", "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset", "Retry-After"],
+      ["X-Request-Id", "RateLimit-Policy", "RateLimit", "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset", "Retry-After"],
     ),
     "500": errorResponse(
       "Any other failure; details stay in the server log under the requestId.",
@@ -623,7 +625,17 @@ const headers: Record<string, HeaderObject> = {
   "X-Credits-Cost": integerHeader("Credits the operation costs. Sent once the key is authenticated."),
   "X-Credits-Charged": integerHeader("Credits charged by this request: the cost on 200, 0 on any error."),
   "X-Credits-Remaining": integerHeader("The key's remaining credits after this request."),
-  "RateLimit-Limit": integerHeader("Requests per second the key may make."),
+  "RateLimit-Policy": {
+    description:
+      'The key\'s quota policy (IETF draft-ietf-httpapi-ratelimit-headers, Structured Field): `"per-key";q=<requests>;w=1` — q requests per w-second window.',
+    schema: { type: "string" },
+  },
+  RateLimit: {
+    description:
+      'What is left of the policy (IETF draft, Structured Field): `"per-key";r=<remaining>;t=<seconds>` — r requests left, t seconds until the window resets.',
+    schema: { type: "string" },
+  },
+  "RateLimit-Limit": integerHeader("Requests per second the key may make (draft-06 form, kept for existing clients)."),
   "RateLimit-Remaining": integerHeader("Requests left in the current one-second window."),
   "RateLimit-Reset": integerHeader("Seconds until the current window resets."),
   "Retry-After": integerHeader("Seconds to wait before retrying.", true),

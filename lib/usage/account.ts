@@ -3,6 +3,7 @@ import { messages } from "@/lib/api/errors";
 import type { Queryable } from "@/lib/db/client";
 import type { Authenticator } from "@/lib/keys/authenticate";
 import { describeError, log } from "@/lib/log";
+import { RATE_LIMIT_HEADER_NAMES, rateLimitHeaders, resetSeconds } from "@/lib/ratelimit/headers";
 import type { RateLimiter } from "@/lib/ratelimit/limiter";
 import type { AccountData } from "./account-schema";
 
@@ -73,11 +74,9 @@ export const runAccount = async (input: { authorization: string | null }, deps: 
     keyId = auth.key.id;
 
     const rate = await deps.limiter.consume(auth.key.id, auth.key.qpsLimit);
-    headers["RateLimit-Limit"] = String(rate.limit);
-    headers["RateLimit-Remaining"] = String(rate.remaining);
-    headers["RateLimit-Reset"] = String(Math.max(1, Math.ceil(rate.resetMs / 1000)));
+    Object.assign(headers, rateLimitHeaders(rate));
     if (!rate.allowed) {
-      headers["Retry-After"] = headers["RateLimit-Reset"];
+      headers["Retry-After"] = String(resetSeconds(rate));
       return fail(429, messages.qps);
     }
 
@@ -85,7 +84,7 @@ export const runAccount = async (input: { authorization: string | null }, deps: 
     if (!key) {
       // Revoked or disabled since the credentials were cached.
       deps.authenticator.invalidate(auth.key.id);
-      for (const name of ["RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"]) delete headers[name];
+      for (const name of RATE_LIMIT_HEADER_NAMES) delete headers[name];
       return fail(401, messages.keyInvalid);
     }
     headers["X-Credits-Cost"] = "0";

@@ -50,6 +50,8 @@ export const KEY_PLAN = {
   concurrencyAttacker: { credits: 10, qps: 1000 },
   // revocation.test.ts
   revocation: { credits: 100, qps: 100, viaKeysCli: true },
+  // ratelimit-headers.test.ts
+  rateHeaders: { credits: 1000, qps: 3 },
 } as const satisfies Record<string, KeySpec>;
 
 export type KeyName = keyof typeof KEY_PLAN;

@@ -2,6 +2,7 @@ import type { Metadata } from "next";
 import { headers } from "next/headers";
 import { Fragment, type ReactNode } from "react";
 import {
+  ACCOUNT_PATH,
   OPENAPI_PATH,
   buildOpenApiDocument,
   operationDocs,
@@ -10,6 +11,7 @@ import {
   type OperationDoc,
   type ResponseObject,
 } from "@/lib/openapi/document";
+import { AccountSection } from "@/components/api-docs/account-section";
 import { TryIt } from "@/components/api-docs/try-it";
 import { Badge, type BadgeVariant } from "@/components/ui/badge";
 import { Card, CardContent } from "@/components/ui/card";
@@ -116,6 +118,11 @@ function TableOfContents({ operations }: { operations: OperationDoc[] }) {
             </a>
           </li>
         ))}
+        <li>
+          <a href="#account" className={linkClass}>
+            Account balance
+          </a>
+        </li>
       </ul>
     </nav>
   );
@@ -336,6 +343,13 @@ export default async function ApiDocsPage() {
           {operations.map((operation) => (
             <OperationSection key={operation.name} operation={operation} document={document} origin={origin} />
           ))}
+          <AccountSection
+            path={ACCOUNT_PATH}
+            summary="Account balance"
+            description={<RichText text={document.paths[ACCOUNT_PATH]?.get.description ?? ""} />}
+            origin={origin}
+            heading={(id, text) => <SectionHeading id={id}>{text}</SectionHeading>}
+          />
         </div>
       </div>
     </div>

@@ -4,11 +4,13 @@ import { Fragment, type ReactNode } from "react";
 import {
   ACCOUNT_PATH,
   OPENAPI_PATH,
+  jsonMedia,
   buildOpenApiDocument,
   operationDocs,
   type JsonValue,
   type OpenApiDocument,
   type OperationDoc,
+  type BodilessResponseObject,
   type ResponseObject,
 } from "@/lib/openapi/document";
 import { AccountSection } from "@/components/api-docs/account-section";
@@ -55,13 +57,13 @@ const isObject = (value: JsonValue | undefined): value is { [key: string]: JsonV
   typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** The envelope messages a response can carry, read from its examples. */
-const responseMessages = (response: ResponseObject): string[] =>
-  Object.values(response.content["application/json"].examples ?? {}).flatMap((example) =>
+const responseMessages = (response: ResponseObject | BodilessResponseObject): string[] =>
+  Object.values(jsonMedia(response)?.examples ?? {}).flatMap((example) =>
     isObject(example.value) && typeof example.value.message === "string" ? [example.value.message] : [],
   );
 
-const successExample = (response: ResponseObject | undefined): string | undefined => {
-  const example = Object.values(response?.content["application/json"].examples ?? {})[0];
+const successExample = (response: ResponseObject | BodilessResponseObject | undefined): string | undefined => {
+  const example = Object.values(jsonMedia(response)?.examples ?? {})[0];
   return example ? JSON.stringify(example.value, null, 2) : undefined;
 };
 

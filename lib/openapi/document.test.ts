@@ -6,7 +6,7 @@ import { registry } from "@/lib/operations";
 import { operationNames, operations, type OperationName } from "@/lib/api/operations";
 import { eventDataSchema, followersDataSchema, publicationsDataSchema } from "@/lib/api/records";
 import { accountDataSchema } from "@/lib/usage/account-schema";
-import { buildOpenApiDocument, operationDocs, type JsonValue, type OpenApiDocument } from "./document";
+import { buildOpenApiDocument, jsonMedia, operationDocs, type JsonValue, type OpenApiDocument } from "./document";
 
 const doc: OpenApiDocument = buildOpenApiDocument();
 /** The document as a client sees it: plain JSON, walked without knowing its types. */
@@ -169,7 +169,7 @@ const operation = (name: OperationName) => {
 
 /** data of an operation's 200 example. */
 const successData = (name: OperationName): unknown => {
-  const value = operation(name).responses["200"]?.content["application/json"].examples?.success?.value;
+  const value = jsonMedia(operation(name).responses["200"])?.examples?.success?.value;
   return isObject(value) ? value.data : undefined;
 };
 
@@ -282,7 +282,7 @@ describe("responses", () => {
   it("error envelopes fix code to the status and list the exact messages", () => {
     const messagesOf = (name: OperationName, status: string) => {
       const response = operation(name).responses[status];
-      const schema = response ? resolveSchema(response.content["application/json"].schema) : {};
+      const schema = response ? resolveSchema(jsonMedia(response)?.schema ?? {}) : {};
       const properties = isObject(schema.properties) ? schema.properties : {};
       expect(properties.code).toMatchObject({ const: Number(status) });
       expect(properties.data).toEqual({ type: "null" });
@@ -313,7 +313,8 @@ describe("responses", () => {
   it("every example validates against its response schema", () => {
     for (const name of operationNames) {
       for (const [status, response] of Object.entries(operation(name).responses)) {
-        const media = response.content["application/json"];
+        const media = jsonMedia(response);
+        if (!media) throw new Error(`${name} ${status} has no JSON body`);
         const examples = Object.values(media.examples ?? {});
         expect(examples.length, `${name} ${status}`).toBeGreaterThan(0);
         for (const example of examples) expect(validate(example.value, media.schema), `${name} ${status}`).toEqual([]);
@@ -423,17 +424,18 @@ describe("GET /v1/account", () => {
       "credits_spent_today", "credits_spent_this_month",
     ]);
     for (const [status, response] of Object.entries(account().responses)) {
-      const media = response.content["application/json"];
+      const media = jsonMedia(response);
+      if (!media) throw new Error(`account ${status} has no JSON body`);
       for (const example of Object.values(media.examples ?? {})) expect(validate(example.value, media.schema), status).toEqual([]);
     }
-    const value = account().responses["200"]?.content["application/json"].examples?.success?.value;
+    const value = jsonMedia(account().responses["200"])?.examples?.success?.value;
     expect(accountDataSchema.safeParse(isObject(value) ? value.data : undefined).success).toBe(true);
   });
 
   it("keeps the 401 and 429 messages of the contract", () => {
     const messagesOf = (status: string) => {
       const response = account().responses[status];
-      const schema = response ? resolveSchema(response.content["application/json"].schema) : {};
+      const schema = response ? resolveSchema(jsonMedia(response)?.schema ?? {}) : {};
       const properties = isObject(schema.properties) ? schema.properties : {};
       return isObject(properties.message) ? properties.message.enum : undefined;
     };

@@ -44,6 +44,13 @@ export type ResponseObject = {
   content: { "application/json": MediaTypeObject };
 };
 
+/** A response the HTTP server itself sends, before any route runs: no body. */
+export type BodilessResponseObject = { description: string; headers?: Record<string, ReferenceObject> };
+
+/** The JSON body of a response, or undefined for one without a body. */
+export const jsonMedia = (response: ResponseObject | BodilessResponseObject | undefined): MediaTypeObject | undefined =>
+  response && "content" in response ? response.content["application/json"] : undefined;
+
 export type SecurityRequirement = Record<string, string[]>;
 
 export type OperationObject = {
@@ -53,7 +60,7 @@ export type OperationObject = {
   tags: string[];
   security: SecurityRequirement[];
   parameters: ParameterObject[];
-  responses: Record<string, ResponseObject>;
+  responses: Record<string, ResponseObject | BodilessResponseObject>;
   /** Credits charged for a 200 answer; mirrors the X-Credits-Cost header. */
   "x-credits-cost"?: number;
 };
@@ -67,7 +74,13 @@ export type SecuritySchemeObject = {
 
 export type OpenApiDocument = {
   openapi: "3.1.0";
-  info: { title: string; version: string; description: string };
+  info: {
+    title: string;
+    version: string;
+    description: string;
+    contact: { name: string; url: string };
+    license: { name: string; identifier: string };
+  };
   servers: { url: string; description: string }[];
   tags: { name: string; description: string }[];
   paths: Record<string, { get: OperationObject }>;
@@ -358,12 +371,6 @@ const successEnvelope = (dataId: string): SchemaObject =>
 const errorEnvelope = (status: number, errorMessages: readonly string[]): SchemaObject =>
   envelope({ type: "integer", const: status }, { type: "string", enum: [...errorMessages] }, { type: "null" });
 
-const genericErrorEnvelope: SchemaObject = envelope(
-  { type: "integer", description: "equals the HTTP status" },
-  { type: "string" },
-  { type: "null" },
-);
-
 /** The exact 400 messages an operation can answer, in the order the checks run. */
 const badRequestMessages = (spec: OperationSpec): string[] =>
   spec.params.flatMap((param) => {
@@ -532,10 +539,19 @@ const openApiOperation: OperationObject = {
           schema: {
             type: "object",
             required: ["openapi", "info", "paths", "components"],
-            properties: { openapi: { const: "3.1.0" } },
+            properties: {
+              openapi: { const: "3.1.0" },
+              info: { type: "object" },
+              paths: { type: "object" },
+              components: { type: "object" },
+            },
           },
         },
       },
+    },
+    "431": {
+      description:
+        "The request's header fields exceed the HTTP server's 16 KB limit; the server answers before any route runs, with no body.",
     },
   },
 };
@@ -653,7 +669,6 @@ const securitySchemes: Record<string, SecuritySchemeObject> = {
 
 const errorSchemas = (): Record<string, SchemaObject> => {
   const schemas: Record<string, SchemaObject> = {
-    ErrorEnvelope: genericErrorEnvelope,
     ErrorEnvelope401: errorEnvelope(401, sharedErrorMessages[401]),
     ErrorEnvelope402: errorEnvelope(402, sharedErrorMessages[402]),
     ErrorEnvelope429: errorEnvelope(429, sharedErrorMessages[429]),
@@ -702,7 +717,14 @@ export const buildOpenApiDocument = (): OpenApiDocument => {
   Object.assign(schemas, errorSchemas());
   return {
     openapi: "3.1.0",
-    info: { title: "Social Lookup API", version: "1.0.0", description: INFO_DESCRIPTION },
+    info: {
+      title: "Social Lookup API",
+      version: "1.0.0",
+      description: INFO_DESCRIPTION,
+      // Self-hosted: the deployment's operators answer for it; the software carries no public licence.
+      contact: { name: "The operators of this deployment", url: "/api-docs" },
+      license: { name: "Proprietary", identifier: "LicenseRef-Proprietary" },
+    },
     servers: [{ url: "/", description: "this deployment" }],
     tags: TAGS,
     paths,

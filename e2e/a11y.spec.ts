@@ -73,6 +73,8 @@ const openChecked = async (page: Page, check: Check, scheme: Scheme) => {
 };
 
 test.describe("axe-core", () => {
+  // One analysis of /api-docs (every operation's form and snippets) takes seconds, more on a busy machine.
+  test.setTimeout(120_000);
   for (const check of CHECKS) {
     for (const scheme of colorSchemes) {
       test(`${check.name} (${check.path}) in ${scheme} mode: no serious or critical violation`, async ({ page }, testInfo) => {

@@ -1,18 +1,11 @@
 import type { Metadata } from "next";
 import { headers } from "next/headers";
 import { Fragment, type ReactNode } from "react";
-import {
-  ACCOUNT_PATH,
-  OPENAPI_PATH,
-  jsonMedia,
-  buildOpenApiDocument,
-  operationDocs,
-  type JsonValue,
-  type OpenApiDocument,
-  type OperationDoc,
-  type BodilessResponseObject,
-  type ResponseObject,
-} from "@/lib/openapi/document";
+import { OPENAPI_PATH, buildOpenApiDocument } from "@/lib/openapi/document";
+import { operationDocs, type OperationDoc } from "@/lib/openapi/docs";
+import { ACCOUNT_PATH } from "@/lib/openapi/meta-operations";
+import { jsonMedia } from "@/lib/openapi/responses";
+import type { BodilessResponseObject, JsonValue, OpenApiDocument, ResponseObject } from "@/lib/openapi/types";
 import { AccountSection } from "@/components/api-docs/account-section";
 import { TryIt } from "@/components/api-docs/try-it";
 import { Badge, type BadgeVariant } from "@/components/ui/badge";

@@ -37,8 +37,19 @@ export default defineConfig({
     trace: "off",
   },
   projects: [
+    // Runs first, against the untouched install (no other spec has made a key or a lookup yet).
+    {
+      name: "first-sign-in",
+      testMatch: "first-sign-in.spec.ts",
+      use: {
+        ...devices["Desktop Chrome"],
+        launchOptions: { executablePath: "/usr/bin/chromium", args: chromiumArgs },
+      },
+    },
     {
       name: "chromium",
+      testIgnore: "first-sign-in.spec.ts",
+      dependencies: ["first-sign-in"],
       use: {
         ...devices["Desktop Chrome"],
         launchOptions: { executablePath: "/usr/bin/chromium", args: chromiumArgs },

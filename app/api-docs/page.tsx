@@ -3,7 +3,10 @@ import { headers } from "next/headers";
 import { Fragment, type ReactNode } from "react";
 import { OPENAPI_PATH, buildOpenApiDocument } from "@/lib/openapi/document";
 import { operationDocs, type OperationDoc } from "@/lib/openapi/docs";
-import type { JsonValue, OpenApiDocument, ResponseObject } from "@/lib/openapi/types";
+import { ACCOUNT_PATH } from "@/lib/openapi/meta-operations";
+import { jsonMedia } from "@/lib/openapi/responses";
+import type { BodilessResponseObject, JsonValue, OpenApiDocument, ResponseObject } from "@/lib/openapi/types";
+import { AccountSection } from "@/components/api-docs/account-section";
 import { TryIt } from "@/components/api-docs/try-it";
 import { Badge, type BadgeVariant } from "@/components/ui/badge";
 import { Card, CardContent } from "@/components/ui/card";
@@ -47,13 +50,13 @@ const isObject = (value: JsonValue | undefined): value is { [key: string]: JsonV
   typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** The envelope messages a response can carry, read from its examples. */
-const responseMessages = (response: ResponseObject): string[] =>
-  Object.values(response.content["application/json"].examples ?? {}).flatMap((example) =>
+const responseMessages = (response: ResponseObject | BodilessResponseObject): string[] =>
+  Object.values(jsonMedia(response)?.examples ?? {}).flatMap((example) =>
     isObject(example.value) && typeof example.value.message === "string" ? [example.value.message] : [],
   );
 
-const successExample = (response: ResponseObject | undefined): string | undefined => {
-  const example = Object.values(response?.content["application/json"].examples ?? {})[0];
+const successExample = (response: ResponseObject | BodilessResponseObject | undefined): string | undefined => {
+  const example = Object.values(jsonMedia(response)?.examples ?? {})[0];
   return example ? JSON.stringify(example.value, null, 2) : undefined;
 };
 
@@ -110,6 +113,11 @@ function TableOfContents({ operations }: { operations: OperationDoc[] }) {
             </a>
           </li>
         ))}
+        <li>
+          <a href="#account" className={linkClass}>
+            Account balance
+          </a>
+        </li>
       </ul>
     </nav>
   );
@@ -330,6 +338,13 @@ export default async function ApiDocsPage() {
           {operations.map((operation) => (
             <OperationSection key={operation.name} operation={operation} document={document} origin={origin} />
           ))}
+          <AccountSection
+            path={ACCOUNT_PATH}
+            summary="Account balance"
+            description={<RichText text={document.paths[ACCOUNT_PATH]?.get.description ?? ""} />}
+            origin={origin}
+            heading={(id, text) => <SectionHeading id={id}>{text}</SectionHeading>}
+          />
         </div>
       </div>
     </div>

@@ -6,14 +6,14 @@ import { CodeBlock } from "@/components/ui/code-block";
 import { curlSnippet, fetchSnippet, pythonSnippet, type ApiCall } from "@/lib/snippets/snippets";
 
 /**
- * curl / JavaScript fetch / Python requests for the form's current call, as WAI-ARIA tabs
+ * curl / JavaScript fetch / Python (standard library) for the form's current call, as WAI-ARIA tabs
  * (arrow keys, Home and End move between tabs). All three panels stay in the DOM, hidden
  * when not selected, so each can be found and copied by its test id.
  */
 const languages = [
   { id: "curl", label: "curl", title: "curl (shell)", make: curlSnippet, wrap: true },
   { id: "fetch", label: "JavaScript", title: "JavaScript fetch", make: fetchSnippet, wrap: false },
-  { id: "python", label: "Python", title: "Python requests", make: pythonSnippet, wrap: false },
+  { id: "python", label: "Python", title: "Python (standard library)", make: pythonSnippet, wrap: false },
 ] as const;
 
 type LanguageId = (typeof languages)[number]["id"];

@@ -87,7 +87,6 @@ export function RecentEventLookups({ onOpen, currentValue, className }: RecentEv
                   type="button"
                   onClick={() => onOpen(input)}
                   aria-current={isCurrent ? "true" : undefined}
-                  aria-label={`Open ${title ?? `event ${shortLabel(input)}`} — ${costLabel}`}
                   className={cx(
                     "flex w-full min-w-0 items-center justify-between gap-3 rounded-lg border px-3 py-2 text-left text-sm transition-colors",
                     "hover:bg-surface-muted focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-ring",
@@ -96,6 +95,8 @@ export function RecentEventLookups({ onOpen, currentValue, className }: RecentEv
                   data-testid="recent-lookup"
                   data-value={value}
                 >
+                  {/* The name is the visible text (voice control users say what they see), led by "Open". */}
+                  <span className="sr-only">Open </span>
                   <span className="flex min-w-0 flex-col">
                     <span className="truncate font-medium text-foreground">{title ?? shortLabel(input)}</span>
                     <span className="truncate text-xs text-muted">

@@ -67,10 +67,11 @@ export function DownloadButtons<Row>({
         data-testid="export-csv"
         disabled={disabled}
         onClick={exportCsv}
-        aria-label={`Export ${label} as CSV`}
       >
         <DownloadIcon />
         Export CSV
+        {/* The name starts with the visible text (voice control users say what they see). */}
+        <span className="sr-only"> of {label}</span>
       </Button>
       <Button
         variant="secondary"
@@ -78,10 +79,11 @@ export function DownloadButtons<Row>({
         data-testid="export-json"
         disabled={disabled}
         onClick={exportJson}
-        aria-label={`Export ${label} as JSON`}
       >
         <DownloadIcon />
         Export JSON
+        {/* The name starts with the visible text (voice control users say what they see). */}
+        <span className="sr-only"> of {label}</span>
       </Button>
     </div>
   );

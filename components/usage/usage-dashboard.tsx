@@ -13,6 +13,7 @@ import { keysQuery } from "@/lib/query/keys";
 import { dailyExportUrl, usageSummaryQuery, type DayRangeParams, type UsageScopeParams } from "@/lib/query/usage";
 import { addDays, dayCount, isDay, utcDay } from "@/lib/usage/period";
 import { ForecastTable } from "./forecast-table";
+import { FirstUse } from "./first-use";
 import { formatDay } from "./format";
 import { RequestLog, type LogKeyOption } from "./request-log";
 import { EmptyState, Skeleton } from "./skeleton";
@@ -123,6 +124,9 @@ export function UsageDashboard({ userId, isAdmin, initialKeyId }: UsageDashboard
 
   const data = summary.data;
   const hasRequests = (data?.totals.requests ?? 0) > 0;
+  // A brand-new install (or a scope of unused keys): explain the page instead of showing zeros.
+  const scopeKeys = keysInScope.map((option) => allKeys.find((key) => key.id === option.id));
+  const neverUsed = keys.isSuccess && data !== undefined && !hasRequests && scopeKeys.every((key) => key?.lastUsedAt === null);
 
   return (
     <div className="flex flex-col gap-6" data-testid="usage-dashboard">
@@ -223,49 +227,53 @@ export function UsageDashboard({ userId, isAdmin, initialKeyId }: UsageDashboard
         <FormError message={`Usage could not be loaded: ${errorMessage(summary.error)}`} testId="usage-error" />
       ) : null}
 
-      <UsageTotals totals={data?.totals} />
+      {neverUsed ? <FirstUse /> : <UsageTotals totals={data?.totals} />}
 
-      <section aria-labelledby={`${ids}-charts`} className="flex flex-col gap-3">
-        <h2 id={`${ids}-charts`} className="text-lg font-semibold tracking-tight">
-          Charts
-        </h2>
-        {!data ? (
-          <div className="grid gap-4 md:grid-cols-2" role="status" aria-label="Loading charts">
-            {Array.from({ length: 4 }, (_, index) => (
-              <Skeleton key={index} className="h-80" />
-            ))}
-          </div>
-        ) : !hasRequests ? (
-          <EmptyState testId="charts-empty">No requests in this period and scope: nothing to chart yet.</EmptyState>
-        ) : (
-          <div className="grid gap-4 md:grid-cols-2" data-testid="usage-charts">
-            <CreditsPerDayChart days={data.groups.day ?? []} />
-            <RequestsByStatusChart days={data.groups.day ?? []} />
-            <CreditsByKeyChart keys={data.groups.key ?? []} />
-            <LatencyChart operations={data.groups.operation ?? []} />
-          </div>
-        )}
-      </section>
+      {neverUsed ? null : (
+        <>
+          <section aria-labelledby={`${ids}-charts`} className="flex flex-col gap-3">
+            <h2 id={`${ids}-charts`} className="text-lg font-semibold tracking-tight">
+              Charts
+            </h2>
+            {!data ? (
+              <div className="grid gap-4 md:grid-cols-2" role="status" aria-label="Loading charts">
+                {Array.from({ length: 4 }, (_, index) => (
+                  <Skeleton key={index} className="h-80" />
+                ))}
+              </div>
+            ) : !hasRequests ? (
+              <EmptyState testId="charts-empty">No requests in this period and scope: nothing to chart yet.</EmptyState>
+            ) : (
+              <div className="grid gap-4 md:grid-cols-2" data-testid="usage-charts">
+                <CreditsPerDayChart days={data.groups.day ?? []} />
+                <RequestsByStatusChart days={data.groups.day ?? []} />
+                <CreditsByKeyChart keys={data.groups.key ?? []} />
+                <LatencyChart operations={data.groups.operation ?? []} />
+              </div>
+            )}
+          </section>
 
-      <Card>
-        <CardHeader>
-          <CardTitle as="h2">Burn-rate forecast</CardTitle>
-          <CardDescription>At the last 7 days’ rate of spend, when each active key runs out.</CardDescription>
-        </CardHeader>
-        <CardContent>
-          {data ? <ForecastTable keys={data.forecast.keys} totalKeys={data.forecast.totalKeys} /> : <Skeleton className="h-32" />}
-        </CardContent>
-      </Card>
+          <Card>
+            <CardHeader>
+              <CardTitle as="h2">Burn-rate forecast</CardTitle>
+              <CardDescription>At the last 7 days’ rate of spend, when each active key runs out.</CardDescription>
+            </CardHeader>
+            <CardContent>
+              {data ? <ForecastTable keys={data.forecast.keys} totalKeys={data.forecast.totalKeys} /> : <Skeleton className="h-32" />}
+            </CardContent>
+          </Card>
 
-      <Card>
-        <CardHeader>
-          <CardTitle as="h2">Request log</CardTitle>
-          <CardDescription>Every finished request of the scope, newest first: what it asked, how it ended, what it cost.</CardDescription>
-        </CardHeader>
-        <CardContent>
-          <RequestLog key={choice} scope={scope} range={range} keys={keysInScope} />
-        </CardContent>
-      </Card>
+          <Card>
+            <CardHeader>
+              <CardTitle as="h2">Request log</CardTitle>
+              <CardDescription>Every finished request of the scope, newest first: what it asked, how it ended, what it cost.</CardDescription>
+            </CardHeader>
+            <CardContent>
+              <RequestLog key={choice} scope={scope} range={range} keys={keysInScope} />
+            </CardContent>
+          </Card>
+        </>
+      )}
     </div>
   );
 }

@@ -1,5 +1,6 @@
 import type { Authenticator } from "@/lib/keys/authenticate";
 import type { KeyCredentials } from "@/lib/keys/repository";
+import { rateLimitHeaders, resetSeconds } from "@/lib/ratelimit/headers";
 import type { RateLimiter } from "@/lib/ratelimit/limiter";
 import { authMessages } from "./errors";
 
@@ -23,13 +24,7 @@ export const admit = async (authorization: string | null, requestId: string, dep
   const auth = await deps.authenticator.authenticate(authorization);
   if (!auth.ok) return { kind: "unauthenticated", message: authMessages[auth.reason], headers: { "X-Request-Id": requestId } };
   const rate = await deps.limiter.consume(auth.key.id, auth.key.qpsLimit);
-  const resetS = String(Math.max(1, Math.ceil(rate.resetMs / 1000)));
-  const headers: Headers = {
-    "X-Request-Id": requestId,
-    "RateLimit-Limit": String(rate.limit),
-    "RateLimit-Remaining": String(rate.remaining),
-    "RateLimit-Reset": resetS,
-  };
-  if (!rate.allowed) return { kind: "rate_limited", key: auth.key, headers: { ...headers, "Retry-After": resetS } };
+  const headers: Headers = { "X-Request-Id": requestId, ...rateLimitHeaders(rate) };
+  if (!rate.allowed) return { kind: "rate_limited", key: auth.key, headers: { ...headers, "Retry-After": String(resetSeconds(rate)) } };
   return { kind: "admitted", key: auth.key, headers };
 };

@@ -4,8 +4,9 @@ import fs from "node:fs";
 import path from "node:path";
 
 /**
- * A content hash of everything `next build` reads, so `npm start` rebuilds exactly when the
- * sources changed since the last build (and never serves a stale one).
+ * A content hash of everything `next build` reads (and of the Node.js major running it), so
+ * `npm start` rebuilds exactly when the sources or Node changed since the last build (and never
+ * serves a stale one).
  */
 const INPUT_DIRS = ["app", "components", "lib", "public"];
 const INPUT_FILES = ["next.config.ts", "package-lock.json", "postcss.config.mjs", "tsconfig.json", "proxy.ts", "instrumentation.ts"];
@@ -21,6 +22,9 @@ const walk = (dir: string): string[] => {
 
 export const sourceFingerprint = (root: string): string => {
   const hash = crypto.createHash("sha256");
+  // A build belongs to the Node.js major that made it: CI builds on several (scripts/test.sh),
+  // and switching Node must rebuild rather than serve another version's output.
+  hash.update(`node ${process.versions.node.split(".")[0]}\0`);
   const files = [
     ...INPUT_DIRS.flatMap((dir) => walk(path.join(root, dir))),
     ...INPUT_FILES.map((file) => path.join(root, file)).filter((file) => fs.existsSync(file)),

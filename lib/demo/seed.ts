@@ -1,5 +1,9 @@
 import { upsertEvents, upsertFollowerList, upsertPublicationList } from "@/lib/connectors/store-records";
 import type { Db, Queryable } from "@/lib/db/client";
+import type { Env } from "@/lib/env";
+import { issueKey } from "@/lib/keys/manage";
+import type { ApiKey } from "@/lib/keys/repository";
+import type { BootstrapResult } from "@/lib/users/bootstrap";
 import { demoFixtures, generateDemoData, type DemoData } from "./generate";
 
 /** Fills the record store with the demo data set (lib/demo/generate.ts). */
@@ -37,3 +41,25 @@ export const seedIfEmpty = (db: Db, publicUrl: string): Promise<boolean> =>
     await writeDemoData(tx, generateDemoData(publicUrl));
     return true;
   });
+
+/** The console key a brand-new demo install gives its first administrator. */
+export const DEMO_KEY = { name: "Demo key (demo data set)", credits: 1000, qpsLimit: 10 } as const;
+
+/**
+ * On the first start with the demo data set (the store was empty and has just been seeded) and
+ * lookups answered from the record store, the administrator created or configured at that start
+ * gets a console key with demo credits, so every lookup page works on first sign-in. Never with
+ * an upstream data source: there credits stand for money spent at the provider, and an
+ * administrator issues them on purpose. Returns the key, or null when the rule does not apply.
+ */
+export const grantDemoKey = async (
+  db: Db,
+  secret: string,
+  firstStart: { seeded: boolean; dataSource: Env["DATA_SOURCE"]; admin: BootstrapResult },
+): Promise<ApiKey | null> => {
+  const { seeded, dataSource, admin } = firstStart;
+  if (!seeded || dataSource !== "store" || admin.kind === "existing") return null;
+  const principal = { id: admin.userId, email: admin.email, role: "admin" as const, ip: "" };
+  const issued = await issueKey(db, secret, principal, { ...DEMO_KEY, expiresAt: null, useForConsole: true });
+  return issued.key;
+};

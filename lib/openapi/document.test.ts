@@ -7,6 +7,7 @@ import { eventDataSchema, followersDataSchema, publicationsDataSchema } from "@/
 import { accountDataSchema } from "@/lib/usage/account-schema";
 import { operationDocs } from "./docs";
 import { buildOpenApiDocument, type OpenApiDocument } from "./document";
+import { jsonMedia } from "./responses";
 import type { JsonValue } from "./types";
 
 const operationNames = registry.map((entry) => entry.id);
@@ -178,7 +179,7 @@ const operation = (name: OperationName) => {
 
 /** data of an operation's 200 example. */
 const successData = (name: OperationName): unknown => {
-  const value = operation(name).responses["200"]?.content["application/json"].examples?.success?.value;
+  const value = jsonMedia(operation(name).responses["200"])?.examples?.success?.value;
   return isObject(value) ? value.data : undefined;
 };
 
@@ -291,7 +292,7 @@ describe("responses", () => {
   it("error envelopes fix code to the status and list the exact messages", () => {
     const messagesOf = (name: OperationName, status: string) => {
       const response = operation(name).responses[status];
-      const schema = response ? resolveSchema(response.content["application/json"].schema) : {};
+      const schema = response ? resolveSchema(jsonMedia(response)?.schema ?? {}) : {};
       const properties = isObject(schema.properties) ? schema.properties : {};
       expect(properties.code).toMatchObject({ const: Number(status) });
       expect(properties.data).toEqual({ type: "null" });
@@ -322,7 +323,8 @@ describe("responses", () => {
   it("every example validates against its response schema", () => {
     for (const name of operationNames) {
       for (const [status, response] of Object.entries(operation(name).responses)) {
-        const media = response.content["application/json"];
+        const media = jsonMedia(response);
+        if (!media) throw new Error(`${name} ${status} has no JSON body`);
         const examples = Object.values(media.examples ?? {});
         expect(examples.length, `${name} ${status}`).toBeGreaterThan(0);
         for (const example of examples) expect(validate(example.value, media.schema), `${name} ${status}`).toEqual([]);
@@ -352,7 +354,7 @@ describe("responses", () => {
         if (status === "401") continue;
         expect(headerNames).toEqual(expect.arrayContaining([
           "X-Credits-Cost", "X-Credits-Charged", "X-Credits-Remaining",
-          "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset",
+          "RateLimit-Policy", "RateLimit", "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset",
         ]));
         expect(headerNames.includes("Retry-After")).toBe(status === "429");
       }
@@ -432,17 +434,18 @@ describe("GET /v1/account", () => {
       "credits_spent_today", "credits_spent_this_month",
     ]);
     for (const [status, response] of Object.entries(account().responses)) {
-      const media = response.content["application/json"];
+      const media = jsonMedia(response);
+      if (!media) throw new Error(`account ${status} has no JSON body`);
       for (const example of Object.values(media.examples ?? {})) expect(validate(example.value, media.schema), status).toEqual([]);
     }
-    const value = account().responses["200"]?.content["application/json"].examples?.success?.value;
+    const value = jsonMedia(account().responses["200"])?.examples?.success?.value;
     expect(accountDataSchema.safeParse(isObject(value) ? value.data : undefined).success).toBe(true);
   });
 
   it("keeps the 401 and 429 messages of the contract", () => {
     const messagesOf = (status: string) => {
       const response = account().responses[status];
-      const schema = response ? resolveSchema(response.content["application/json"].schema) : {};
+      const schema = response ? resolveSchema(jsonMedia(response)?.schema ?? {}) : {};
       const properties = isObject(schema.properties) ? schema.properties : {};
       return isObject(properties.message) ? properties.message.enum : undefined;
     };

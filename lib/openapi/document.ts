@@ -8,7 +8,6 @@ import {
   errorEnvelope,
   errorResponse,
   EXAMPLE_REQUEST_ID,
-  genericErrorEnvelope,
   headerRefs,
   headers,
   pluralCredits,
@@ -151,7 +150,6 @@ const operationObject = (operation: Operation, dataId: string): OperationObject 
 
 const errorSchemas = (operations: Registry): Record<string, SchemaObject> => {
   const schemas: Record<string, SchemaObject> = {
-    ErrorEnvelope: genericErrorEnvelope,
     ErrorEnvelope401: errorEnvelope(401, sharedErrorMessages[401]),
     ErrorEnvelope402: errorEnvelope(402, sharedErrorMessages[402]),
     ErrorEnvelope429: errorEnvelope(429, sharedErrorMessages[429]),
@@ -169,7 +167,7 @@ const INFO_DESCRIPTION = [
   "Every /v1 answer is the envelope {code, message, data, requestId}: code 0 and message \"success\" on 200; on failure code equals the HTTP status and data is null.",
   "Checks run in this order and the first failing one answers: 401, 429, 400, 402, 404, 500.",
   "A key is charged only for a 200 answer; every error costs nothing.",
-  `An unknown path under /v1 answers 404 "${messages.notFoundPath}", a wrong method 405 "${messages.methodNotAllowed}", both in the ErrorEnvelope shape.`,
+  `An unknown path under /v1 answers 404 "${messages.notFoundPath}", a wrong method 405 "${messages.methodNotAllowed}", both as that error envelope.`,
 ].join("\n\n");
 
 /** One tag per site segment, in registry order, then the two that are not lookups. */
@@ -202,7 +200,14 @@ export const buildOpenApiDocument = (operations: Registry = defaultRegistry): Op
   Object.assign(schemas, errorSchemas(operations));
   return {
     openapi: "3.1.0",
-    info: { title: "Social Lookup API", version: "1.0.0", description: INFO_DESCRIPTION },
+    info: {
+      title: "Social Lookup API",
+      version: "1.0.0",
+      description: INFO_DESCRIPTION,
+      // Self-hosted: the deployment's operators answer for it; the software carries no public licence.
+      contact: { name: "The operators of this deployment", url: "/api-docs" },
+      license: { name: "Proprietary", identifier: "LicenseRef-Proprietary" },
+    },
     servers: [{ url: "/", description: "this deployment" }],
     tags: tagsOf(operations),
     paths,

@@ -21,10 +21,19 @@ export const openApiOperation: OperationObject = {
           schema: {
             type: "object",
             required: ["openapi", "info", "paths", "components"],
-            properties: { openapi: { const: "3.1.0" } },
+            properties: {
+              openapi: { const: "3.1.0" },
+              info: { type: "object" },
+              paths: { type: "object" },
+              components: { type: "object" },
+            },
           },
         },
       },
+    },
+    "431": {
+      description:
+        "The request's header fields exceed the HTTP server's 16 KB limit; the server answers before any route runs, with no body.",
     },
   },
 };
@@ -77,7 +86,7 @@ export const accountOperation: OperationObject = {
       "ErrorEnvelope429",
       429,
       sharedErrorMessages[429],
-      ["X-Request-Id", "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset", "Retry-After"],
+      ["X-Request-Id", "RateLimit-Policy", "RateLimit", "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset", "Retry-After"],
     ),
     "500": errorResponse(
       "Any other failure; details stay in the server log under the requestId.",

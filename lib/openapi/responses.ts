@@ -1,6 +1,6 @@
 import { messages } from "@/lib/api/errors";
 import { headerRef, schemaRef } from "./json-schema";
-import type { ExampleObject, HeaderObject, ReferenceObject, ResponseObject, SchemaObject, SecuritySchemeObject } from "./types";
+import type { BodilessResponseObject, ExampleObject, HeaderObject, MediaTypeObject, ReferenceObject, ResponseObject, SchemaObject, SecuritySchemeObject } from "./types";
 
 /**
  * The parts every /v1 answer shares: the envelope, the error responses and their examples,
@@ -25,17 +25,13 @@ export const successEnvelope = (dataId: string): SchemaObject =>
 export const errorEnvelope = (status: number, errorMessages: readonly string[]): SchemaObject =>
   envelope({ type: "integer", const: status }, { type: "string", enum: [...errorMessages] }, { type: "null" });
 
-export const genericErrorEnvelope: SchemaObject = envelope(
-  { type: "integer", description: "equals the HTTP status" },
-  { type: "string" },
-  { type: "null" },
-);
-
 export const AUTHENTICATED_HEADERS = [
   "X-Request-Id",
   "X-Credits-Cost",
   "X-Credits-Charged",
   "X-Credits-Remaining",
+  "RateLimit-Policy",
+  "RateLimit",
   "RateLimit-Limit",
   "RateLimit-Remaining",
   "RateLimit-Reset",
@@ -92,7 +88,17 @@ export const headers: Record<string, HeaderObject> = {
   "X-Credits-Cost": integerHeader("Credits the operation costs. Sent once the key is authenticated."),
   "X-Credits-Charged": integerHeader("Credits charged by this request: the cost on 200, 0 on any error."),
   "X-Credits-Remaining": integerHeader("The key's remaining credits after this request."),
-  "RateLimit-Limit": integerHeader("Requests per second the key may make."),
+  "RateLimit-Policy": {
+    description:
+      'The key\'s quota policy (IETF draft-ietf-httpapi-ratelimit-headers, Structured Field): `"per-key";q=<requests>;w=1` — q requests per w-second window.',
+    schema: { type: "string" },
+  },
+  RateLimit: {
+    description:
+      'What is left of the policy (IETF draft, Structured Field): `"per-key";r=<remaining>;t=<seconds>` — r requests left, t seconds until the window resets.',
+    schema: { type: "string" },
+  },
+  "RateLimit-Limit": integerHeader("Requests per second the key may make (draft-06 form, kept for existing clients)."),
   "RateLimit-Remaining": integerHeader("Requests left in the current one-second window."),
   "RateLimit-Reset": integerHeader("Seconds until the current window resets."),
   "Retry-After": integerHeader("Seconds to wait before retrying.", true),
@@ -117,3 +123,7 @@ export const unauthorizedResponse = (): ResponseObject =>
     sharedErrorMessages[401],
     ["X-Request-Id"],
   );
+
+/** The JSON body of a response, or undefined for one without a body. */
+export const jsonMedia = (response: ResponseObject | BodilessResponseObject | undefined): MediaTypeObject | undefined =>
+  response && "content" in response ? response.content["application/json"] : undefined;

@@ -29,6 +29,9 @@ export type ResponseObject = {
   content: { "application/json": MediaTypeObject };
 };
 
+/** A response the HTTP server itself sends, before any route runs: no body. */
+export type BodilessResponseObject = { description: string; headers?: Record<string, ReferenceObject> };
+
 export type SecurityRequirement = Record<string, string[]>;
 
 export type OperationObject = {
@@ -38,7 +41,7 @@ export type OperationObject = {
   tags: string[];
   security: SecurityRequirement[];
   parameters: ParameterObject[];
-  responses: Record<string, ResponseObject>;
+  responses: Record<string, ResponseObject | BodilessResponseObject>;
   /** Credits charged for a 200 answer; mirrors the X-Credits-Cost header. */
   "x-credits-cost"?: number;
 };
@@ -52,7 +55,13 @@ export type SecuritySchemeObject = {
 
 export type OpenApiDocument = {
   openapi: "3.1.0";
-  info: { title: string; version: string; description: string };
+  info: {
+    title: string;
+    version: string;
+    description: string;
+    contact: { name: string; url: string };
+    license: { name: string; identifier: string };
+  };
   servers: { url: string; description: string }[];
   tags: { name: string; description: string }[];
   paths: Record<string, { get: OperationObject }>;

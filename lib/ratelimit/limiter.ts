@@ -2,6 +2,10 @@ import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from "rate-limite
 import type { Redis } from "ioredis";
 
 /** Per-key requests-per-second limits. No HTTP in here: callers turn a decision into headers. */
+
+/** The length of every key's rate-limit window: the qps limit is per second. */
+export const RATE_WINDOW_S = 1;
+
 export type RateDecision = {
   allowed: boolean;
   limit: number;
@@ -36,12 +40,12 @@ export const createRateLimiter = (options: { redis?: Redis }): RateLimiter => {
   const limiterFor = (qpsLimit: number): Limiter => {
     let limiter = limiters.get(qpsLimit);
     if (!limiter) {
-      const memory = new RateLimiterMemory({ points: qpsLimit, duration: 1, keyPrefix: `qps${qpsLimit}` });
+      const memory = new RateLimiterMemory({ points: qpsLimit, duration: RATE_WINDOW_S, keyPrefix: `qps${qpsLimit}` });
       limiter = options.redis
         ? new RateLimiterRedis({
             storeClient: options.redis,
             points: qpsLimit,
-            duration: 1,
+            duration: RATE_WINDOW_S,
             keyPrefix: `sl:qps${qpsLimit}`,
             rejectIfRedisNotReady: true,
             insuranceLimiter: memory,

@@ -41,7 +41,8 @@ const followersNextPage: ApiCall = {
 
 const hasCommand = (command: string, args: string[]): boolean => spawnSync(command, args, { stdio: "ignore" }).status === 0;
 const hasCurl = hasCommand("curl", ["--version"]);
-const hasPythonRequests = hasCommand("python3", ["-c", "import requests"]);
+// python3 is required like bash: the Python snippet needs nothing but the standard library.
+const hasPython3 = hasCommand("python3", ["--version"]);
 
 describe("callUrl: the URL the form sends and the snippets print", () => {
   it("joins base URL, path and form-encoded query", () => {
@@ -107,7 +108,7 @@ describe("quoting", () => {
     expect(pythonString("lone \ud800")).toBe('"lone \\ud800"');
   });
 
-  it.skipIf(!hasPythonRequests)("pythonString: Python reads back exactly the string", async () => {
+  it("pythonString: Python reads back exactly the string", async () => {
     const values = [...awkwardValues];
     const program = `import json\nprint(json.dumps([${values.map(pythonString).join(", ")}]))`;
     const { stdout } = await run("python3", ["-c", program]);
@@ -140,35 +141,56 @@ describe("snippets", () => {
         "const response = await fetch(url, {",
         "  headers: { Authorization: `Bearer ${process.env.SOCIAL_LOOKUP_KEY}` },",
         "});",
-        "console.log(response.status, await response.json());",
+        "const data = await response.json();",
+        "console.log(response.status);",
+        "console.log(JSON.stringify(data, null, 2));",
       ].join("\n"),
     );
   });
 
-  it("python: a params dict with escaped literals and the key from the environment", () => {
+  it("python: the standard library only, a urlencoded dict with escaped literals, the key from the environment", () => {
     expect(pythonSnippet(followersNextPage)).toBe(
       [
+        "# Python 3, standard library only; the key comes from $SOCIAL_LOOKUP_KEY.",
+        "import json",
         "import os",
+        "import urllib.error",
+        "import urllib.parse",
+        "import urllib.request",
         "",
-        "import requests",
-        "",
-        "response = requests.get(",
-        '    "http://127.0.0.1:3000/v1/pinsite/followers",',
-        "    params={",
-        '        "node_id": "VXNlcjoyMDAwMDAwMDAy",',
-        '        "cursor": "MjU.c2lnbmVk",',
-        "    },",
+        "query = urllib.parse.urlencode({",
+        '    "node_id": "VXNlcjoyMDAwMDAwMDAy",',
+        '    "cursor": "MjU.c2lnbmVk",',
+        "})",
+        'url = "http://127.0.0.1:3000/v1/pinsite/followers" + "?" + query',
+        "request = urllib.request.Request(",
+        "    url,",
         "    headers={\"Authorization\": f\"Bearer {os.environ['SOCIAL_LOOKUP_KEY']}\"},",
-        "    timeout=30,",
         ")",
-        "print(response.status_code, response.json())",
+        "try:",
+        "    with urllib.request.urlopen(request, timeout=30) as response:",
+        "        status, body = response.status, response.read()",
+        "except urllib.error.HTTPError as error:",
+        "    status, body = error.code, error.read()",
+        "print(status)",
+        "print(json.dumps(json.loads(body), indent=2, ensure_ascii=False))",
       ].join("\n"),
     );
   });
 
-  it("python: no params argument without parameters, pairs when a name repeats", () => {
-    expect(pythonSnippet({ baseUrl: BASE_URL, path: "/v1/x", params: [] })).not.toContain("params=");
-    expect(pythonSnippet({ baseUrl: BASE_URL, path: "/v1/x", params: [["a", "1"], ["a", "2"]] })).toContain('        ("a", "2"),');
+  it("python: imports nothing outside the standard library", () => {
+    const imports = pythonSnippet(followersNextPage)
+      .split("\n")
+      .filter((line) => /^(import|from) /.test(line))
+      .map((line) => line.split(" ")[1]?.split(".")[0]);
+    expect(new Set(imports)).toEqual(new Set(["json", "os", "urllib"]));
+  });
+
+  it("python: no query without parameters, pairs when a name repeats", () => {
+    const bare = pythonSnippet({ baseUrl: BASE_URL, path: "/v1/account", params: [] });
+    expect(bare).not.toContain("urlencode");
+    expect(bare).toContain('url = "http://127.0.0.1:3000/v1/account"');
+    expect(pythonSnippet({ baseUrl: BASE_URL, path: "/v1/x", params: [["a", "1"], ["a", "2"]] })).toContain('    ("a", "2"),');
   });
 
   it("no snippet can carry a key: the call has no field for one, each names the environment variable", () => {
@@ -184,6 +206,9 @@ describe("snippets", () => {
  * send the same path, the same decoded parameters and the key from the environment.
  */
 describe("snippets, executed", () => {
+  const MISSING_PATH = "/v1/pinsite/followers";
+  const answer = { code: 0, message: "success", data: { publications: [{ title: "Zürich 東京", tags: ["a", "b"] }], page: 1 }, requestId: "r" };
+  const notFound = { code: 404, message: "User not found", data: null, requestId: "r404" };
   type Seen = { path: string; params: [string, string][]; authorization: string | undefined };
   const seen: Seen[] = [];
   let server: http.Server;
@@ -195,8 +220,9 @@ describe("snippets, executed", () => {
     server = http.createServer((request, response) => {
       const url = new URL(request.url ?? "/", "http://placeholder.invalid");
       seen.push({ path: url.pathname, params: [...url.searchParams.entries()], authorization: request.headers.authorization });
-      response.writeHead(200, { "Content-Type": "application/json" });
-      response.end('{"code":0,"message":"success","data":null,"requestId":"r"}');
+      const status = url.pathname === MISSING_PATH ? 404 : 200;
+      response.writeHead(status, { "Content-Type": "application/json" });
+      response.end(JSON.stringify(status === 200 ? answer : notFound));
     });
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -237,17 +263,37 @@ describe("snippets, executed", () => {
     expectTheCall();
   });
 
-  it("fetch sends exactly the call", async () => {
+  /** What a snippet printed: the status on the first line, then the envelope as indented JSON. */
+  const printed = (stdout: string): { status: number; body: unknown; indented: boolean } => {
+    const [statusLine = "", ...rest] = stdout.trimEnd().split("\n");
+    return { status: Number(statusLine), body: JSON.parse(rest.join("\n")), indented: rest.length > 3 && rest[1]?.startsWith("  ") === true };
+  };
+
+  it("fetch sends exactly the call and prints the status and the nested answer indented", async () => {
     const file = path.join(workDir, "call.mjs");
     fs.writeFileSync(file, fetchSnippet(call()));
-    await run(process.execPath, [file], { env: environment });
+    const { stdout } = await run(process.execPath, [file], { env: environment });
     expectTheCall();
+    expect(printed(stdout)).toEqual({ status: 200, body: answer, indented: true });
   });
 
-  it.skipIf(!hasPythonRequests)("python requests sends exactly the call", async () => {
+  it("python3 (standard library) sends exactly the call and prints the status and the nested answer indented", async () => {
+    expect(hasPython3, "python3 must be installed to run the Python snippet").toBe(true);
     const file = path.join(workDir, "call.py");
     fs.writeFileSync(file, pythonSnippet(call()));
-    await run("python3", [file], { env: environment });
+    const { stdout } = await run("python3", ["-I", file], { env: environment });
     expectTheCall();
+    expect(printed(stdout)).toEqual({ status: 200, body: answer, indented: true });
+  });
+
+  it("both print an error answer's status and envelope instead of failing", async () => {
+    const missing: ApiCall = { baseUrl, path: MISSING_PATH, params: [["userid", "2999999999"]] };
+    const js = path.join(workDir, "missing.mjs");
+    const py = path.join(workDir, "missing.py");
+    fs.writeFileSync(js, fetchSnippet(missing));
+    fs.writeFileSync(py, pythonSnippet(missing));
+    const fromNode = await run(process.execPath, [js], { env: environment });
+    const fromPython = await run("python3", ["-I", py], { env: environment });
+    for (const { stdout } of [fromNode, fromPython]) expect(printed(stdout)).toEqual({ status: 404, body: notFound, indented: true });
   });
 });

@@ -11,7 +11,10 @@ export { KEY_ENV_VAR, callUrl, type ApiCall, type QueryParam } from "./call";
 export const curlSnippet = (call: ApiCall): string =>
   [`curl -sS ${shellQuote(callUrl(call))} \\`, `  -H "Authorization: Bearer $${KEY_ENV_VAR}"`].join("\n");
 
-/** JavaScript for Node.js 18+ (an ES module): URL.searchParams encodes each value the way the API reads it. */
+/**
+ * JavaScript for Node.js 18+ (an ES module): URL.searchParams encodes each value the way the API
+ * reads it; the answer is printed indented, since lookups return nested records.
+ */
 export const fetchSnippet = (call: ApiCall): string => {
   const params = sentParams(call.params);
   return [
@@ -22,37 +25,53 @@ export const fetchSnippet = (call: ApiCall): string => {
     "const response = await fetch(url, {",
     `  headers: { Authorization: \`Bearer \${process.env.${KEY_ENV_VAR}}\` },`,
     "});",
-    "console.log(response.status, await response.json());",
+    "const data = await response.json();",
+    "console.log(response.status);",
+    "console.log(JSON.stringify(data, null, 2));",
   ].join("\n");
 };
 
 const hasDuplicateNames = (names: readonly string[]): boolean => new Set(names).size !== names.length;
 
-/** Python 3 with requests: params as a dict (a list of pairs should a name repeat), so requests does the encoding. */
+/**
+ * Python 3 with the standard library only (urllib), so it runs on any Python without a package
+ * to install. urlencode does the form encoding (a dict, or a list of pairs should a name repeat);
+ * an HTTP error still carries the JSON envelope, so it is printed like a success.
+ */
 export const pythonSnippet = (call: ApiCall): string => {
   const params = sentParams(call.params);
   const asPairs = hasDuplicateNames(params.map(([name]) => name));
-  const paramLines =
+  const base = pythonString(callUrl({ ...call, params: [] }));
+  const urlLines =
     params.length === 0
-      ? []
+      ? [`url = ${base}`]
       : [
-          asPairs ? "    params=[" : "    params={",
+          `query = urllib.parse.urlencode(${asPairs ? "[" : "{"}`,
           ...params.map(([name, value]) =>
-            asPairs ? `        (${pythonString(name)}, ${pythonString(value)}),` : `        ${pythonString(name)}: ${pythonString(value)},`,
+            asPairs ? `    (${pythonString(name)}, ${pythonString(value)}),` : `    ${pythonString(name)}: ${pythonString(value)},`,
           ),
-          asPairs ? "    ]," : "    },",
+          `${asPairs ? "]" : "}"})`,
+          `url = ${base} + "?" + query`,
         ];
   return [
+    `# Python 3, standard library only; the key comes from $${KEY_ENV_VAR}.`,
+    "import json",
     "import os",
+    "import urllib.error",
+    "import urllib.parse",
+    "import urllib.request",
     "",
-    "import requests",
-    "",
-    "response = requests.get(",
-    `    ${pythonString(callUrl({ ...call, params: [] }))},`,
-    ...paramLines,
+    ...urlLines,
+    "request = urllib.request.Request(",
+    "    url,",
     `    headers={"Authorization": f"Bearer {os.environ['${KEY_ENV_VAR}']}"},`,
-    "    timeout=30,",
     ")",
-    "print(response.status_code, response.json())",
+    "try:",
+    "    with urllib.request.urlopen(request, timeout=30) as response:",
+    "        status, body = response.status, response.read()",
+    "except urllib.error.HTTPError as error:",
+    "    status, body = error.code, error.read()",
+    "print(status)",
+    "print(json.dumps(json.loads(body), indent=2, ensure_ascii=False))",
   ].join("\n");
 };

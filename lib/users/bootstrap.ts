@@ -7,8 +7,8 @@ import { countUsers, createUser, EmailTakenError, upsertAdmin } from "./reposito
 export const INITIAL_ADMIN_EMAIL = "admin@localhost";
 
 export type BootstrapResult =
-  | { kind: "configured"; email: string }
-  | { kind: "generated"; email: string; password: string; file: string }
+  | { kind: "configured"; userId: string; email: string }
+  | { kind: "generated"; userId: string; email: string; password: string; file: string }
   | { kind: "existing" };
 
 /**
@@ -21,19 +21,20 @@ export const bootstrapAdmin = async (
   options: { email?: string; password?: string; dataDir: string },
 ): Promise<BootstrapResult> => {
   if (options.email && options.password) {
-    await upsertAdmin(db, options.email, await hashPassword(options.password));
-    return { kind: "configured", email: options.email };
+    const admin = await upsertAdmin(db, options.email, await hashPassword(options.password));
+    return { kind: "configured", userId: admin.id, email: admin.email };
   }
   if ((await countUsers(db)) > 0) return { kind: "existing" };
   const password = randomPassword();
+  let userId: string;
   try {
-    await createUser(db, {
+    ({ id: userId } = await createUser(db, {
       email: INITIAL_ADMIN_EMAIL,
       name: "Administrator",
       role: "admin",
       passwordHash: await hashPassword(password),
       creditAllowance: 0,
-    });
+    }));
   } catch (error) {
     if (error instanceof EmailTakenError) return { kind: "existing" };
     throw error;
@@ -42,5 +43,5 @@ export const bootstrapAdmin = async (
   fs.mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
   fs.writeFileSync(file, `email: ${INITIAL_ADMIN_EMAIL}\npassword: ${password}\n`, { mode: 0o600 });
   fs.chmodSync(file, 0o600);
-  return { kind: "generated", email: INITIAL_ADMIN_EMAIL, password, file };
+  return { kind: "generated", userId, email: INITIAL_ADMIN_EMAIL, password, file };
 };

@@ -51,6 +51,10 @@ export const KEY_PLAN = {
   revocation: { credits: 100, qps: 100, viaKeysCli: true },
   // front.test.ts
   front: { credits: 100_000, qps: 1000 },
+  // ratelimit-headers.test.ts
+  rateHeaders: { credits: 1000, qps: 3 },
+  // snippets.test.ts
+  snippets: { credits: 1000, qps: 100 },
 } as const satisfies Record<string, KeySpec>;
 
 export type KeyName = keyof typeof KEY_PLAN;

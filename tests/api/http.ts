@@ -1,4 +1,5 @@
 import http from "node:http";
+import { parseList } from "structured-headers";
 import { expect } from "vitest";
 import { z } from "zod";
 import type { ApiTarget, IssuedKey } from "./harness";
@@ -205,11 +206,28 @@ export const expectCredits = (
   remainingCredits(answer);
 };
 
+/** One item of a RateLimit / RateLimit-Policy Structured Field list, read with a real SF parser. */
+export const rateLimitItem = (answer: Answer, name: "ratelimit" | "ratelimit-policy"): { policy: string; params: Record<string, unknown> } => {
+  const value = header(answer, name);
+  expect(value, name).not.toBeNull();
+  const list = parseList(value ?? "");
+  expect(list, `${name}: one policy`).toHaveLength(1);
+  const [item, params] = list[0] ?? [];
+  expect(typeof item, `${name}: the policy is a String item`).toBe("string");
+  return { policy: String(item), params: Object.fromEntries(params ?? new Map()) };
+};
+
+/** Both dialects: draft-06's three integers and the current draft's two Structured Fields, agreeing. */
 export const expectRateLimitHeaders = (answer: Answer, limit: number): void => {
   expect(header(answer, "ratelimit-limit")).toBe(String(limit));
   expect(header(answer, "ratelimit-remaining")).toMatch(/^\d+$/);
   expect(Number(header(answer, "ratelimit-remaining"))).toBeLessThanOrEqual(limit);
   expect(header(answer, "ratelimit-reset")).toMatch(/^[1-9]\d*$/);
+  expect(rateLimitItem(answer, "ratelimit-policy")).toEqual({ policy: "per-key", params: { q: limit, w: 1 } });
+  expect(rateLimitItem(answer, "ratelimit")).toEqual({
+    policy: "per-key",
+    params: { r: Number(header(answer, "ratelimit-remaining")), t: Number(header(answer, "ratelimit-reset")) },
+  });
 };
 
 /**
@@ -243,7 +261,9 @@ export const expectNoKeyHeaders = (answer: Answer): void => {
     charged: header(answer, "x-credits-charged"),
     remaining: header(answer, "x-credits-remaining"),
     limit: header(answer, "ratelimit-limit"),
-  }).toEqual({ cost: null, charged: null, remaining: null, limit: null });
+    policy: header(answer, "ratelimit-policy"),
+    rate: header(answer, "ratelimit"),
+  }).toEqual({ cost: null, charged: null, remaining: null, limit: null, policy: null, rate: null });
 };
 
 export const contractMessages = {

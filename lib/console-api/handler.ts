@@ -8,7 +8,7 @@ import type { User } from "@/lib/users/repository";
 
 /**
  * One wrapper for the session-authenticated console JSON API (/api/*): session check, role
- * check, same-origin check on mutations (CSRF), zod-validated JSON bodies, and errors as
+ * check, same-origin check on every request (CSRF, GET included), zod-validated JSON bodies, and errors as
  * `{error: {code, message}}` with the right status. Handlers return data or throw ConsoleError.
  */
 export class ConsoleError extends Error {
@@ -45,8 +45,9 @@ const ownOrigin = (request: Request): string => {
 };
 
 /**
- * Browsers always send Origin on cross-site mutations; scripts using the API with a session
- * cookie send neither Origin nor Sec-Fetch-Site, and cannot be forged by another site.
+ * Browsers always send Origin on cross-site mutations and Sec-Fetch-Site on every request
+ * (a top-level cross-site navigation is a GET with `Sec-Fetch-Site: cross-site` and no Origin);
+ * scripts using the API with a session cookie send neither, and cannot be forged by another site.
  */
 export const isSameOrigin = (request: Request): boolean => {
   const origin = request.headers.get("origin");
@@ -83,7 +84,9 @@ export const consoleRoute =
   ) =>
   async (request: Request, route?: RouteContext): Promise<Response> => {
     try {
-      if (request.method !== "GET" && request.method !== "HEAD" && !isSameOrigin(request)) {
+      // Every method: a console GET may spend credits (lookups) and the session cookie is
+      // SameSite=Lax, so a link on another site would otherwise carry it.
+      if (!isSameOrigin(request)) {
         throw new ConsoleError(403, "cross_origin", "Cross-origin requests are not allowed.");
       }
       const user = await currentUser();

@@ -1,4 +1,5 @@
 import path from "node:path";
+import ipaddr from "ipaddr.js";
 import { z } from "zod";
 
 /**
@@ -30,6 +31,29 @@ const hostList = z
   .refine((hosts) => hosts.every((host) => host === "*" || /^[a-z0-9.-]+(:\d+)?$/.test(host)), {
     message: "must be a comma-separated list of host names, or *",
   });
+
+/**
+ * Where alert webhooks may be delivered besides public addresses: unset (public only),
+ * "private" (any address of this machine's networks), or a comma-separated list of networks in
+ * CIDR notation (or single addresses) for internal receivers.
+ */
+const allowedNetworks = z
+  .string()
+  .trim()
+  .default("")
+  .transform((value) => value.split(",").map((entry) => entry.trim()).filter((entry) => entry !== ""))
+  .refine(
+    (entries) =>
+      (entries.length === 1 && entries[0] === "private") ||
+      entries.every((entry) => ipaddr.isValidCIDR(entry) || ipaddr.isValid(entry)),
+    { message: 'must be "private" or a comma-separated list of networks such as 10.1.0.0/16,fd12::/64' },
+  )
+  .transform((entries) => ({
+    allowPrivate: entries[0] === "private",
+    allowedCidrs: entries
+      .filter((entry) => entry !== "private")
+      .map((entry) => (entry.includes("/") ? entry : `${entry}/${ipaddr.parse(entry).kind() === "ipv4" ? 32 : 128}`)),
+  }));
 
 const schema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
@@ -81,6 +105,7 @@ const schema = z.object({
    * client sent and are never trusted.
    */
   TRUSTED_PROXY_HOPS: z.coerce.number().int().min(1).max(10).default(1),
+  WEBHOOK_ALLOWED_NETWORKS: allowedNetworks,
   DB_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(5000),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
 });

@@ -2,6 +2,7 @@ import { spawn } from "node:child_process";
 import path from "node:path";
 import { env, EnvError } from "@/lib/env";
 import { openDb } from "@/lib/db/client";
+import { DataDirError, secureDataDir } from "@/lib/db/data-dir";
 import { DatabaseLockedError } from "@/lib/db/lock";
 import { seedIfEmpty } from "@/lib/demo/seed";
 import { ensureBuild } from "@/lib/cli/build";
@@ -18,6 +19,8 @@ const nextBin = path.join(root, "node_modules", "next", "dist", "bin", "next");
 
 const prepare = async () => {
   const config = env();
+  const secured = secureDataDir(config.dataDir);
+  if (secured.tightened.length > 0) console.log(`Made DATA_DIR ${secured.dataDir} owner-only (it was readable by other users).`);
   authSecret();
   ensureBuild(root);
   const db = await openDb({ dataDir: config.dataDir, databaseUrl: config.DATABASE_URL, timeoutMs: config.DB_TIMEOUT_MS });
@@ -77,7 +80,7 @@ const main = async () => {
 };
 
 main().catch((error: unknown) => {
-  if (error instanceof EnvError || error instanceof DatabaseLockedError) console.error(`error: ${error.message}`);
+  if (error instanceof EnvError || error instanceof DatabaseLockedError || error instanceof DataDirError) console.error(`error: ${error.message}`);
   else console.error(`error: ${error instanceof Error ? error.message : String(error)}`);
   process.exit(1);
 });

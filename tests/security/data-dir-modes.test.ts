@@ -85,7 +85,7 @@ describe("DATA_DIR file modes", () => {
 
     const started = spawnSync(process.execPath, [path.join(ROOT, "node_modules", "tsx", "dist", "cli.mjs"), "scripts/start.ts"], {
       cwd: ROOT,
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, DATA_DIR: dataDir, AUTH_SECRET: "s".repeat(40), PORT: "1" },
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: "production", DATA_DIR: dataDir, AUTH_SECRET: "s".repeat(40), PORT: "1" },
       encoding: "utf8",
       timeout: 60_000,
     });

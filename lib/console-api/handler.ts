@@ -4,6 +4,7 @@ import { clientIp } from "@/lib/auth/options";
 import { getDb, type Db } from "@/lib/db/client";
 import { KeyRuleError } from "@/lib/keys/manage";
 import { describeError, log } from "@/lib/log";
+import { MAX_JSON_BODY_BYTES, parseJsonBody, urlProblem } from "./input";
 import type { User } from "@/lib/users/repository";
 
 /**
@@ -13,7 +14,7 @@ import type { User } from "@/lib/users/repository";
  */
 export class ConsoleError extends Error {
   constructor(
-    readonly status: 400 | 401 | 403 | 404 | 409 | 422 | 429 | 500 | 503,
+    readonly status: 400 | 401 | 403 | 404 | 409 | 413 | 422 | 429 | 500 | 503,
     readonly code: string,
     message: string,
   ) {
@@ -58,15 +59,30 @@ export const isSameOrigin = (request: Request): boolean => {
   return origin === ownOrigin(request);
 };
 
-const readBody = async <Body>(request: Request, schema: z.ZodType<Body>): Promise<Body> => {
-  let raw: unknown;
-  const text = await request.text();
-  try {
-    raw = text === "" ? {} : JSON.parse(text);
-  } catch {
-    throw new ConsoleError(400, "invalid_json", "The request body is not valid JSON.");
+const tooLarge = () => new ConsoleError(413, "body_too_large", "The request body is larger than 1 MB.");
+
+/** The body's bytes, refusing (without reading on) one larger than the JSON limit. */
+const readLimited = async (request: Request): Promise<Uint8Array> => {
+  if (Number(request.headers.get("content-length") ?? "0") > MAX_JSON_BODY_BYTES) throw tooLarge();
+  if (!request.body) return new Uint8Array();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  const reader = request.body.getReader();
+  for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
+    total += chunk.value.byteLength;
+    if (total > MAX_JSON_BODY_BYTES) {
+      await reader.cancel().catch(() => undefined);
+      throw tooLarge();
+    }
+    chunks.push(chunk.value);
   }
-  const parsed = schema.safeParse(raw);
+  return Buffer.concat(chunks);
+};
+
+const readBody = async <Body>(request: Request, schema: z.ZodType<Body>): Promise<Body> => {
+  const parsedBody = parseJsonBody(await readLimited(request));
+  if (!parsedBody.ok) throw new ConsoleError(parsedBody.code === "body_too_large" ? 413 : 400, parsedBody.code, parsedBody.message);
+  const parsed = schema.safeParse(parsedBody.value);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const field = issue?.path.join(".") || "body";
@@ -89,6 +105,9 @@ export const consoleRoute =
       if (!isSameOrigin(request)) {
         throw new ConsoleError(403, "cross_origin", "Cross-origin requests are not allowed.");
       }
+      // Bad text is refused before anything reads it (NUL would reach PostgreSQL as an error).
+      const badUrl = urlProblem(new URL(request.url));
+      if (badUrl) throw new ConsoleError(400, "invalid_text", badUrl);
       const user = await currentUser();
       if (!user) throw new ConsoleError(401, "unauthenticated", "Sign in to use the console API.");
       if (options.role === "admin" && user.role !== "admin") {

@@ -21,8 +21,26 @@ const OPERATION_PATH = /^\/v1\/(?:eventsite\/event_details|eventsite\/event_deta
 const isOperationPath = (pathname: string) => OPERATION_PATH.test(pathname);
 const FRAMEWORK_HEADERS = ["rsc", "next-router-prefetch", "next-router-state-tree", "next-router-segment-prefetch", "x-middleware-prefetch"];
 
+/** A path whose percent-escapes are not UTF-8 (%FF, overlong %C0%80): Next's router would answer 500. */
+const malformedPath = (pathname: string): boolean =>
+  pathname.split("/").some((segment) => {
+    try {
+      decodeURIComponent(segment);
+      return false;
+    } catch {
+      return true;
+    }
+  });
+
 export function proxy(request: NextRequest) {
   const { pathname, search } = request.nextUrl;
+  if (pathname.startsWith("/api/")) {
+    if (!malformedPath(pathname)) return NextResponse.next();
+    return Response.json(
+      { error: { code: "invalid_text", message: "The address contains an invalid percent-encoded character (not UTF-8)." } },
+      { status: 400, headers: { "Cache-Control": "no-store" } },
+    );
+  }
   // /v1 paths that are not an operation get here (see the matcher) — including ones whose
   // percent-encoding is malformed, which Next's router would otherwise answer with a plain 500 —
   // and operations that carry Next's navigation headers.
@@ -60,5 +78,7 @@ export const config = {
     "/usage/:path*",
     "/admin/:path*",
     "/account/:path*",
+    // The console JSON API, for malformed percent-encoding only (everything else passes through).
+    "/api/:path*",
   ],
 };

@@ -16,6 +16,7 @@ export default defineConfig({
           exclude: [...configDefaults.exclude, "tests/security/**/*.api.test.ts"],
           environment: "node",
           testTimeout: 30_000,
+          hookTimeout: 120_000,
         },
       },
       {

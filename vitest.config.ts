@@ -1,5 +1,5 @@
 import path from "node:path";
-import { defineConfig } from "vitest/config";
+import { configDefaults, defineConfig } from "vitest/config";
 
 const root = path.dirname(new URL(import.meta.url).pathname);
 
@@ -9,13 +9,21 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: "unit", include: ["lib/**/*.test.ts", "scripts/**/*.test.ts", "tests/unit/**/*.test.ts"], environment: "node", testTimeout: 30_000, hookTimeout: 120_000 },
+        test: {
+          name: "unit",
+          include: ["lib/**/*.test.ts", "scripts/**/*.test.ts", "tests/unit/**/*.test.ts", "tests/security/**/*.test.ts"],
+          // The security suite's HTTP half runs in the API project, against its production servers.
+          exclude: [...configDefaults.exclude, "tests/security/**/*.api.test.ts"],
+          environment: "node",
+          testTimeout: 30_000,
+          hookTimeout: 120_000,
+        },
       },
       {
         extends: true,
         test: {
           name: "api",
-          include: ["tests/api/**/*.test.ts"],
+          include: ["tests/api/**/*.test.ts", "tests/security/**/*.api.test.ts"],
           environment: "node",
           globalSetup: ["tests/api/global-setup.ts"],
           testTimeout: 60_000,

@@ -1,4 +1,5 @@
 import path from "node:path";
+import ipaddr from "ipaddr.js";
 import { z } from "zod";
 
 /**
@@ -40,6 +41,29 @@ const isOrigin = (value: string): boolean => {
     return false;
   }
 };
+
+/**
+ * Where alert webhooks may be delivered besides public addresses: unset (public only),
+ * "private" (any address of this machine's networks), or a comma-separated list of networks in
+ * CIDR notation (or single addresses) for internal receivers.
+ */
+const allowedNetworks = z
+  .string()
+  .trim()
+  .default("")
+  .transform((value) => value.split(",").map((entry) => entry.trim()).filter((entry) => entry !== ""))
+  .refine(
+    (entries) =>
+      (entries.length === 1 && entries[0] === "private") ||
+      entries.every((entry) => ipaddr.isValidCIDR(entry) || ipaddr.isValid(entry)),
+    { message: 'must be "private" or a comma-separated list of networks such as 10.1.0.0/16,fd12::/64' },
+  )
+  .transform((entries) => ({
+    allowPrivate: entries[0] === "private",
+    allowedCidrs: entries
+      .filter((entry) => entry !== "private")
+      .map((entry) => (entry.includes("/") ? entry : `${entry}/${ipaddr.parse(entry).kind() === "ipv4" ? 32 : 128}`)),
+  }));
 
 const schema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
@@ -115,6 +139,7 @@ const schema = z.object({
     .refine((origins) => origins.every(isOrigin), {
       message: "must be a comma-separated list of origins such as https://app.example.com (scheme, host, optional port; no path, no *)",
     }),
+  WEBHOOK_ALLOWED_NETWORKS: allowedNetworks,
   DB_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(5000),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
 });

@@ -2,6 +2,7 @@ import { spawn } from "node:child_process";
 import path from "node:path";
 import { env, EnvError } from "@/lib/env";
 import { openDb } from "@/lib/db/client";
+import { DataDirError, secureDataDir } from "@/lib/db/data-dir";
 import { DatabaseLockedError } from "@/lib/db/lock";
 import { grantDemoKey, seedIfEmpty } from "@/lib/demo/seed";
 import type { ApiKey } from "@/lib/keys/repository";
@@ -19,6 +20,8 @@ const tsxCli = path.join(root, "node_modules", "tsx", "dist", "cli.mjs");
 
 const prepare = async () => {
   const config = env();
+  const secured = secureDataDir(config.dataDir);
+  if (secured.tightened.length > 0) console.log(`Made DATA_DIR ${secured.dataDir} owner-only (it was readable by other users).`);
   authSecret();
   ensureBuild(root);
   const db = await openDb({ dataDir: config.dataDir, databaseUrl: config.DATABASE_URL, timeoutMs: config.DB_TIMEOUT_MS });
@@ -90,7 +93,7 @@ const main = async () => {
 };
 
 main().catch((error: unknown) => {
-  if (error instanceof EnvError || error instanceof DatabaseLockedError) console.error(`error: ${error.message}`);
+  if (error instanceof EnvError || error instanceof DatabaseLockedError || error instanceof DataDirError) console.error(`error: ${error.message}`);
   else console.error(`error: ${error instanceof Error ? error.message : String(error)}`);
   process.exit(1);
 });

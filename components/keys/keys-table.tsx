@@ -158,14 +158,16 @@ export function KeysTable({ keys, viewerId, isAdmin, showOwner, ownerEmails, onA
                 <td className={cx(cellClass, "sm:col-span-2 xl:w-px")}>
                   {active ? (
                     <div className="flex flex-wrap gap-2 xl:flex-col xl:items-stretch">
-                      <Button
-                        size="sm"
-                        variant="secondary"
-                        onClick={() => onAction("roll", key)}
-                        data-testid={`roll-${key.id}`}
-                      >
-                        Roll<span className="sr-only"> {key.name}</span>
-                      </Button>
+                      {own || key.ownerId === null ? (
+                        <Button
+                          size="sm"
+                          variant="secondary"
+                          onClick={() => onAction("roll", key)}
+                          data-testid={`roll-${key.id}`}
+                        >
+                          Roll<span className="sr-only"> {key.name}</span>
+                        </Button>
+                      ) : null}
                       {own && !key.isConsoleKey ? (
                         <Button
                           size="sm"

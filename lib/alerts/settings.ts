@@ -1,5 +1,7 @@
 import { z } from "zod";
 import type { Queryable } from "@/lib/db/client";
+import { env } from "@/lib/env";
+import { hostVerdict, NOT_PUBLIC, type OutboundPolicy } from "@/lib/security/outbound";
 
 /**
  * Per-key low-credit alert settings and the daily credit budget. The charge itself (in
@@ -24,21 +26,29 @@ export type AlertSettings = {
 
 const MAX_CREDITS = 1_000_000_000;
 
-/** https anywhere, or plain http to this machine (local receivers, tests). */
-export const webhookUrlProblem = (raw: string): string | null => {
+/**
+ * The delivery policy for webhooks (WEBHOOK_ALLOWED_NETWORKS); the worker checks the resolved
+ * address again at connect time, so this save-time check is for the user's benefit.
+ */
+export const webhookPolicy = (): OutboundPolicy => env().WEBHOOK_ALLOWED_NETWORKS;
+
+/**
+ * https to a public address; plain http only where the self-hoster allowed internal networks
+ * (internal receivers rarely have certificates). Address literals in any form and localhost
+ * names are refused at once; a name is resolved and checked when each delivery connects.
+ */
+export const webhookUrlProblem = (raw: string, policy: OutboundPolicy = webhookPolicy()): string | null => {
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
     return "The webhook URL is not a valid URL.";
   }
-  if (url.username !== "" || url.password !== "") return "The webhook URL must not carry a user name or password.";
-  const host = url.hostname.toLowerCase();
-  const local = host === "localhost" || host === "127.0.0.1" || host === "[::1]";
-  if (url.protocol === "http:" && !local) return "The webhook URL must use https (plain http only for localhost or 127.0.0.1).";
   if (url.protocol !== "https:" && url.protocol !== "http:") return "The webhook URL must use https.";
-  // Cloud metadata and other link-local addresses are never a receiver.
-  if (/^169\.254\./.test(host) || host.startsWith("[fe80:") || host === "0.0.0.0") return "The webhook URL points at a reserved address.";
+  if (url.username !== "" || url.password !== "") return "The webhook URL must not carry a user name or password.";
+  if (hostVerdict(url, policy) === "refused") return `The webhook URL is ${NOT_PUBLIC}.`;
+  const internalAllowed = policy.allowPrivate || policy.allowedCidrs.length > 0;
+  if (url.protocol === "http:" && !internalAllowed) return "The webhook URL must use https.";
   return null;
 };
 

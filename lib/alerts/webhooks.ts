@@ -1,6 +1,8 @@
 import crypto from "node:crypto";
 import type { Queryable } from "@/lib/db/client";
+import { env } from "@/lib/env";
 import { describeError, log } from "@/lib/log";
+import { outboundPost, OutboundRefusedError, type OutboundPolicy, type OutboundPost } from "@/lib/security/outbound";
 import { derivedKey } from "@/lib/security/secrets";
 
 /**
@@ -19,7 +21,10 @@ import { derivedKey } from "@/lib/security/secrets";
  * key's owner in the console; the HMAC key is the secret string as shown ("whsec_…").
  * A 2xx answer delivers. Anything else (non-2xx, timeout, refused connection) is retried after
  * 1 s, 2 s, 4 s, 8 s; after the 5th failed attempt the delivery is marked failed. Redirects are
- * not followed. Several instances may run the worker: a delivery is claimed with a lease
+ * not followed. Only public addresses are reached unless WEBHOOK_ALLOWED_NETWORKS says otherwise,
+ * checked on the resolved address at connect time (lib/security/outbound.ts); the delivery log
+ * the user sees says only that delivery failed, never why the socket did (that would make the
+ * webhook a port scanner of the server's networks). Several instances may run the worker: a delivery is claimed with a lease
  * (FOR UPDATE SKIP LOCKED), and at most one delivery exists per alert (unique index).
  * Alerts older than a day when first seen (worker down, webhook set later) are not sent.
  */
@@ -63,7 +68,10 @@ export type AlertWorkerOptions = {
   batchSize?: number;
   /** Alerts older than this when first seen are not sent. */
   maxAlertAgeMs?: number;
-  fetch?: typeof fetch;
+  /** Where deliveries may go; WEBHOOK_ALLOWED_NETWORKS by default. */
+  policy?: OutboundPolicy;
+  /** How a delivery is sent; outboundPost(policy) by default. */
+  post?: OutboundPost;
   secretFor?: (keyId: string) => string;
 };
 
@@ -147,16 +155,24 @@ const eventOf = (payload: string): WebhookEvent => {
   }
 };
 
-type AttemptOutcome = { ok: boolean; status: number | null; error: string | null };
+/** What the delivery log says when no HTTP answer came back, whatever the reason. */
+export const DELIVERY_FAILED = "Delivery failed: no answer from the receiver.";
+
+type AttemptOutcome = { ok: boolean; status: number | null; error: string | null; cause: string | null };
+
+const causeOf = (error: unknown): string => {
+  if (error instanceof OutboundRefusedError) return "address refused";
+  const code = typeof error === "object" && error !== null && "code" in error ? String(error.code) : "";
+  return code || describeError(error);
+};
 
 const attempt = async (
   delivery: DueDelivery,
-  options: { fetch: typeof fetch; timeoutMs: number; secretFor: (keyId: string) => string },
+  options: { post: OutboundPost; timeoutMs: number; secretFor: (keyId: string) => string },
 ): Promise<AttemptOutcome> => {
   const event = eventOf(delivery.payload);
   try {
-    const response = await options.fetch(delivery.url, {
-      method: "POST",
+    const status = await options.post(delivery.url, {
       headers: {
         "Content-Type": "application/json",
         "User-Agent": "SocialLookup-Webhooks/1.0",
@@ -165,16 +181,13 @@ const attempt = async (
         [SIGNATURE_HEADER]: signBody(options.secretFor(delivery.key_id), delivery.payload),
       },
       body: delivery.payload,
-      redirect: "manual",
-      signal: AbortSignal.timeout(options.timeoutMs),
+      timeoutMs: options.timeoutMs,
     });
-    await response.body?.cancel().catch(() => undefined);
-    return response.ok
-      ? { ok: true, status: response.status, error: null }
-      : { ok: false, status: response.status, error: `HTTP ${response.status}` };
+    return status >= 200 && status < 300
+      ? { ok: true, status, error: null, cause: null }
+      : { ok: false, status, error: `HTTP ${status}`, cause: null };
   } catch (error) {
-    const cause = error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : "";
-    return { ok: false, status: null, error: `${describeError(error)}${cause}`.slice(0, 500) };
+    return { ok: false, status: null, error: DELIVERY_FAILED, cause: causeOf(error).slice(0, 200) };
   }
 };
 
@@ -188,7 +201,8 @@ export const startAlertWorker = (
   const timeoutMs = options.timeoutMs ?? 5000;
   const batchSize = options.batchSize ?? 20;
   const maxAlertAgeMs = options.maxAlertAgeMs ?? 86_400_000;
-  const send = { fetch: options.fetch ?? fetch, timeoutMs, secretFor: options.secretFor ?? webhookSecret };
+  const post = options.post ?? outboundPost(options.policy ?? env().WEBHOOK_ALLOWED_NETWORKS);
+  const send = { post, timeoutMs, secretFor: options.secretFor ?? webhookSecret };
   const db = typeof database === "function" ? database : async () => database;
   // A claimed delivery is someone's for this long: longer than one attempt can take.
   const leaseMs = timeoutMs + 30_000;
@@ -220,7 +234,8 @@ export const startAlertWorker = (
            WHERE id = $1::bigint`,
           [delivery.id, giveUp ? "failed" : "pending", attempts, outcome.status, outcome.error, waitMs],
         );
-        if (giveUp) log.warn("webhook delivery failed", { deliveryId: delivery.id, keyId: delivery.key_id, attempts, error: outcome.error });
+        // The cause goes to the operator's log only.
+        if (giveUp) log.warn("webhook delivery failed", { deliveryId: delivery.id, keyId: delivery.key_id, attempts, error: outcome.error, cause: outcome.cause });
       }),
     );
     return result;

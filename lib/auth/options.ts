@@ -5,13 +5,14 @@ import { getDb } from "@/lib/db/client";
 import { authSecret } from "@/lib/security/secrets";
 import { findUserWithPassword } from "@/lib/users/repository";
 import { clientIp } from "./client-ip";
+import { newSessionId, revokeSession } from "./session-store";
 import { SignInError, signInWithPassword } from "./sign-in";
 
 /**
  * next-auth 4: Credentials against our users table, optional OIDC, JWT sessions signed with
- * AUTH_SECRET. A session carries the user id and the session version it was issued under;
- * currentUser() checks both against the database on every request, so disabling a user or
- * "sign out everywhere" ends sessions at once.
+ * AUTH_SECRET. A session carries the user id, the session version it was issued under and a
+ * session id; currentUser() checks all three against the database on every request, so
+ * disabling a user, "sign out everywhere" and signing out (the id is revoked) end sessions at once.
  */
 const SESSION_MAX_AGE_S = 12 * 60 * 60;
 
@@ -83,11 +84,13 @@ export const authOptions = (): AuthOptions => {
           if (found) {
             token.uid = found.user.id;
             token.sv = found.user.sessionVersion;
+            token.sid = newSessionId();
           }
         } else if (user) {
           const signedIn = user as { id: string; sv?: number };
           token.uid = signedIn.id;
           token.sv = signedIn.sv ?? 0;
+          token.sid = newSessionId();
         }
         return token;
       },
@@ -95,7 +98,18 @@ export const authOptions = (): AuthOptions => {
         ...session,
         uid: typeof token.uid === "string" ? token.uid : null,
         sv: typeof token.sv === "number" ? token.sv : -1,
+        sid: typeof token.sid === "string" ? token.sid : null,
       }),
+    },
+    events: {
+      // POST /api/auth/signout: the cookie is cleared in this browser, and its id revoked for
+      // any copy of it elsewhere until it would have expired.
+      signOut: async ({ token }) => {
+        const sid = typeof token?.sid === "string" ? token.sid : null;
+        if (!sid) return;
+        const expiresAt = typeof token.exp === "number" ? new Date(token.exp * 1000) : new Date(Date.now() + SESSION_MAX_AGE_S * 1000);
+        await revokeSession(await getDb(), sid, expiresAt);
+      },
     },
   };
   return cached;

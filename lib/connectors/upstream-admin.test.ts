@@ -20,6 +20,7 @@ import {
   setOwnProviderKey,
   updateUpstreamSettings,
   upstreamAdminView,
+  baseUrlWarning,
 } from "./upstream-admin";
 
 /**
@@ -116,6 +117,13 @@ describe("the admin's upstream settings (/api/admin/upstream)", () => {
       banner: null,
     });
     await expectDomainError(updateUpstreamSettings(db, "admin", { baseUrl: "https://other.example/" }), "set_by_environment");
+  });
+
+  it("warns when the base URL points inside (the test provider listens on 127.0.0.1), not when it is public", async () => {
+    expect((await upstreamAdminView(db)).baseUrlWarning).toMatch(/points inside this server's own networks/);
+    expect(await baseUrlWarning("http://[::ffff:10.0.0.1]:8080/")).toMatch(/points inside/);
+    expect(await baseUrlWarning("https://93.184.215.14/v1")).toBeNull();
+    expect(await baseUrlWarning(null)).toBeNull();
   });
 
   it("stores a shared key checked with the provider, shown masked", async () => {

@@ -1,7 +1,9 @@
+import dns from "node:dns/promises";
 import { z } from "zod";
 import { DomainError } from "@/lib/errors";
 import type { Db } from "@/lib/db/client";
 import { env } from "@/lib/env";
+import { hostVerdict, isAllowedAddress, PUBLIC_ONLY } from "@/lib/security/outbound";
 import { derivedKey } from "@/lib/security/secrets";
 import { services } from "@/lib/services";
 import { deleteProviderKey, getProviderKeyView, loadUpstreamSettings, saveProviderKey, saveUpstreamSettings } from "./provider-keys";
@@ -104,9 +106,36 @@ export type UpstreamAdminView = {
   usersWithProviderKeys: number;
   /** A sentence for the admin banner when something needs attention; null when all is well. */
   banner: string | null;
+  /** Set when the base URL points at this machine or a private network (admins may; users may not). */
+  baseUrlWarning: string | null;
 };
 
-const bannerFor = (view: Omit<UpstreamAdminView, "banner">): string | null => {
+const LOOKUP_WAIT_MS = 1000;
+
+/** Whether a base URL reaches inside: an address literal, localhost, or a name resolving there. */
+const pointsInside = async (baseUrl: string): Promise<boolean> => {
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    return false;
+  }
+  const verdict = hostVerdict(url, PUBLIC_ONLY);
+  if (verdict !== "name") return verdict === "refused";
+  const resolved = await Promise.race([
+    dns.lookup(url.hostname, { all: true }).catch(() => []),
+    new Promise<[]>((resolve) => setTimeout(() => resolve([]), LOOKUP_WAIT_MS).unref()),
+  ]);
+  return resolved.some((entry) => !isAllowedAddress(entry.address, PUBLIC_ONLY));
+};
+
+export const baseUrlWarning = async (baseUrl: string | null): Promise<string | null> =>
+  baseUrl !== null && (await pointsInside(baseUrl))
+    ? `The provider base URL ${new URL(baseUrl).host} points inside this server's own networks. ` +
+      "That is right only for a provider you run yourself: lookups send the provider key there."
+    : null;
+
+const bannerFor = (view: Omit<UpstreamAdminView, "banner" | "baseUrlWarning">): string | null => {
   if (view.dataSource === "store") return null;
   if (view.baseUrl.value === null) return "Lookups go upstream, but no provider base URL is set: every lookup that misses the cache fails.";
   if (view.keyMode === "shared" && view.sharedKey.hint === null) {
@@ -135,7 +164,7 @@ export const upstreamAdminView = async (db: Db): Promise<UpstreamAdminView> => {
   ).describe();
   const status = upstream?.status();
   const counted = await db.query<{ total: number }>("SELECT count(*)::int AS total FROM provider_keys");
-  const view: Omit<UpstreamAdminView, "banner"> = {
+  const view: Omit<UpstreamAdminView, "banner" | "baseUrlWarning"> = {
     dataSource: config.DATA_SOURCE,
     keyMode: config.UPSTREAM_KEY_MODE,
     baseUrl: described.baseUrl,
@@ -151,7 +180,7 @@ export const upstreamAdminView = async (db: Db): Promise<UpstreamAdminView> => {
     },
     usersWithProviderKeys: counted[0]?.total ?? 0,
   };
-  return { ...view, banner: bannerFor(view) };
+  return { ...view, banner: bannerFor(view), baseUrlWarning: await baseUrlWarning(view.baseUrl.value) };
 };
 
 /** Saves the admin's base URL and shared key (environment variables win and cannot be changed here). */

@@ -4,16 +4,17 @@ import { clientIp } from "@/lib/auth/options";
 import { getDb, type Db } from "@/lib/db/client";
 import { DomainError, type DomainErrorCode } from "@/lib/errors";
 import { describeError, log } from "@/lib/log";
+import { MAX_JSON_BODY_BYTES, parseJsonBody, urlProblem } from "./input";
 import type { User } from "@/lib/users/repository";
 
 /**
  * One wrapper for the session-authenticated console JSON API (/api/*): session check, role
- * check, same-origin check on mutations (CSRF), zod-validated JSON bodies, and errors as
+ * check, same-origin check on every request (CSRF, GET included), zod-validated JSON bodies, and errors as
  * `{error: {code, message}}` with the right status. Handlers return data or throw ConsoleError.
  */
 export class ConsoleError extends Error {
   constructor(
-    readonly status: 400 | 401 | 403 | 404 | 409 | 422 | 429 | 500 | 503,
+    readonly status: 400 | 401 | 403 | 404 | 409 | 413 | 422 | 429 | 500 | 503,
     readonly code: string,
     message: string,
   ) {
@@ -62,8 +63,9 @@ const ownOrigin = (request: Request): string => {
 };
 
 /**
- * Browsers always send Origin on cross-site mutations; scripts using the API with a session
- * cookie send neither Origin nor Sec-Fetch-Site, and cannot be forged by another site.
+ * Browsers always send Origin on cross-site mutations and Sec-Fetch-Site on every request
+ * (a top-level cross-site navigation is a GET with `Sec-Fetch-Site: cross-site` and no Origin);
+ * scripts using the API with a session cookie send neither, and cannot be forged by another site.
  */
 export const isSameOrigin = (request: Request): boolean => {
   const origin = request.headers.get("origin");
@@ -74,15 +76,30 @@ export const isSameOrigin = (request: Request): boolean => {
   return origin === ownOrigin(request);
 };
 
-const readBody = async <Body>(request: Request, schema: z.ZodType<Body>): Promise<Body> => {
-  let raw: unknown;
-  const text = await request.text();
-  try {
-    raw = text === "" ? {} : JSON.parse(text);
-  } catch {
-    throw new ConsoleError(400, "invalid_json", "The request body is not valid JSON.");
+const tooLarge = () => new ConsoleError(413, "body_too_large", "The request body is larger than 1 MB.");
+
+/** The body's bytes, refusing (without reading on) one larger than the JSON limit. */
+const readLimited = async (request: Request): Promise<Uint8Array> => {
+  if (Number(request.headers.get("content-length") ?? "0") > MAX_JSON_BODY_BYTES) throw tooLarge();
+  if (!request.body) return new Uint8Array();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  const reader = request.body.getReader();
+  for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
+    total += chunk.value.byteLength;
+    if (total > MAX_JSON_BODY_BYTES) {
+      await reader.cancel().catch(() => undefined);
+      throw tooLarge();
+    }
+    chunks.push(chunk.value);
   }
-  const parsed = schema.safeParse(raw);
+  return Buffer.concat(chunks);
+};
+
+const readBody = async <Body>(request: Request, schema: z.ZodType<Body>): Promise<Body> => {
+  const parsedBody = parseJsonBody(await readLimited(request));
+  if (!parsedBody.ok) throw new ConsoleError(parsedBody.code === "body_too_large" ? 413 : 400, parsedBody.code, parsedBody.message);
+  const parsed = schema.safeParse(parsedBody.value);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const field = issue?.path.join(".") || "body";
@@ -105,9 +122,14 @@ export const consoleRoute =
   ) =>
   async (request: Request, route?: RouteContext): Promise<Response> => {
     try {
-      if (request.method !== "GET" && request.method !== "HEAD" && !isSameOrigin(request)) {
+      // Every method: a console GET may spend credits (lookups) and the session cookie is
+      // SameSite=Lax, so a link on another site would otherwise carry it.
+      if (!isSameOrigin(request)) {
         throw new ConsoleError(403, "cross_origin", "Cross-origin requests are not allowed.");
       }
+      // Bad text is refused before anything reads it (NUL would reach PostgreSQL as an error).
+      const badUrl = urlProblem(new URL(request.url));
+      if (badUrl) throw new ConsoleError(400, "invalid_text", badUrl);
       const deps = options.deps ?? processDeps;
       const user = await deps.currentUser();
       if (!user) throw new ConsoleError(401, "unauthenticated", "Sign in to use the console API.");

@@ -1,8 +1,8 @@
-import fs from "node:fs";
 import path from "node:path";
 import type { PGlite } from "@electric-sql/pglite";
 import type { Pool } from "pg";
 import { env } from "@/lib/env";
+import { secureDataDir } from "./data-dir";
 import { acquireLock } from "./lock";
 import { migrate } from "./migrate";
 
@@ -26,7 +26,10 @@ export type OpenOptions = { dataDir: string; databaseUrl?: string; timeoutMs: nu
 
 const openPglite = async (dataDir: string): Promise<Db> => {
   const dbDir = path.join(dataDir, "pglite");
-  fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const secured = secureDataDir(dataDir);
+  if (secured.tightened.length > 0) {
+    console.warn(`[db] DATA_DIR ${secured.dataDir} was readable by other users: made ${secured.tightened.length} entries owner-only.`);
+  }
   const release = acquireLock(path.join(dataDir, "pglite.lock"));
   try {
     const { PGlite } = await import("@electric-sql/pglite");
@@ -53,6 +56,8 @@ const openPglite = async (dataDir: string): Promise<Db> => {
         } finally {
           release();
         }
+        // Table files PGlite created while open are 0666 (safe inside the 0700 directory): tighten them too.
+        secureDataDir(dataDir);
       },
     };
   } catch (error) {

@@ -487,6 +487,26 @@ CREATE INDEX key_alerts_time_idx ON key_alerts (created_at);
 CREATE INDEX key_alerts_open_idx ON key_alerts (key_id, created_at DESC) WHERE acknowledged_at IS NULL;
 `;
 
+/**
+ * Sessions that end on the server (lib/auth/session-store.ts): a signed-out session's id until
+ * its cookie would have expired anyway; and the addresses each user has signed in from, which
+ * the per-account sign-in backoff leaves alone (lib/auth/sign-in.ts).
+ */
+const sessions = /* sql */ `
+CREATE TABLE revoked_sessions (
+  session_id text PRIMARY KEY,
+  expires_at timestamptz NOT NULL
+);
+CREATE INDEX revoked_sessions_expiry_idx ON revoked_sessions (expires_at);
+CREATE TABLE sign_in_addresses (
+  user_id text NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  address text NOT NULL,
+  last_success_at timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (user_id, address)
+);
+`;
+
+
 export const migrations: Migration[] = [
   { id: "0001_init", sql: () => init },
   { id: "0002_accounts", sql: () => accounts },
@@ -495,4 +515,5 @@ export const migrations: Migration[] = [
   { id: "0005_usage", sql: () => usage },
   // The usable_keys view and set-based settle/void/sweep, replacing 0003's functions.
   { id: "0006_credit_policy", sql: () => creditPolicySql(), repeatable: true },
+  { id: "0008_sessions", sql: () => sessions },
 ];

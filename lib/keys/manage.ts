@@ -91,6 +91,10 @@ export const revokeVisibleKey = async (db: Db, principal: Principal, id: string)
 export const GRACE_PERIODS_MS = { none: 0, "1h": 3_600_000, "24h": 86_400_000 } as const;
 export type GracePeriod = keyof typeof GRACE_PERIODS_MS;
 
+/**
+ * Rolling hands out a new token, so only the key's owner may roll it (and an admin an ownerless
+ * CLI key): an admin may revoke, top up and cap another user's key, never obtain its token.
+ */
 export const rollVisibleKey = async (
   db: Db,
   secret: string,
@@ -101,6 +105,9 @@ export const rollVisibleKey = async (
   const rolled = await db.transaction(async (tx) => {
     const key = await getKey(tx, id);
     if (!key || !canSee(principal, key)) return null;
+    if (key.ownerId !== null && key.ownerId !== principal.id) {
+      throw new KeyRuleError("Only the key's owner can roll it. Revoke it instead, or ask the owner to roll it.");
+    }
     if (key.status !== "active") throw new KeyRuleError("Only an active key can be rolled.");
     const result = await rollKey(tx, secret, id, GRACE_PERIODS_MS[grace]);
     if (!result) return null;

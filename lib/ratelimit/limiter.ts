@@ -98,6 +98,8 @@ export const createRedisClient = async (url: string, options: { subscriber?: boo
 /** Counts attempts (sign-ins, password checks) in Redis when configured, in memory otherwise. */
 export type AttemptLimiter = {
   consume(key: string): Promise<RateLimiterRes>;
+  /** Gives one point back (an attempt that turned out not to count). */
+  reward(key: string): Promise<void>;
   delete(key: string): Promise<void>;
 };
 
@@ -134,6 +136,9 @@ export const createAttemptLimiter = (options: {
   };
   return {
     consume: async (key) => (await get()).consume(key),
+    reward: async (key) => {
+      await (await get()).reward(key, 1);
+    },
     delete: async (key) => {
       await (await get()).delete(key);
     },

@@ -1,6 +1,7 @@
 import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
+import { secureDataDir } from "@/lib/db/data-dir";
 import { env } from "@/lib/env";
 
 /**
@@ -9,7 +10,7 @@ import { env } from "@/lib/env";
  */
 export const readOrCreateSecret = (dataDir: string): string => {
   const file = path.join(dataDir, "auth-secret");
-  fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  secureDataDir(dataDir);
   try {
     fs.writeFileSync(file, crypto.randomBytes(32).toString("base64url"), { flag: "wx", mode: 0o600 });
   } catch (error) {

@@ -230,7 +230,7 @@ describe("PUT /api/keys/:id/alerts and /budget", () => {
     });
   });
 
-  it("refuses both thresholds at once, plain http to another host, and credentials in the URL", async () => {
+  it("refuses both thresholds at once, plain http, credentials in the URL and addresses of this machine", async () => {
     as(alice);
     for (const body of [
       { thresholdCredits: 5, thresholdPercent: 10 },
@@ -242,12 +242,14 @@ describe("PUT /api/keys/:id/alerts and /budget", () => {
       const response = await call(keyAlertsRoute.PUT, "", { params: { id: aliceKey }, method: "PUT", body });
       expect(response.status, JSON.stringify(body)).toBe(400);
     }
+    // This machine is not a public address (WEBHOOK_ALLOWED_NETWORKS is unset here).
     const local = await call(keyAlertsRoute.PUT, "", {
       params: { id: aliceKey },
       method: "PUT",
       body: { thresholdCredits: 5, webhookUrl: "http://127.0.0.1:9999/hook" },
     });
-    expect(local.status).toBe(200);
+    expect(local.status).toBe(400);
+    expect(JSON.stringify(await local.json())).toContain("refused: not a public address");
   });
 
   it("sets and clears the daily cap", async () => {

@@ -148,6 +148,11 @@ export function UpstreamSettingsPanel() {
             Base URL: <span className="font-mono">{current.baseUrl.value ?? "—"}</span> ({sourceLabel(current.baseUrl.source)}).
             Shared key: <span className="font-mono">{current.sharedKey.hint ?? "—"}</span> ({sourceLabel(current.sharedKey.source)}).
           </CardDescription>
+          {current.baseUrlWarning ? (
+            <p role="status" className="mt-2 text-sm font-medium text-warning" data-testid="base-url-warning">
+              {current.baseUrlWarning}
+            </p>
+          ) : null}
         </CardHeader>
         <form noValidate onSubmit={onSubmit} aria-busy={save.isPending || undefined}>
           <CardContent className="flex max-w-lg flex-col gap-4">

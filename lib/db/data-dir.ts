@@ -1,0 +1,67 @@
+import fs from "node:fs";
+import path from "node:path";
+
+/**
+ * DATA_DIR holds the embedded database, the generated AUTH_SECRET and the first admin's
+ * password: nobody but the server's own user may read any of it. PGlite writes its table files
+ * mode 0666 whatever the umask (its file system layer sets modes itself), so the directory is
+ * what keeps them private: DATA_DIR is made 0700, an existing one with group/other access is
+ * tightened (it and everything in it), and a directory this user may not tighten is refused.
+ */
+export class DataDirError extends Error {}
+
+const LOOSE = 0o077;
+
+export type DataDirState = { dataDir: string; tightened: string[] };
+
+const ownUid = (): number | null => (typeof process.getuid === "function" ? process.getuid() : null);
+
+const tighten = (entry: string, stat: fs.Stats, tightened: string[]) => {
+  if ((stat.mode & LOOSE) === 0 || stat.isSymbolicLink()) return;
+  fs.chmodSync(entry, stat.mode & 0o700);
+  tightened.push(entry);
+};
+
+const walk = (directory: string, tightened: string[]) => {
+  for (const name of fs.readdirSync(directory)) {
+    const entry = path.join(directory, name);
+    const stat = fs.lstatSync(entry);
+    tighten(entry, stat, tightened);
+    if (stat.isDirectory()) walk(entry, tightened);
+  }
+};
+
+const setOwnerOnlyUmask = () => {
+  try {
+    // Files this process creates itself (secret, password file, lock) start owner-only.
+    process.umask(0o077);
+  } catch {
+    // Worker threads may not change the umask; the directory mode still protects the files.
+  }
+};
+
+export const secureDataDir = (dataDir: string): DataDirState => {
+  setOwnerOnlyUmask();
+  const resolved = path.resolve(dataDir);
+  fs.mkdirSync(resolved, { recursive: true, mode: 0o700 });
+  const stat = fs.statSync(resolved);
+  if (!stat.isDirectory()) throw new DataDirError(`DATA_DIR ${resolved} is not a directory.`);
+  const uid = ownUid();
+  if ((stat.mode & LOOSE) !== 0 && uid !== null && stat.uid !== uid) {
+    throw new DataDirError(
+      `DATA_DIR ${resolved} can be read by other users (mode ${(stat.mode & 0o777).toString(8)}) and belongs to another user, ` +
+        `so it cannot be made private here. Run the server as its owner, or make it owner-only: chmod 700 ${resolved}`,
+    );
+  }
+  const tightened: string[] = [];
+  try {
+    tighten(resolved, stat, tightened);
+    walk(resolved, tightened);
+  } catch (error) {
+    throw new DataDirError(
+      `DATA_DIR ${resolved} can be read by other users and could not be made private ` +
+        `(${error instanceof Error ? error.message : String(error)}). Make it owner-only: chmod -R go-rwx ${resolved}`,
+    );
+  }
+  return { dataDir: resolved, tightened };
+};

@@ -1,4 +1,5 @@
 import { parseEventById, type EventByIdParams } from "@/lib/api/params";
+import { eventBatch } from "./batch-shapes";
 import { defineOperation } from "./define";
 
 export const eventDetailsId = defineOperation<EventByIdParams>({
@@ -10,6 +11,7 @@ export const eventDetailsId = defineOperation<EventByIdParams>({
   paramNames: ["event_id"],
   primaryParam: "event_id",
   label: { short: "Event by id", site: "Event site", lookedUpBy: "Numeric event id" },
+  batch: eventBatch("not an event id (digits only)"),
   parse: (query) => parseEventById(query),
   lookup: (params, connector, context) => connector.event(params.eventId, context),
 });

@@ -1,4 +1,5 @@
 import { parseEventByUrl, type EventByUrlParams } from "@/lib/api/params";
+import { eventBatch } from "./batch-shapes";
 import { defineOperation } from "./define";
 
 export const eventDetails = defineOperation<EventByUrlParams>({
@@ -10,6 +11,7 @@ export const eventDetails = defineOperation<EventByUrlParams>({
   paramNames: ["url"],
   primaryParam: "url",
   label: { short: "Event by URL", site: "Event site", lookedUpBy: "Event page URL" },
+  batch: eventBatch("not an event URL"),
   parse: (query, context) => parseEventByUrl(query, { hosts: context.eventSiteHosts }),
   lookup: (params, connector, context) => connector.event(params.eventId, context),
 });

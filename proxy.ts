@@ -56,6 +56,7 @@ export const config = {
     "/events/:path*",
     "/followers/:path*",
     "/publications/:path*",
+    "/batches/:path*",
     "/keys/:path*",
     "/usage/:path*",
     "/admin/:path*",

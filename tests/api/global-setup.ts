@@ -59,6 +59,8 @@ const newTarget = async (kind: TargetKind, runId: string, extraEnv: Record<strin
       PUBLIC_URL: baseUrl,
       EVENTSITE_HOSTS: EVENT_SITE_HOST,
       DATA_SOURCE: "store",
+      // batches.test.ts kills a server mid-batch: its successor takes the batch over within 3 s.
+      BATCH_LEASE_MS: "3000",
       // A configured admin: start.ts would otherwise print a generated password into the log.
       ADMIN_EMAIL: "api-suite@example.test",
       ADMIN_PASSWORD: randomSecret(24),

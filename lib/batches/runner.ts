@@ -34,6 +34,8 @@ export type RunnerSettings = {
   perUser: number;
   /** How often an idle runner looks for work (a new batch also wakes it). */
   pollMs: number;
+  /** Names this instance in lease owners: "host:port". */
+  instanceName: string;
 };
 
 export type RunnerDeps = { db: () => Promise<Db>; services: () => Promise<Services>; settings: RunnerSettings };
@@ -109,7 +111,8 @@ const fromPipeline = (result: PipelineResult) => {
 };
 
 export const createRunner = (deps: RunnerDeps): Runner => {
-  const owner = `${process.pid}-${crypto.randomUUID()}`;
+  // Which instance holds a batch, readable by an operator: host, port and process, then a nonce.
+  const owner = `${deps.settings.instanceName}:${process.pid}:${crypto.randomUUID()}`;
   const active = new Set<string>();
   let stopped = false;
   let ticking = false;

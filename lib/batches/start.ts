@@ -1,3 +1,4 @@
+import os from "node:os";
 import { getDb } from "@/lib/db/client";
 import { env } from "@/lib/env";
 import { services } from "@/lib/services";
@@ -27,6 +28,7 @@ export const startBatchRunner = (): Promise<Runner> => {
         perInstance: config.BATCH_MAX_RUNNING_PER_INSTANCE,
         perUser: config.BATCH_MAX_RUNNING_PER_USER,
         pollMs: POLL_MS,
+        instanceName: `${os.hostname()}:${config.PORT}`,
       },
     });
   })();

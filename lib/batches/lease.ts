@@ -1,4 +1,4 @@
-import type { Db, Queryable } from "@/lib/db/client";
+import type { Queryable } from "@/lib/db/client";
 import { BATCH_COLUMNS, normaliseBatch, type BatchRow, type StopReason } from "./repository";
 
 /**
@@ -76,34 +76,42 @@ export const inFlightItems = (db: Queryable, batchId: string): Promise<OpenItem[
     [batchId],
   );
 
-export type AttemptStart = { kind: "started" } | { kind: "cap" } | { kind: "lost" };
+export type AttemptStart = { kind: "started"; item: OpenItem } | { kind: "finished" } | { kind: "cap" } | { kind: "lost" };
 
 /**
- * Marks the page in flight, reserving its cost against the cap: only while this instance holds
- * the running batch and the credits spent plus this lookup stay within the cap. The lease is
- * renewed by the same statement.
+ * Takes the batch's next page (in input order) and marks it in flight, reserving its cost against
+ * the cap — in one statement, only while this instance holds the running batch and the credits
+ * spent plus this lookup stay within the cap. The lease is renewed by the same statement.
  */
 export const beginAttempt = async (
   db: Queryable,
-  input: { batchId: string; owner: string; leaseMs: number; item: OpenItem; attemptId: string; keyId: string; costCredits: number },
+  input: { batchId: string; owner: string; leaseMs: number; attemptId: string; keyId: string; costCredits: number },
 ): Promise<AttemptStart> => {
-  const started = await db.query(
+  const started = await db.query<OpenItem>(
     `WITH b AS (
        UPDATE batches SET lease_expires_at = now() + ${leaseInterval}
-       WHERE id = $1 AND lease_owner = $2 AND status = 'running' AND credits_spent + $8 <= max_credits
-       RETURNING id)
-     UPDATE batch_items SET state = 'in_flight', attempt_id = $6::uuid, attempt_started_at = now(), key_id = $7
-     WHERE batch_id IN (SELECT id FROM b) AND position = $4 AND page = $5 AND state = 'pending'
-     RETURNING position`,
-    [input.batchId, input.owner, input.leaseMs, input.item.position, input.item.page, input.attemptId, input.keyId, input.costCredits],
+       WHERE id = $1 AND lease_owner = $2 AND status = 'running' AND credits_spent + $6 <= max_credits
+       RETURNING id),
+     next AS (
+       SELECT position, page FROM batch_items WHERE batch_id = $1 AND state <> 'done' ORDER BY position, page LIMIT 1)
+     UPDATE batch_items i SET state = 'in_flight', attempt_id = $4::uuid, attempt_started_at = now(), key_id = $5
+     FROM next
+     WHERE i.batch_id = $1 AND i.batch_id IN (SELECT id FROM b) AND i.position = next.position AND i.page = next.page AND i.state = 'pending'
+     RETURNING i.position, i.page, i.query, i.state, i.attempt_id::text AS attempt_id, i.attempt_started_at, i.key_id`,
+    [input.batchId, input.owner, input.leaseMs, input.attemptId, input.keyId, input.costCredits],
   );
-  if (started.length > 0) return { kind: "started" };
-  const rows = await db.query<{ held: boolean; over_cap: boolean }>(
-    `SELECT lease_owner = $2 AND status = 'running' AS held, credits_spent + $3 > max_credits AS over_cap FROM batches WHERE id = $1`,
+  const item = started[0];
+  if (item) return { kind: "started", item };
+  const rows = await db.query<{ held: boolean; over_cap: boolean; open: boolean }>(
+    `SELECT lease_owner = $2 AND status = 'running' AS held, credits_spent + $3 > max_credits AS over_cap,
+       EXISTS (SELECT 1 FROM batch_items WHERE batch_id = $1 AND state <> 'done') AS open
+     FROM batches WHERE id = $1`,
     [input.batchId, input.owner, input.costCredits],
   );
   const row = rows[0];
-  return row?.held && row.over_cap ? { kind: "cap" } : { kind: "lost" };
+  if (!row?.held) return { kind: "lost" };
+  if (!row.open) return { kind: "finished" };
+  return row.over_cap ? { kind: "cap" } : { kind: "lost" };
 };
 
 /** Puts an attempt that was not charged (429, 402, 401) back in line. */
@@ -131,50 +139,53 @@ export type AttemptResult = {
 };
 
 /**
- * Records an attempt's answer, its charge and what follows, in one transaction: the page done,
- * the batch's credits and counters, the next page or the input's outcome. Only the attempt that
- * is still in flight is recorded, so two writers (a slow runner and its successor) cannot both
- * count it. Returns false when it was recorded already.
+ * Records an attempt's answer, its charge and what follows, in one statement (so atomically):
+ * the page done, the next page or the input's outcome, the batch's credits and counters. Only
+ * the attempt that is still in flight is recorded, so two writers (a slow runner and its
+ * successor) cannot both count it. Returns false when it was recorded already. (PostgreSQL runs
+ * every data-modifying WITH part exactly once, read or not.)
  */
-export const recordAttempt = (db: Db, batchId: string, item: OpenItem, attemptId: string, result: AttemptResult): Promise<boolean> =>
-  db.transaction(async (tx) => {
-    const updated = await tx.query(
-      `UPDATE batch_items SET state = 'done', http_status = $5, credits_charged = $6, request_id = $7::uuid, message = $8,
+export const recordAttempt = async (db: Queryable, batchId: string, item: OpenItem, attemptId: string, result: AttemptResult): Promise<boolean> => {
+  const rows = await db.query<{ recorded: number | string }>(
+    `WITH item AS (
+       UPDATE batch_items SET state = 'done', http_status = $5, credits_charged = $6, request_id = $7::uuid, message = $8,
          summary = $9, data = $10, finished_at = now()
        WHERE batch_id = $1 AND position = $2 AND page = $3 AND state = 'in_flight' AND attempt_id = $4::uuid
-       RETURNING position`,
-      [batchId, item.position, item.page, attemptId, result.httpStatus, result.creditsCharged, result.requestId, result.message, result.summary, result.data],
-    );
-    if (updated.length === 0) return false;
-    if (result.nextQuery !== null) {
-      await tx.query(
-        "INSERT INTO batch_items (batch_id, position, page, query) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING",
-        [batchId, item.position, item.page + 1, result.nextQuery],
-      );
-    }
-    const finished =
-      result.outcome !== null &&
-      (
-        await tx.query(
-          "UPDATE batch_inputs SET outcome = $3 WHERE batch_id = $1 AND position = $2 AND outcome IS NULL RETURNING position",
-          [batchId, item.position, result.outcome],
-        )
-      ).length > 0;
-    await tx.query(
-      `UPDATE batches SET credits_spent = credits_spent + $2, updated_at = now(),
-         done = done + $3, succeeded = succeeded + $4, not_found = not_found + $5, failed = failed + $6
-       WHERE id = $1`,
-      [
-        batchId,
-        result.creditsCharged,
-        finished ? 1 : 0,
-        finished && result.outcome === "succeeded" ? 1 : 0,
-        finished && result.outcome === "not_found" ? 1 : 0,
-        finished && result.outcome === "failed" ? 1 : 0,
-      ],
-    );
-    return true;
-  });
+       RETURNING position),
+     next_page AS (
+       INSERT INTO batch_items (batch_id, position, page, query)
+       SELECT $1, $2, $3 + 1, $11::text FROM item WHERE $11::text IS NOT NULL
+       ON CONFLICT DO NOTHING RETURNING page),
+     input AS (
+       UPDATE batch_inputs SET outcome = $12::text
+       WHERE batch_id = $1 AND position = $2 AND outcome IS NULL AND $12::text IS NOT NULL AND EXISTS (SELECT 1 FROM item)
+       RETURNING outcome),
+     batch AS (
+       UPDATE batches SET credits_spent = credits_spent + $6, updated_at = now(),
+         done = done + (SELECT count(*) FROM input),
+         succeeded = succeeded + (SELECT count(*) FROM input WHERE outcome = 'succeeded'),
+         not_found = not_found + (SELECT count(*) FROM input WHERE outcome = 'not_found'),
+         failed = failed + (SELECT count(*) FROM input WHERE outcome = 'failed')
+       WHERE id = $1 AND EXISTS (SELECT 1 FROM item)
+       RETURNING id)
+     SELECT count(*) AS recorded FROM item`,
+    [
+      batchId,
+      item.position,
+      item.page,
+      attemptId,
+      result.httpStatus,
+      result.creditsCharged,
+      result.requestId,
+      result.message,
+      result.summary,
+      result.data,
+      result.nextQuery,
+      result.outcome,
+    ],
+  );
+  return Number(rows[0]?.recorded ?? 0) > 0;
+};
 
 /** Done when nothing is left to look up; only while this instance runs it. */
 export const finishBatch = async (db: Queryable, batchId: string, owner: string): Promise<boolean> =>

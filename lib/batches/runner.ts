@@ -183,16 +183,12 @@ export const createRunner = (deps: RunnerDeps): Runner => {
       await reconcile(db, services, batch, operation);
       let credentials: { value: Credentials | null; readAt: number } = { value: null, readAt: 0 };
       while (held && !stopped) {
-        const item = await nextOpenItem(db, batch.id);
-        if (item === null) {
-          await finishBatch(db, batch.id, owner);
-          return;
-        }
         // The user may switch console keys while the batch runs: read it again now and then.
         if (Date.now() - credentials.readAt > 5000) credentials = { value: await credentialsFor(db, batch.user_id), readAt: Date.now() };
         const key = credentials.value;
         if (key === null) {
-          await stopBatch(db, batch.id, owner, "key");
+          if ((await nextOpenItem(db, batch.id)) === null) await finishBatch(db, batch.id, owner);
+          else await stopBatch(db, batch.id, owner, "key");
           return;
         }
         await pace(key.keyId, key.qpsLimit);
@@ -201,21 +197,25 @@ export const createRunner = (deps: RunnerDeps): Runner => {
           batchId: batch.id,
           owner,
           leaseMs,
-          item,
           attemptId,
           keyId: key.keyId,
           costCredits: operation.costCredits,
         });
+        if (start.kind === "finished") {
+          await finishBatch(db, batch.id, owner);
+          return;
+        }
         if (start.kind === "cap") {
           await stopBatch(db, batch.id, owner, "cap");
           return;
         }
         if (start.kind === "lost") return;
+        const item = start.item;
         const answer = fromPipeline(
           await runLookup(operation, { authorization: `Bearer ${key.token}`, query: new URLSearchParams(item.query) }, services),
         );
         if (answer.status === 429 || answer.status === 402 || answer.status === 401) {
-          await abandonAttempt(db, batch.id, { ...item, state: "in_flight" }, attemptId);
+          await abandonAttempt(db, batch.id, item, attemptId);
           if (answer.status === 429) {
             await sleep(1000);
             continue;

@@ -69,12 +69,16 @@ export const nextOpenItem = async (db: Queryable, batchId: string): Promise<Open
   return rows[0] ?? null;
 };
 
-export const inFlightItems = (db: Queryable, batchId: string): Promise<OpenItem[]> =>
-  db.query<OpenItem>(
-    `SELECT position, page, query, state, attempt_id::text AS attempt_id, attempt_started_at, key_id FROM batch_items
-     WHERE batch_id = $1 AND state = 'in_flight' ORDER BY position, page`,
-    [batchId],
-  );
+/** Pages left in flight, with how long ago (database clock) their attempt began. */
+export const inFlightItems = async (db: Queryable, batchId: string): Promise<(OpenItem & { age_ms: number })[]> =>
+  (
+    await db.query<OpenItem & { age_ms: number | string }>(
+      `SELECT position, page, query, state, attempt_id::text AS attempt_id, attempt_started_at, key_id,
+         (EXTRACT(EPOCH FROM (now() - attempt_started_at)) * 1000)::bigint AS age_ms
+       FROM batch_items WHERE batch_id = $1 AND state = 'in_flight' ORDER BY position, page`,
+      [batchId],
+    )
+  ).map((row) => ({ ...row, age_ms: Number(row.age_ms) }));
 
 export type AttemptStart = { kind: "started"; item: OpenItem } | { kind: "finished" } | { kind: "cap" } | { kind: "lost" };
 

@@ -36,6 +36,11 @@ export type RunnerSettings = {
   pollMs: number;
   /** Names this instance in lease owners: "host:port". */
   instanceName: string;
+  /**
+   * The longest a lookup can take (database and provider timeouts included). An attempt left in
+   * flight is judged only once it is this old: its lookup, if still running somewhere, has ended.
+   */
+  attemptSettleMs: number;
 };
 
 export type RunnerDeps = { db: () => Promise<Db>; services: () => Promise<Services>; settings: RunnerSettings };
@@ -121,11 +126,14 @@ export const createRunner = (deps: RunnerDeps): Runner => {
   /**
    * Attempts left in flight by a runner that died: charged if the pipeline wrote a 200 usage
    * record for them (recorded as done, the record re-read from the source at no charge), else
-   * put back in line. Only runs on a freshly claimed batch, whose previous runner is gone.
+   * put back in line. Only runs on a freshly claimed batch, once its previous runner's lookup
+   * must have ended.
    */
   const reconcile = async (db: Db, services: Services, batch: BatchRow, operation: BatchOperation) => {
     for (const item of await inFlightItems(db, batch.id)) {
       if (item.attempt_id === null) continue;
+      // A runner that lost its lease while alive may still be waiting for this lookup's answer.
+      if (item.age_ms < deps.settings.attemptSettleMs) await sleep(deps.settings.attemptSettleMs - item.age_ms);
       const charged =
         item.key_id !== null && item.attempt_started_at !== null
           ? await chargedUsageSince(db, {

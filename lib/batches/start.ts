@@ -1,6 +1,6 @@
 import os from "node:os";
 import { getDb } from "@/lib/db/client";
-import { env } from "@/lib/env";
+import { env, type Env } from "@/lib/env";
 import { services } from "@/lib/services";
 import { releaseAllLeases } from "./lease";
 import { createRunner, type Runner } from "./runner";
@@ -11,6 +11,16 @@ import { createRunner, type Runner } from "./runner";
  * batch wake the same runner that instrumentation started.
  */
 const POLL_MS = 1000;
+
+/**
+ * A bound on one lookup: the settle step gives up after DB_TIMEOUT_MS (twice: reserve and
+ * commit), a provider call after its timeout, retries and their waits.
+ */
+const attemptSettleMs = (config: Env): number => {
+  const database = 2 * config.DB_TIMEOUT_MS + 1000;
+  if (config.DATA_SOURCE === "store") return database;
+  return database + config.UPSTREAM_TIMEOUT_MS * (config.UPSTREAM_RETRIES + 1) + config.UPSTREAM_MAX_RETRY_WAIT_MS * config.UPSTREAM_RETRIES;
+};
 
 const holder = globalThis as typeof globalThis & { __socialLookupBatchRunner?: Promise<Runner> };
 
@@ -29,6 +39,7 @@ export const startBatchRunner = (): Promise<Runner> => {
         perUser: config.BATCH_MAX_RUNNING_PER_USER,
         pollMs: POLL_MS,
         instanceName: `${os.hostname()}:${config.PORT}`,
+        attemptSettleMs: attemptSettleMs(config),
       },
     });
   })();

@@ -1,11 +1,18 @@
+import { paramSchemas, type ParamName } from "@/lib/api/params";
 import { registry, type Operation } from "@/lib/operations";
 import type { OperationBatch } from "@/lib/operations/define";
 import type { BatchOperationView } from "./inputs";
 
-/** Operations that batches offer: those of the registry that describe their batch results. */
-export type BatchOperation = Operation & { batch: OperationBatch };
+/**
+ * Operations that batches offer: those of the registry that describe their batch results and
+ * whose one-line parameter has a schema the browser can check too.
+ */
+export type BatchOperation = Operation & { batch: OperationBatch; primaryParam: ParamName };
 
-const isBatchOperation = (operation: Operation): operation is BatchOperation => operation.batch !== undefined;
+const isParamName = (name: string): name is ParamName => Object.hasOwn(paramSchemas, name);
+
+const isBatchOperation = (operation: Operation): operation is BatchOperation =>
+  operation.batch !== undefined && isParamName(operation.primaryParam);
 
 export const batchOperations = (): BatchOperation[] => registry.filter(isBatchOperation);
 

@@ -139,7 +139,7 @@ export const createRunner = (deps: RunnerDeps): Runner => {
           ? await chargedUsageSince(db, {
               keyId: item.key_id,
               operation: operation.id,
-              paramsSummary: summariseQuery(new URLSearchParams(item.query), operation.paramNames),
+              paramsSummary: summariseQuery(new URLSearchParams(item.query), operation.params.map((param) => param.name)),
               since: new Date(item.attempt_started_at),
             })
           : null;

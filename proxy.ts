@@ -50,6 +50,7 @@ export const config = {
     "/events/:path*",
     "/followers/:path*",
     "/publications/:path*",
+    "/batches/:path*",
     "/keys/:path*",
     "/usage/:path*",
     "/admin/:path*",

@@ -142,6 +142,16 @@ const schema = z.object({
   WEBHOOK_ALLOWED_NETWORKS: allowedNetworks,
   DB_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(5000),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
+  /** Batch lookups (lib/batches): accepted inputs per batch. */
+  BATCH_MAX_INPUTS: z.coerce.number().int().min(1).max(1_000_000).default(10_000),
+  /** Batches of one user that run at the same time (the others wait, queued). */
+  BATCH_MAX_RUNNING_PER_USER: z.coerce.number().int().min(1).max(1000).default(2),
+  /** Batches one server process runs at the same time. */
+  BATCH_MAX_RUNNING_PER_INSTANCE: z.coerce.number().int().min(0).max(1000).default(4),
+  /** Pages per input when a batch asks for "all pages" of publications (and the most for followers). */
+  BATCH_MAX_PAGES: z.coerce.number().int().min(1).max(10_000).default(100),
+  /** How long an instance holds a batch without renewing; after it another instance takes over. */
+  BATCH_LEASE_MS: z.coerce.number().int().min(1000).max(600_000).default(30_000),
 });
 
 export type Env = z.infer<typeof schema> & {

@@ -1,6 +1,7 @@
 import { getDb } from "@/lib/db/client";
 import { describeError, log } from "@/lib/log";
 import { startAlertWorker } from "@/lib/alerts/webhooks";
+import { startBatchRunner } from "@/lib/batches/start";
 import { env } from "@/lib/env";
 import { services } from "@/lib/services";
 import { bootstrapAdmin } from "@/lib/users/bootstrap";
@@ -8,7 +9,8 @@ import { bootstrapAdmin } from "@/lib/users/bootstrap";
 /**
  * Background work of a server process, started once at boot (instrumentation.ts): warming the
  * services (so the database lock and migrations happen at start, not on the first request),
- * delivering low-credit webhooks, and refunding reservations a dead instance left pending.
+ * delivering low-credit webhooks, refunding reservations a dead instance left pending, and
+ * running batch lookups (lib/batches), including those a restart or a dead instance left running.
  */
 const SWEEP_EVERY_MS = 60_000;
 const RESERVATION_TIMEOUT = "2 minutes";
@@ -52,6 +54,7 @@ export const startBackgroundJobs = async (): Promise<void> => {
     started.add("alert-webhooks");
     startAlertWorker(getDb);
   }
+  await startBatchRunner();
   every("sweep-reservations", SWEEP_EVERY_MS, async () => {
     await sweepStaleReservations();
   });

@@ -14,7 +14,7 @@ import type { User } from "@/lib/users/repository";
  */
 export class ConsoleError extends Error {
   constructor(
-    readonly status: 400 | 401 | 403 | 404 | 409 | 413 | 422 | 429 | 500 | 503,
+    readonly status: 400 | 401 | 402 | 403 | 404 | 409 | 413 | 422 | 429 | 500 | 503,
     readonly code: string,
     message: string,
   ) {

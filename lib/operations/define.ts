@@ -37,6 +37,28 @@ export type OperationLabel = {
   lookedUpBy: string;
 };
 
+/** One flattened CSV row of a batch's results: one event, one follower, one publication. */
+export type BatchRow = Record<string, string | number | boolean | null>;
+
+/**
+ * What batches need to know of an operation (lib/batches reads it; nothing there names an
+ * operation). `data` is the `data` of a 200 answer, as the API sends it.
+ */
+export type OperationBatch = {
+  /** Why the batch preview refuses a line: "not an event URL". */
+  invalidInput: string;
+  /** CSV columns of one record entry, in order (the rows below use these keys). */
+  columns: readonly string[];
+  /** One page's data flattened: one row per event / follower / publication. */
+  rows(data: unknown): BatchRow[];
+  /** The key fields of one page, for the results table: "Summer fair · 2026-07-01". */
+  summary(data: unknown): string;
+  /** The query of the page after this one, or null when it was the last (paged operations only). */
+  nextPage?(data: unknown, query: URLSearchParams): URLSearchParams | null;
+  /** One input's pages as one value `npm run import` reads (the API's own shapes), or null. */
+  exportRecord(query: URLSearchParams, pages: readonly unknown[]): unknown;
+};
+
 /** How the upstream provider (an API of the same contract) answers it. */
 export type UpstreamRoute = {
   /** The provider's path, without the leading slash: "v1/<site>/<operation>". */
@@ -70,6 +92,8 @@ export type OperationDefinition<Id extends string, Data, Params> = {
   /** The OpenAPI tag's description (the tag is the path's site segment). */
   tagDescription: string;
   label: OperationLabel;
+  /** Batch lookups of this operation (optional: an operation without it is not offered there). */
+  batch?: OperationBatch;
   /** Chart colour: a mid-tone that reads on the light and the dark surface alike. */
   chartColor: string;
   upstream: UpstreamRoute;

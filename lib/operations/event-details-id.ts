@@ -1,6 +1,7 @@
 import { param, parseEventById, type EventByIdParams } from "@/lib/api/params";
 import { eventDataSchema, type EventRecord } from "@/lib/api/records";
 import { exampleEventDetails } from "./event-example";
+import { eventBatch } from "./batch-shapes";
 import { defineOperation } from "./define";
 
 export const eventDetailsId = defineOperation<"event_details_id", { event: EventRecord }, EventByIdParams>({
@@ -16,6 +17,7 @@ export const eventDetailsId = defineOperation<"event_details_id", { event: Event
   example: { summary: "an event", data: exampleEventDetails },
   tagDescription: "Event details",
   label: { short: "Event by id", site: "Event site", lookedUpBy: "Numeric event id" },
+  batch: eventBatch("not an event id (digits only)"),
   chartColor: "oklch(70% 0.13 210)",
   upstream: { path: "v1/eventsite/event_details_id" },
   parse: (query) => parseEventById(query),

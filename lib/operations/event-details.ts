@@ -1,5 +1,6 @@
 import { param, parseEventByUrl, type EventByUrlParams } from "@/lib/api/params";
 import { eventDataSchema, type EventRecord } from "@/lib/api/records";
+import { eventBatch } from "./batch-shapes";
 import { defineOperation } from "./define";
 import { eventDetailsId } from "./event-details-id";
 import { exampleEventDetails } from "./event-example";
@@ -18,6 +19,7 @@ export const eventDetails = defineOperation<"event_details", { event: EventRecor
   example: { summary: "an event", data: exampleEventDetails },
   tagDescription: "Event details",
   label: { short: "Event by URL", site: "Event site", lookedUpBy: "Event page URL" },
+  batch: eventBatch("not an event URL"),
   chartColor: "oklch(60% 0.2 277)",
   // The provider is asked by id: the URL only names the event, and an id is what it caches by.
   upstream: eventDetailsId.upstream,

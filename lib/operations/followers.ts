@@ -4,6 +4,7 @@ import { followersDataSchema, type FollowersData } from "@/lib/api/records";
 import { entityIdFromNodeId } from "@/lib/connectors/node-id";
 import type { FollowersQuery } from "@/lib/connectors/types";
 import type { JsonObject } from "@/lib/openapi/types";
+import { followersOf } from "./batch-shapes";
 import { defineOperation } from "./define";
 
 /** Followers per page: the store and the console page by it. */
@@ -70,6 +71,34 @@ export const followers = defineOperation<"followers", FollowersData, FollowersQu
   example: { summary: "a first page of followers (shortened to two entries)", data: example },
   tagDescription: "Follower lists",
   label: { short: "Followers", site: "Pin-board site", lookedUpBy: "User id, then node id + cursor pages" },
+  batch: {
+    invalidInput: "not a user id (digits only)",
+    columns: ["username", "fullName", "entityId", "isPrivateProfile", "id"],
+    rows: (data) =>
+      (followersOf(data)?.followers ?? []).map(({ node }) => ({
+        username: node.username,
+        fullName: node.fullName,
+        entityId: node.entityId,
+        isPrivateProfile: node.isPrivateProfile,
+        id: node.id,
+      })),
+    summary: (data) => {
+      const page = followersOf(data);
+      return page ? `${page.followers.length} followers${page.page_info.has_next_page ? ", more pages" : ""}` : "";
+    },
+    // decisions.md: a client continues with node_id + cursor=end_cursor.
+    nextPage: (data) => {
+      const page = followersOf(data);
+      const cursor = page?.page_info.has_next_page ? page.page_info.end_cursor : null;
+      return page && cursor ? new URLSearchParams({ node_id: page.node_id, cursor }) : null;
+    },
+    exportRecord: (query, pages) => {
+      const first = followersOf(pages[0]);
+      const userid = query.get("userid");
+      if (!first || userid === null) return null;
+      return { userid, node_id: first.node_id, followers: pages.flatMap((page) => followersOf(page)?.followers ?? []) };
+    },
+  },
   chartColor: "oklch(76% 0.15 75)",
   upstream: { path: "v1/pinsite/followers" },
   parse: (query, context) => {

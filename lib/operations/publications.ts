@@ -1,6 +1,7 @@
 import { param, parsePublications, type PublicationsParams } from "@/lib/api/params";
 import { publicationsDataSchema, type PublicationsData } from "@/lib/api/records";
 import type { JsonObject } from "@/lib/openapi/types";
+import { publicationsOf } from "./batch-shapes";
 import { defineOperation } from "./define";
 
 /** Publications per page: the store and the console page by it. */
@@ -43,6 +44,32 @@ export const publications = defineOperation<"get_user_publications", Publication
     param("page", { required: false, example: "1", openApiSchema: { type: "integer", minimum: 1, maximum: 999999, default: 1 } }),
   ],
   primaryParam: "urn",
+  batch: {
+    invalidInput: "not a profile URN (urn:li:…)",
+    columns: ["title", "publication", "date", "publication_url", "description"],
+    rows: (data) =>
+      (publicationsOf(data)?.data ?? []).map((entry) => ({
+        title: entry.title,
+        publication: entry.publication,
+        date: entry.date,
+        publication_url: entry.publication_url,
+        description: entry.description,
+      })),
+    summary: (data) => {
+      const page = publicationsOf(data);
+      return page ? `page ${page.page}: ${page.data.length} of ${page.total} publications` : "";
+    },
+    nextPage: (data, query) => {
+      const page = publicationsOf(data);
+      const urn = query.get("urn");
+      return page?.has_more && urn !== null ? new URLSearchParams({ urn, page: String(page.page + 1) }) : null;
+    },
+    exportRecord: (query, pages) => {
+      const urn = query.get("urn");
+      if (urn === null || pages.length === 0) return null;
+      return { urn, publications: pages.flatMap((page) => publicationsOf(page)?.data ?? []) };
+    },
+  },
   record: publicationsDataSchema,
   example: { summary: "the first page of publications", data: example },
   tagDescription: "Publication lists",

@@ -63,6 +63,8 @@ const newTarget = async (kind: TargetKind, runId: string, extraEnv: Record<strin
       // address by appending it to X-Forwarded-For (tests/api/front-config.test.ts starts its
       // own servers for the default, 0: the socket peer).
       TRUSTED_PROXY_HOPS: "1",
+      // batches.test.ts kills a server mid-batch: its successor takes the batch over within 3 s.
+      BATCH_LEASE_MS: "3000",
       // A configured admin: start.ts would otherwise print a generated password into the log.
       ADMIN_EMAIL: "api-suite@example.test",
       ADMIN_PASSWORD: randomSecret(24),

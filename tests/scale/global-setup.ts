@@ -209,6 +209,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
       ADMIN_EMAIL: admin.email,
       ADMIN_PASSWORD: admin.password,
       DB_TIMEOUT_MS: String(DB_TIMEOUT_MS),
+      // batch-takeover.test.ts: a killed instance's batch is taken over within 3 s.
+      BATCH_LEASE_MS: "3000",
       DATABASE_URL: databaseUrl,
     };
 

@@ -1,0 +1,42 @@
+import { z } from "zod";
+import { retryFailed } from "@/lib/batches/batches";
+import { changeBatch } from "@/lib/batches/repository";
+import { wakeBatchRunner } from "@/lib/batches/start";
+import { batchView } from "@/lib/batches/view";
+import { withBatchErrors } from "@/lib/console-api/batches";
+import { consoleRoute, notFound } from "@/lib/console-api/handler";
+
+export const dynamic = "force-dynamic";
+
+const actionBody = z.object({
+  /** With resume: a new cap (e.g. raised after the batch stopped at the old one). */
+  maxCredits: z.int({ error: "maxCredits must be a whole number of credits." }).min(0, "maxCredits cannot be negative.").optional(),
+});
+
+/** POST /api/batches/{id}/pause | resume | cancel | retry (failed inputs as a new batch). */
+export const POST = consoleRoute({ body: actionBody }, async ({ user, params, db, body }) =>
+  withBatchErrors(async () => {
+    const id = params.id ?? "";
+    const action = params.action ?? "";
+    if (action === "retry") {
+      const created = await retryFailed(db, user, id);
+      wakeBatchRunner();
+      return Response.json(
+        {
+          id: created.batch.id,
+          status: created.batch.status,
+          total: created.batch.total,
+          rejected: created.rejected,
+          maxCostCredits: created.batch.max_cost_credits,
+          duplicates: created.duplicates,
+          maxCredits: created.batch.max_credits,
+        },
+        { status: 201, headers: { "Cache-Control": "no-store" } },
+      );
+    }
+    if (action !== "pause" && action !== "resume" && action !== "cancel") throw notFound("No such batch action.");
+    const row = await changeBatch(db, user, id, action, { maxCredits: body.maxCredits });
+    if (action === "resume") wakeBatchRunner();
+    return batchView(row);
+  }),
+);

@@ -1,0 +1,27 @@
+import { batchOperationById } from "@/lib/batches/operations";
+import { findBatch } from "@/lib/batches/repository";
+import { csvChunks, ndjsonChunks, textStream } from "@/lib/batches/results";
+import { withBatchErrors } from "@/lib/console-api/batches";
+import { ConsoleError, consoleRoute, notFound } from "@/lib/console-api/handler";
+
+export const dynamic = "force-dynamic";
+
+/** GET /api/batches/{id}/results?format=csv|ndjson — streamed as it is read from the database. */
+export const GET = consoleRoute({}, async ({ user, params, query, db }) =>
+  withBatchErrors(async () => {
+    const format = query.get("format") ?? "csv";
+    if (format !== "csv" && format !== "ndjson") throw new ConsoleError(400, "invalid_request", 'format must be "csv" or "ndjson".');
+    const batch = await findBatch(db, user, params.id ?? "");
+    const operation = batchOperationById(batch.operation);
+    if (!operation) throw notFound("This batch's operation is no longer offered.");
+    const chunks = format === "csv" ? csvChunks(db, batch.id, operation) : ndjsonChunks(db, batch.id, operation);
+    const name = `batch-${batch.id.slice(0, 8)}-${operation.id}.${format}`;
+    return new Response(textStream(chunks), {
+      headers: {
+        "Content-Type": format === "csv" ? "text/csv; charset=utf-8" : "application/x-ndjson; charset=utf-8",
+        "Content-Disposition": `attachment; filename="${name}"`,
+        "Cache-Control": "no-store",
+      },
+    });
+  }),
+);

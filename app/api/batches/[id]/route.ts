@@ -1,0 +1,11 @@
+import { findBatch } from "@/lib/batches/repository";
+import { batchView } from "@/lib/batches/view";
+import { withBatchErrors } from "@/lib/console-api/batches";
+import { consoleRoute } from "@/lib/console-api/handler";
+
+export const dynamic = "force-dynamic";
+
+/** One batch and its progress; another analyst's batch is "not found". */
+export const GET = consoleRoute({}, async ({ user, params, db }) =>
+  withBatchErrors(async () => batchView(await findBatch(db, user, params.id ?? ""))),
+);

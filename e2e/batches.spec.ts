@@ -1,0 +1,64 @@
+import fs from "node:fs";
+import { expect, test } from "@playwright/test";
+import { parseCsv } from "../tests/support/csv";
+import { consoleKeyCredits, signInAsAdminWithConsoleKey } from "./support/session";
+
+/**
+ * Issue 14, Batches: an analyst uploads a CSV of event URLs, picks the column, sees what will run
+ * (and what not, and why) with the exact cost, starts it, watches the bar reach 100 % and
+ * downloads the results as CSV, one row per event.
+ */
+const HOST = "events.demo.test";
+const EVENT_IDS = Array.from({ length: 12 }, (_, index) => String(1_000_000_000_000_001 + index));
+const UNKNOWN_ID = "9000000000000001";
+
+const csvFile = (): string =>
+  [
+    "name,event page,notes",
+    ...EVENT_IDS.map((id, index) => `Event ${index + 1},https://${HOST}/events/${id}/,"row, ${index + 1}"`),
+    `Duplicate,https://www.${HOST}/events/${EVENT_IDS[0] ?? ""}/,same event`,
+    `Unknown,https://${HOST}/events/${UNKNOWN_ID}/,not in the store`,
+    `Broken,https://elsewhere.example/events/1/,wrong host`,
+  ].join("\r\n") + "\r\n";
+
+test("a CSV of event URLs runs as a batch: preview, cost, progress to 100 %, CSV download", async ({ page }) => {
+  test.setTimeout(120_000);
+  await signInAsAdminWithConsoleKey(page, { minCredits: 1000, qpsLimit: 50 });
+  const creditsBefore = (await consoleKeyCredits(page))?.creditsRemaining ?? 0;
+  await page.goto("/batches");
+  await expect(page.getByRole("heading", { name: "Batches", level: 1 })).toBeVisible();
+  await page.getByLabel("Operation").selectOption("event_details");
+  await page.getByLabel("Or upload a CSV/TXT file").setInputFiles({ name: "campaign.csv", mimeType: "text/csv", buffer: Buffer.from(csvFile()) });
+
+  // The column holding URLs is picked for the analyst; the others can be chosen.
+  await expect(page.getByLabel("Column with the inputs")).toHaveValue("1");
+  const preview = page.getByTestId("batch-preview");
+  await expect(preview.getByTestId("accepted-count")).toHaveText("13");
+  await expect(preview.getByTestId("rejected-count")).toHaveText("1");
+  await expect(preview.getByTestId("duplicate-count")).toHaveText("1");
+  await expect(preview.getByTestId("rejected-list")).toContainText("https://elsewhere.example/events/1/ — not an event URL");
+  await expect(preview.getByTestId("batch-cost")).toContainText("Maximum cost: 52 credits");
+  await expect(page.getByLabel("Credit cap")).toHaveValue("52");
+
+  await page.getByRole("button", { name: "Start batch of 13" }).click();
+  const detail = page.getByTestId("batch-detail");
+  await expect(detail.getByRole("progressbar", { name: "Batch progress" })).toHaveAttribute("aria-valuenow", "100", { timeout: 60_000 });
+  await expect(detail.getByTestId("batch-status")).toHaveText("Done");
+  await expect(detail.getByTestId("batch-succeeded")).toHaveText("12");
+  await expect(detail.getByTestId("batch-not-found")).toHaveText("1");
+  await expect(detail.getByTestId("batch-credits")).toHaveText("48 of 52");
+  await expect(page.getByRole("list", { name: "Batches" }).getByRole("button").first()).toContainText("13/13");
+
+  const [download] = await Promise.all([page.waitForEvent("download"), detail.getByRole("link", { name: "Download CSV" }).click()]);
+  const rows = parseCsv(fs.readFileSync(await download.path(), "utf8"));
+  const header = rows[0] ?? [];
+  const column = (name: string) => header.indexOf(name);
+  const records = rows.slice(1);
+  expect(records).toHaveLength(13);
+  const found = records.filter((row) => row[column("status")] === "200");
+  expect(found.map((row) => row[column("event_id")]).sort()).toEqual([...EVENT_IDS].sort());
+  expect(found.every((row) => row[column("credits")] === "4" && (row[column("title")] ?? "") !== "")).toBe(true);
+  const missing = records.filter((row) => row[column("status")] === "404");
+  expect(missing.map((row) => [row[column("input")], row[column("message")]])).toEqual([[`https://${HOST}/events/${UNKNOWN_ID}/`, "Event not found"]]);
+  expect((await consoleKeyCredits(page))?.creditsRemaining).toBe(creditsBefore - 48);
+});

@@ -1,0 +1,79 @@
+import type { Db } from "@/lib/db/client";
+import { env } from "@/lib/env";
+import { consoleToken } from "@/lib/keys/manage";
+import { BatchError } from "./errors";
+import { checkInputs, maxCostCredits, pagesPerInput, type BatchPagesOption, type RejectedInput } from "./inputs";
+import { batchOperationById, batchOperationView } from "./operations";
+import { failedInputs, findBatch, insertBatch, type BatchRow, type Viewer } from "./repository";
+
+/**
+ * Creating a batch: which inputs it takes, what it may cost at most, and whether the console key
+ * can pay for a first lookup. No HTTP here; errors are BatchErrors with codes.
+ */
+export type CreateBatchInput = {
+  operation: string;
+  inputs: readonly string[];
+  options?: Partial<BatchPagesOption>;
+  maxCredits: number;
+  retryOf?: string | null;
+};
+
+export type CreatedBatch = { batch: BatchRow; rejected: RejectedInput[]; duplicates: number };
+
+export const createBatch = async (db: Db, user: Viewer, request: CreateBatchInput): Promise<CreatedBatch> => {
+  const config = env();
+  const operation = batchOperationById(request.operation);
+  if (!operation) throw new BatchError("unknown_operation", `There is no operation "${request.operation}" for batches.`);
+  const view = batchOperationView(operation);
+  const check = checkInputs(view, request.inputs, { eventSiteHosts: config.EVENTSITE_HOSTS, maxInputs: config.BATCH_MAX_INPUTS });
+  if (check.accepted.length === 0) throw new BatchError("no_valid_inputs", "None of the inputs can be looked up: nothing to run.");
+  if (check.overLimit > 0) {
+    throw new BatchError(
+      "too_many_inputs",
+      `A batch takes at most ${config.BATCH_MAX_INPUTS} inputs; this one has ${check.accepted.length}. Split the list.`,
+    );
+  }
+  const pages = pagesPerInput(view, { pages: request.options?.pages ?? "first", maxPages: request.options?.maxPages }, config.BATCH_MAX_PAGES);
+  const maxCost = maxCostCredits(view, check.accepted.length, pages);
+  if (request.maxCredits < operation.costCredits) {
+    throw new BatchError("cap_below_one_lookup", `The cap must cover at least one lookup (${operation.costCredits} credits).`);
+  }
+  const credentials = await consoleToken(db, user.id);
+  if (!credentials) throw new BatchError("no_console_key", "Choose a console key on the Keys page before starting a batch.");
+  const keyRows = await db.query<{ credits_remaining: number | string; status: string }>(
+    "SELECT credits_remaining, status FROM api_keys WHERE id = $1",
+    [credentials.keyId],
+  );
+  const key = keyRows[0];
+  const creditsRemaining = key && key.status === "active" ? Number(key.credits_remaining) : 0;
+  if (creditsRemaining < operation.costCredits) {
+    throw new BatchError(
+      "key_cannot_pay",
+      `Your console key has ${creditsRemaining} credits left; one lookup costs ${operation.costCredits}. Top it up first.`,
+    );
+  }
+  const batch = await insertBatch(db, {
+    userId: user.id,
+    operation: operation.id,
+    maxPages: pages,
+    maxCredits: Math.min(request.maxCredits, maxCost),
+    maxCostCredits: maxCost,
+    inputs: check.accepted,
+    retryOf: request.retryOf ?? null,
+  });
+  return { batch, rejected: check.rejected, duplicates: check.duplicates.length };
+};
+
+/** The failed inputs of a batch as a new batch: same operation, pages and cap. */
+export const retryFailed = async (db: Db, user: Viewer, batchId: string): Promise<CreatedBatch> => {
+  const original = await findBatch(db, user, batchId);
+  const inputs = await failedInputs(db, original.id);
+  if (inputs.length === 0) throw new BatchError("nothing_to_retry", "No input of this batch failed: nothing to retry.");
+  return createBatch(db, user, {
+    operation: original.operation,
+    inputs,
+    options: { pages: original.max_pages > 1 ? "all" : "first", maxPages: original.max_pages },
+    maxCredits: original.max_credits,
+    retryOf: original.id,
+  });
+};

@@ -1,0 +1,21 @@
+/** What went wrong with a batch request; the console API's edge picks status and sentence. */
+export type BatchErrorCode =
+  | "unknown_operation"
+  | "no_valid_inputs"
+  | "too_many_inputs"
+  | "cap_below_one_lookup"
+  | "no_console_key"
+  | "key_cannot_pay"
+  | "not_found"
+  | "wrong_state"
+  | "nothing_to_retry";
+
+export class BatchError extends Error {
+  constructor(
+    readonly code: BatchErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = "BatchError";
+  }
+}

@@ -1,0 +1,77 @@
+import { eventIdFromUrl, paramSchemas, type ParamName } from "@/lib/api/params";
+
+/**
+ * Which lines of an analyst's list a batch accepts, and why the others are refused. Pure and
+ * free of server code: the Batches page runs the same function on the same zod schemas
+ * (lib/api/params.ts) for its preview that POST /api/batches runs before it stores anything.
+ */
+export type BatchOperationView = {
+  id: string;
+  label: string;
+  site: string;
+  costCredits: number;
+  /** The query parameter one line fills: "url", "event_id", "userid", "urn". */
+  primaryParam: ParamName;
+  /** Why a line is refused: "not an event URL". */
+  invalidInput: string;
+  /** Whether the operation has further pages (followers, publications). */
+  paged: boolean;
+};
+
+export type InputCheckConfig = { eventSiteHosts: readonly string[]; maxInputs: number };
+
+export type AcceptedInput = { input: string; query: string };
+export type RejectedInput = { input: string; reason: string };
+
+export type InputCheck = {
+  accepted: AcceptedInput[];
+  rejected: RejectedInput[];
+  /** Lines that repeat an accepted input (the same event counts once, however its URL is written). */
+  duplicates: string[];
+  /** Accepted inputs past the per-batch limit: the batch cannot be created with them. */
+  overLimit: number;
+};
+
+/** The value one line gives, and what makes two lines the same input; null when it is refused. */
+const identify = (operation: BatchOperationView, value: string, hosts: readonly string[]): string | null => {
+  if (!paramSchemas[operation.primaryParam].safeParse(value).success) return null;
+  if (operation.primaryParam !== "url") return value;
+  try {
+    return `event:${eventIdFromUrl(value, { hosts })}`;
+  } catch {
+    return null;
+  }
+};
+
+export const checkInputs = (operation: BatchOperationView, lines: readonly string[], config: InputCheckConfig): InputCheck => {
+  const accepted: AcceptedInput[] = [];
+  const rejected: RejectedInput[] = [];
+  const duplicates: string[] = [];
+  const seen = new Set<string>();
+  for (const line of lines) {
+    const input = line.trim();
+    if (input === "") continue;
+    const identity = identify(operation, input, config.eventSiteHosts);
+    if (identity === null) {
+      rejected.push({ input, reason: operation.invalidInput });
+      continue;
+    }
+    if (seen.has(identity)) {
+      duplicates.push(input);
+      continue;
+    }
+    seen.add(identity);
+    accepted.push({ input, query: new URLSearchParams({ [operation.primaryParam]: input }).toString() });
+  }
+  return { accepted, rejected, duplicates, overLimit: Math.max(0, accepted.length - config.maxInputs) };
+};
+
+/** Pages looked up per input: 1, or up to maxPages when the analyst asks for all pages. */
+export const pagesPerInput = (operation: BatchOperationView, options: BatchPagesOption, limit: number): number =>
+  operation.paged && options.pages === "all" ? Math.max(1, Math.min(options.maxPages ?? limit, limit)) : 1;
+
+export type BatchPagesOption = { pages: "first" | "all"; maxPages?: number };
+
+/** The most a batch can cost: every input, every page it may have, at the operation's price. */
+export const maxCostCredits = (operation: BatchOperationView, inputs: number, pages: number): number =>
+  inputs * pages * operation.costCredits;

@@ -1,0 +1,180 @@
+import type { Db, Queryable } from "@/lib/db/client";
+import { BatchError } from "./errors";
+
+/**
+ * The batches tables (migration 0007_batches) for the console side: creating a batch, reading
+ * it, and the analyst's state changes. The runner's own statements live in ./lease.ts.
+ */
+export type BatchStatus = "queued" | "running" | "paused" | "done" | "stopped" | "canceled";
+export type StopReason = "cap" | "credits" | "key";
+
+export type BatchRow = {
+  id: string;
+  user_id: string;
+  operation: string;
+  max_pages: number;
+  status: BatchStatus;
+  stop_reason: StopReason | null;
+  total: number;
+  done: number;
+  succeeded: number;
+  not_found: number;
+  failed: number;
+  max_credits: number;
+  max_cost_credits: number;
+  credits_spent: number;
+  retry_of: string | null;
+  lease_owner: string | null;
+  created_at: Date;
+  started_at: Date | null;
+  finished_at: Date | null;
+};
+
+export const BATCH_COLUMNS = `id, user_id, operation, max_pages, status, stop_reason, total, done, succeeded, not_found, failed,
+  max_credits::bigint AS max_credits, max_cost_credits::bigint AS max_cost_credits, credits_spent::bigint AS credits_spent,
+  retry_of, lease_owner, created_at, started_at, finished_at`;
+
+/** Numbers as numbers on both drivers (PGlite returns bigint columns as bigint). */
+export const normaliseBatch = (row: BatchRow): BatchRow => ({
+  ...row,
+  max_credits: Number(row.max_credits),
+  max_cost_credits: Number(row.max_cost_credits),
+  credits_spent: Number(row.credits_spent),
+  created_at: new Date(row.created_at),
+  started_at: row.started_at === null ? null : new Date(row.started_at),
+  finished_at: row.finished_at === null ? null : new Date(row.finished_at),
+});
+
+export type NewBatch = {
+  userId: string;
+  operation: string;
+  maxPages: number;
+  maxCredits: number;
+  maxCostCredits: number;
+  inputs: { input: string; query: string }[];
+  retryOf: string | null;
+};
+
+/** The batch and one pending first page per input, in one transaction. */
+export const insertBatch = (db: Db, batch: NewBatch): Promise<BatchRow> =>
+  db.transaction(async (tx) => {
+    const id = crypto.randomUUID();
+    const rows = await tx.query<BatchRow>(
+      `INSERT INTO batches (id, user_id, operation, max_pages, total, max_credits, max_cost_credits, retry_of)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING ${BATCH_COLUMNS}`,
+      [id, batch.userId, batch.operation, batch.maxPages, batch.inputs.length, batch.maxCredits, batch.maxCostCredits, batch.retryOf],
+    );
+    const inputs = batch.inputs.map((entry) => entry.input);
+    const queries = batch.inputs.map((entry) => entry.query);
+    await tx.query(
+      `INSERT INTO batch_inputs (batch_id, position, input)
+       SELECT $1, t.position::integer, t.input FROM unnest($2::text[]) WITH ORDINALITY AS t(input, position)`,
+      [id, inputs],
+    );
+    await tx.query(
+      `INSERT INTO batch_items (batch_id, position, page, query)
+       SELECT $1, t.position::integer, 1, t.query FROM unnest($2::text[]) WITH ORDINALITY AS t(query, position)`,
+      [id, queries],
+    );
+    const row = rows[0];
+    if (!row) throw new Error("batch insert returned no row");
+    return normaliseBatch(row);
+  });
+
+/** Who may see a batch: its owner, and administrators. */
+export type Viewer = { id: string; role: "admin" | "analyst" };
+
+export const findBatch = async (db: Queryable, viewer: Viewer, id: string): Promise<BatchRow> => {
+  const rows = await db.query<BatchRow>(
+    `SELECT ${BATCH_COLUMNS} FROM batches WHERE id = $1 AND ($2::boolean OR user_id = $3)`,
+    [id, viewer.role === "admin", viewer.id],
+  );
+  const row = rows[0];
+  // Another analyst's batch does not exist for this viewer: same answer as a wrong id.
+  if (!row) throw new BatchError("not_found", "No such batch.");
+  return normaliseBatch(row);
+};
+
+const LIST_LIMIT = 200;
+
+export const listBatches = async (db: Queryable, viewer: Viewer, scope: "mine" | "all"): Promise<BatchRow[]> => {
+  const everyone = viewer.role === "admin" && scope === "all";
+  const rows = await db.query<BatchRow>(
+    `SELECT ${BATCH_COLUMNS} FROM batches WHERE ($1::boolean OR user_id = $2) ORDER BY created_at DESC, id DESC LIMIT ${LIST_LIMIT}`,
+    [everyone, viewer.id],
+  );
+  return rows.map(normaliseBatch);
+};
+
+export type BatchAction = "pause" | "resume" | "cancel";
+
+const TRANSITIONS: Record<BatchAction, { from: BatchStatus[]; sql: string }> = {
+  // A running batch finishes the lookup in flight; its runner sees the new status before the next.
+  pause: { from: ["queued", "running"], sql: "status = 'paused'" },
+  // Back in the queue: an instance takes it (within the per-user and per-instance limits).
+  resume: { from: ["paused", "stopped"], sql: "status = 'queued', stop_reason = NULL, finished_at = NULL" },
+  cancel: { from: ["queued", "running", "paused", "stopped"], sql: "status = 'canceled', finished_at = now()" },
+};
+
+export const changeBatch = async (
+  db: Db,
+  viewer: Viewer,
+  id: string,
+  action: BatchAction,
+  options: { maxCredits?: number } = {},
+): Promise<BatchRow> => {
+  const current = await findBatch(db, viewer, id);
+  const transition = TRANSITIONS[action];
+  if (options.maxCredits !== undefined && options.maxCredits < current.credits_spent) {
+    throw new BatchError("cap_below_one_lookup", `The cap cannot be below the ${current.credits_spent} credits already spent.`);
+  }
+  const rows = await db.query<BatchRow>(
+    `UPDATE batches SET ${transition.sql}, updated_at = now(),
+       max_credits = CASE WHEN $3::bigint IS NULL THEN max_credits ELSE LEAST($3::bigint, max_cost_credits) END
+     WHERE id = $1 AND status = ANY($2::text[]) AND credits_spent <= COALESCE($3::bigint, max_credits)
+     RETURNING ${BATCH_COLUMNS}`,
+    [id, transition.from, options.maxCredits ?? null],
+  );
+  const row = rows[0];
+  if (!row) throw new BatchError("wrong_state", `A ${current.status} batch cannot be ${action === "cancel" ? "canceled" : `${action}d`}.`);
+  return normaliseBatch(row);
+};
+
+/** Inputs that ended failed (not those not found): the lines of a retry batch. */
+export const failedInputs = async (db: Queryable, batchId: string): Promise<string[]> =>
+  (
+    await db.query<{ input: string }>(
+      "SELECT input FROM batch_inputs WHERE batch_id = $1 AND outcome = 'failed' ORDER BY position",
+      [batchId],
+    )
+  ).map((row) => row.input);
+
+export type ItemRow = {
+  position: number;
+  page: number;
+  input: string;
+  query: string;
+  state: "pending" | "in_flight" | "done";
+  http_status: number | null;
+  credits_charged: number;
+  message: string | null;
+  summary: string | null;
+  data: string | null;
+};
+
+/** Lookups of a batch in input order, after (position, page), with their input line. */
+export const itemsAfter = (
+  db: Queryable,
+  batchId: string,
+  after: { position: number; page: number },
+  limit: number,
+  withData: boolean,
+): Promise<ItemRow[]> =>
+  db.query<ItemRow>(
+    `SELECT i.position, i.page, n.input, i.query, i.state, i.http_status, i.credits_charged, i.message, i.summary,
+            ${withData ? "i.data" : "NULL::text AS data"}
+     FROM batch_items i JOIN batch_inputs n ON n.batch_id = i.batch_id AND n.position = i.position
+     WHERE i.batch_id = $1 AND (i.position, i.page) > ($2, $3)
+     ORDER BY i.position, i.page LIMIT $4`,
+    [batchId, after.position, after.page, limit],
+  );

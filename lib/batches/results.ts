@@ -1,0 +1,97 @@
+import type { Queryable } from "@/lib/db/client";
+import { csvField, type CsvValue } from "@/lib/export/csv";
+import type { BatchOperation } from "./operations";
+import { itemsAfter, type ItemRow } from "./repository";
+
+/**
+ * A batch's results as files, produced chunk by chunk from the database (a page of lookups at a
+ * time), so a 10,000-input batch is never held in memory whole:
+ * - CSV: flattened, one row per event / follower / publication, the input and its outcome first;
+ *   an input without records (not found, failed) has one row with the record columns empty.
+ * - NDJSON: one line per input found, in the API's own shapes, as `npm run import` reads them.
+ */
+const CHUNK = 500;
+const CRLF = "\r\n";
+
+async function* doneItems(db: Queryable, batchId: string): AsyncGenerator<ItemRow> {
+  let after = { position: 0, page: 0 };
+  for (;;) {
+    const rows = await itemsAfter(db, batchId, after, CHUNK, true);
+    for (const row of rows) if (row.state === "done") yield row;
+    const last = rows.at(-1);
+    if (!last || rows.length < CHUNK) return;
+    after = { position: last.position, page: last.page };
+  }
+}
+
+const parseData = (row: ItemRow): unknown => {
+  if (row.data === null) return null;
+  try {
+    return JSON.parse(row.data);
+  } catch {
+    return null;
+  }
+};
+
+const outcomeColumns = ["input", "page", "status", "credits", "message"] as const;
+
+export async function* csvChunks(db: Queryable, batchId: string, operation: BatchOperation): AsyncGenerator<string> {
+  const columns = operation.batch.columns;
+  yield [...outcomeColumns, ...columns].map(csvField).join(",") + CRLF;
+  let lines: string[] = [];
+  for await (const row of doneItems(db, batchId)) {
+    const lead: CsvValue[] = [row.input, row.page, row.http_status, row.credits_charged, row.message];
+    const records = row.http_status === 200 ? operation.batch.rows(parseData(row)) : [];
+    if (records.length === 0) lines.push([...lead, ...columns.map(() => null)].map(csvField).join(","));
+    for (const record of records) lines.push([...lead, ...columns.map((column) => record[column] ?? null)].map(csvField).join(","));
+    if (lines.length >= CHUNK) {
+      yield lines.join(CRLF) + CRLF;
+      lines = [];
+    }
+  }
+  if (lines.length > 0) yield lines.join(CRLF) + CRLF;
+}
+
+export async function* ndjsonChunks(db: Queryable, batchId: string, operation: BatchOperation): AsyncGenerator<string> {
+  let current: { position: number; query: string; pages: unknown[] } | null = null;
+  const flush = (): string | null => {
+    if (current === null || current.pages.length === 0) return null;
+    const record = operation.batch.exportRecord(new URLSearchParams(current.query), current.pages);
+    return record === null ? null : `${JSON.stringify(record)}\n`;
+  };
+  let out: string[] = [];
+  for await (const row of doneItems(db, batchId)) {
+    if (current === null || current.position !== row.position) {
+      const line = flush();
+      if (line !== null) out.push(line);
+      current = { position: row.position, query: row.query, pages: [] };
+    }
+    if (row.http_status === 200) current.pages.push(parseData(row));
+    if (out.length >= CHUNK) {
+      yield out.join("");
+      out = [];
+    }
+  }
+  const line = flush();
+  if (line !== null) out.push(line);
+  if (out.length > 0) yield out.join("");
+}
+
+/** An async generator of text as a byte stream for a Response body. */
+export const textStream = (chunks: AsyncGenerator<string>): ReadableStream<Uint8Array> => {
+  const encoder = new TextEncoder();
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const next = await chunks.next();
+        if (next.done) controller.close();
+        else controller.enqueue(encoder.encode(next.value));
+      } catch (error) {
+        controller.error(error);
+      }
+    },
+    async cancel() {
+      await chunks.return(undefined);
+    },
+  });
+};

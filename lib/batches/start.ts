@@ -1,0 +1,52 @@
+import os from "node:os";
+import { getDb } from "@/lib/db/client";
+import { env, type Env } from "@/lib/env";
+import { services } from "@/lib/services";
+import { releaseAllLeases } from "./lease";
+import { createRunner, type Runner } from "./runner";
+
+/**
+ * The process's one batch runner, started with the server's background jobs. Kept on globalThis:
+ * Next may load this module once per route bundle, and the routes that create or resume a
+ * batch wake the same runner that instrumentation started.
+ */
+const POLL_MS = 1000;
+
+/**
+ * A bound on one lookup: the settle step gives up after DB_TIMEOUT_MS (twice: reserve and
+ * commit), a provider call after its timeout, retries and their waits.
+ */
+const attemptSettleMs = (config: Env): number => {
+  const database = 2 * config.DB_TIMEOUT_MS + 1000;
+  if (config.DATA_SOURCE === "store") return database;
+  return database + config.UPSTREAM_TIMEOUT_MS * (config.UPSTREAM_RETRIES + 1) + config.UPSTREAM_MAX_RETRY_WAIT_MS * config.UPSTREAM_RETRIES;
+};
+
+const holder = globalThis as typeof globalThis & { __socialLookupBatchRunner?: Promise<Runner> };
+
+export const startBatchRunner = (): Promise<Runner> => {
+  holder.__socialLookupBatchRunner ??= (async () => {
+    const config = env();
+    const db = await getDb();
+    // An embedded database belongs to this process alone: any lease in it is a dead process's.
+    if (db.kind === "pglite") await releaseAllLeases(db);
+    return createRunner({
+      db: getDb,
+      services,
+      settings: {
+        leaseMs: config.BATCH_LEASE_MS,
+        perInstance: config.BATCH_MAX_RUNNING_PER_INSTANCE,
+        perUser: config.BATCH_MAX_RUNNING_PER_USER,
+        pollMs: POLL_MS,
+        instanceName: `${os.hostname()}:${config.PORT}`,
+        attemptSettleMs: attemptSettleMs(config),
+      },
+    });
+  })();
+  return holder.__socialLookupBatchRunner;
+};
+
+/** Starts looking for work now rather than at the next poll (a batch was created or resumed). */
+export const wakeBatchRunner = (): void => {
+  void holder.__socialLookupBatchRunner?.then((runner) => runner.wake());
+};

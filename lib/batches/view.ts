@@ -1,0 +1,68 @@
+import type { BatchRow, BatchStatus, StopReason } from "./repository";
+
+/** A batch as the console API shows it (GET /api/batches/{id}). */
+export type BatchView = {
+  id: string;
+  operation: string;
+  status: BatchStatus;
+  total: number;
+  done: number;
+  succeeded: number;
+  notFound: number;
+  failed: number;
+  creditsSpent: number;
+  maxCredits: number;
+  startedAt: string | null;
+  finishedAt: string | null;
+  // Beyond the list: what the page shows besides.
+  createdAt: string;
+  maxCostCredits: number;
+  maxPages: number;
+  /** Why a stopped batch stopped: the cap, the key's credits, or the console key itself. */
+  stopReason: StopReason | null;
+  /** Seconds left at the pace so far; null before the first input is done or once it ended. */
+  etaSeconds: number | null;
+  retryOf: string | null;
+  ownerId: string;
+};
+
+const etaSeconds = (row: BatchRow, now: number): number | null => {
+  if (row.status !== "running" && row.status !== "queued") return null;
+  if (row.started_at === null || row.done === 0) return null;
+  const elapsedS = Math.max(0.001, (now - row.started_at.getTime()) / 1000);
+  return Math.ceil(((row.total - row.done) * elapsedS) / row.done);
+};
+
+export const batchView = (row: BatchRow, now = Date.now()): BatchView => ({
+  id: row.id,
+  operation: row.operation,
+  status: row.status,
+  total: row.total,
+  done: row.done,
+  succeeded: row.succeeded,
+  notFound: row.not_found,
+  failed: row.failed,
+  creditsSpent: row.credits_spent,
+  maxCredits: row.max_credits,
+  startedAt: row.started_at?.toISOString() ?? null,
+  finishedAt: row.finished_at?.toISOString() ?? null,
+  createdAt: row.created_at.toISOString(),
+  maxCostCredits: row.max_cost_credits,
+  maxPages: row.max_pages,
+  stopReason: row.stop_reason,
+  etaSeconds: etaSeconds(row, now),
+  retryOf: row.retry_of,
+  ownerId: row.user_id,
+});
+
+/** One lookup of a batch in the results table. */
+export type BatchItemView = {
+  position: number;
+  page: number;
+  input: string;
+  state: "pending" | "in_flight" | "done";
+  httpStatus: number | null;
+  creditsCharged: number;
+  /** The record's key fields (200) or the API's message (404, 500…). */
+  detail: string | null;
+};

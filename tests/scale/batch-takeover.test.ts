@@ -1,0 +1,114 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { closeAgents, closeDatabase, cluster, control, database, delay, ensureWholeCluster, readLedger, skipped } from "./harness";
+
+/**
+ * Issue 14: a batch runs on exactly one instance at a time (a lease in PostgreSQL). When that
+ * instance is SIGKILLed mid-batch another takes the batch over once the lease lapses, finishes
+ * it, and no input is charged twice: 40 found events, 40 usage records of 200, 160 credits.
+ */
+const EVENT_IDS = Array.from({ length: 40 }, (_, index) => String(1_000_000_000_000_001 + index));
+const SESSION_COOKIE = "next-auth.session-token";
+
+type BatchView = { id: string; status: string; done: number; succeeded: number; failed: number; creditsSpent: number };
+
+const cookiesOf = (response: Response): string =>
+  response.headers
+    .getSetCookie()
+    .map((line) => line.split(";")[0] ?? "")
+    .join("; ");
+
+describe.skipIf(skipped())("a batch whose instance is killed", () => {
+  beforeAll(() => ensureWholeCluster());
+  afterAll(async () => {
+    await ensureWholeCluster();
+    closeAgents();
+    await closeDatabase();
+  });
+
+  it("finishes on another instance with every input charged once", async () => {
+    const [first] = cluster().instances;
+    if (!first) throw new Error("no instance");
+    const base = first.baseUrl;
+    const csrf = await fetch(`${base}/api/auth/csrf`);
+    const { csrfToken } = (await csrf.json()) as { csrfToken: string };
+    const signedIn = await fetch(`${base}/api/auth/callback/credentials`, {
+      method: "POST",
+      redirect: "manual",
+      headers: { "Content-Type": "application/x-www-form-urlencoded", Cookie: cookiesOf(csrf) },
+      body: new URLSearchParams({ csrfToken, ...cluster().admin, callbackUrl: `${base}/batches`, json: "true" }),
+    });
+    await signedIn.arrayBuffer();
+    const session = signedIn.headers
+      .getSetCookie()
+      .map((line) => line.split(";")[0] ?? "")
+      .filter((pair) => pair.startsWith(SESSION_COOKIE))
+      .join("; ");
+    expect(session).not.toBe("");
+    const api = async (method: string, path: string, json?: unknown) => {
+      const response = await fetch(`${base}${path}`, {
+        method,
+        headers: { Cookie: session, "Content-Type": "application/json", Accept: "application/json" },
+        body: json === undefined ? undefined : JSON.stringify(json),
+      });
+      return { status: response.status, body: (await response.json()) as unknown };
+    };
+
+    const key = await api("POST", "/api/keys", { name: `scale batch ${Date.now()}`, credits: 1000, qpsLimit: 8, useForConsole: true });
+    expect(key.status).toBe(201);
+    const keyId = (key.body as { key: { id: string } }).key.id;
+    const created = await api("POST", "/api/batches", {
+      operation: "event_details_id",
+      inputs: EVENT_IDS,
+      maxCredits: 1000,
+    });
+    expect(created.status).toBe(201);
+    const batchId = (created.body as { id: string }).id;
+
+    const leaseOwner = async (): Promise<string | null> =>
+      (await database().query<{ lease_owner: string | null }>("SELECT lease_owner FROM batches WHERE id = $1", [batchId])).rows[0]
+        ?.lease_owner ?? null;
+    const progress = async (): Promise<BatchView> => (await api("GET", `/api/batches/${batchId}`)).body as BatchView;
+
+    // Mid-way: some inputs done, one instance holding the batch.
+    const deadline = Date.now() + 60_000;
+    while ((await progress()).done < 8) {
+      if (Date.now() > deadline) throw new Error("the batch did not start");
+      await delay(100);
+    }
+    const owner = await leaseOwner();
+    const holderPort = Number(owner?.split(":")[1]);
+    const holder = cluster().instances.find((instance) => instance.port === holderPort);
+    if (!holder) throw new Error(`no instance holds the batch (lease owner ${owner ?? "none"})`);
+    const doneAtKill = (await progress()).done;
+    await control.killInstance(holder.index);
+    console.log(`[batch-takeover] killed instance ${holder.index} (port ${holderPort}) with ${doneAtKill}/40 done`);
+
+    // Progress is read from an instance that is still alive.
+    const survivor = cluster().instances.find((instance) => instance.index !== holder.index);
+    if (!survivor) throw new Error("no surviving instance");
+    const survivorProgress = async (): Promise<BatchView> => {
+      const response = await fetch(`${survivor.baseUrl}/api/batches/${batchId}`, { headers: { Cookie: session, Accept: "application/json" } });
+      return (await response.json()) as BatchView;
+    };
+    const finishBy = Date.now() + 120_000;
+    let final = await survivorProgress();
+    while (final.status !== "done") {
+      if (Date.now() > finishBy) throw new Error(`the batch was not finished by another instance: ${JSON.stringify(final)}`);
+      await delay(250);
+      final = await survivorProgress();
+    }
+    expect(final).toMatchObject({ done: 40, succeeded: 40, failed: 0, creditsSpent: 160 });
+
+    const ledger = await readLedger(keyId);
+    const charged = ledger.usage.filter((row) => row.status === 200);
+    expect(charged).toHaveLength(40);
+    expect(ledger.creditsGranted - ledger.creditsRemaining).toBe(160);
+    const items = await database().query<{ request_id: string | null; http_status: number }>(
+      "SELECT request_id::text AS request_id, http_status FROM batch_items WHERE batch_id = $1",
+      [batchId],
+    );
+    expect(items.rows).toHaveLength(40);
+    expect(new Set(items.rows.map((row) => row.request_id)).size).toBe(40);
+    expect(new Set(charged.map((row) => row.request_id))).toEqual(new Set(items.rows.map((row) => row.request_id)));
+  });
+});

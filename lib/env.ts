@@ -81,6 +81,8 @@ const schema = z.object({
    * client sent and are never trusted.
    */
   TRUSTED_PROXY_HOPS: z.coerce.number().int().min(1).max(10).default(1),
+  /** Imports: a larger record (one NDJSON line, one array element) is reported as bad and skipped. */
+  IMPORT_MAX_RECORD_BYTES: z.coerce.number().int().min(1024).max(1024 ** 3).default(16 * 1024 * 1024),
   DB_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(5000),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
 });

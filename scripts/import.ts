@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import { parseArgs } from "node:util";
+import { env } from "@/lib/env";
 import { CliFailure, EXIT, runCli, UsageError, withCliDb } from "@/lib/cli/open";
 import { IMPORT_SOURCE, importFiles, MAX_REPORTED_PROBLEMS, type ImportReport } from "@/lib/import/importer";
 import { createProgressLine } from "@/lib/import/progress";
@@ -9,6 +10,8 @@ const USAGE = `usage: npm run import -- FILE... [--strict] [--source NAME]
              records: an Event; {userid, node_id?, followers: [...]}; {urn, publications: [...]}
   --strict   check every file first; write nothing if any record is bad
   --source   the source recorded with the records (default "${IMPORT_SOURCE}")
+A record (an NDJSON line, an array element) larger than IMPORT_MAX_RECORD_BYTES (default 16 MiB)
+or nested deeper than 64 levels is reported as a bad record and skipped.
 With the embedded database (no DATABASE_URL) this cannot run while the server does:
 use the admin Upload page then.
 Exit codes: 0 all imported; 3 bad records skipped (the rest imported); 4 --strict and bad
@@ -56,6 +59,7 @@ const main = async () => {
       {
         strict: values.strict,
         source,
+        maxRecordBytes: env().IMPORT_MAX_RECORD_BYTES,
         onProgress: (state) => progress.update(state),
         onProblem: (problem) => {
           printed += 1;

@@ -67,6 +67,8 @@ export type ImportOptions = {
   source?: string;
   onProblem?: (problem: ImportProblem) => void;
   onProgress?: (progress: ImportProgress) => void;
+  /** A longer record (NDJSON line, array element) is one bad record: IMPORT_MAX_RECORD_BYTES. */
+  maxRecordBytes?: number;
 };
 
 const emptyCounts = (): ImportCounts => ({
@@ -218,7 +220,11 @@ const pass = async (
       batchWeight = 0;
     };
 
-    for await (const item of readItems(input.path, { format, onBytes: (read) => (bytesRead = read) })) {
+    for await (const item of readItems(input.path, {
+      format,
+      maxRecordBytes: options.maxRecordBytes,
+      onBytes: (read) => (bytesRead = read),
+    })) {
       const classified = "error" in item ? { ok: false as const, message: item.error } : classifyRecord(item.value);
       if (!classified.ok) {
         report.skipped += 1;

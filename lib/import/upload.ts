@@ -74,13 +74,16 @@ export const toUploadReport = (report: ImportReport): UploadReport => ({
 export const importUpload = async (
   db: Db,
   body: ReadableStream<Uint8Array>,
-  options: { name: string; strict: boolean },
+  options: { name: string; strict: boolean; maxRecordBytes?: number },
 ): Promise<UploadReport> => {
   const directory = await fs.promises.mkdtemp(path.join(os.tmpdir(), "sl-upload-"));
   const file = path.join(directory, `upload${safeExtension(options.name)}`);
   try {
     await spool(body, file);
-    const report = await importFiles(db, [{ path: file, name: options.name }], { strict: options.strict });
+    const report = await importFiles(db, [{ path: file, name: options.name }], {
+      strict: options.strict,
+      maxRecordBytes: options.maxRecordBytes,
+    });
     return toUploadReport(report);
   } finally {
     await fs.promises.rm(directory, { recursive: true, force: true });

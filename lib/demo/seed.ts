@@ -1,6 +1,7 @@
 import { upsertEvents, upsertFollowerList, upsertPublicationList } from "@/lib/connectors/store-records";
 import type { Db, Queryable } from "@/lib/db/client";
-import { demoFixtures, generateDemoData, type DemoData } from "./generate";
+import { demoFixtures } from "./fixtures";
+import { generateDemoData, type DemoData } from "./generate";
 
 /** Fills the record store with the demo data set (lib/demo/generate.ts). */
 

@@ -4,19 +4,17 @@ import type { Db } from "@/lib/db/client";
 import { describeError, log } from "@/lib/log";
 import {
   canonical,
-  eventDataJson,
-  followersDataJson,
   probeEvent,
   probeFollowers,
   probePublications,
   providerCursorAt,
-  publicationsDataJson,
   storeEvent,
   storeFollowersPage,
   storePublicationsPage,
   type CachedPage,
   type CacheProbe,
 } from "./cache";
+import { eventDataJson, followersDataJson, publicationsDataJson } from "./answer-json";
 import type { CursorCodec } from "./cursor";
 import { nodeIdFor } from "./node-id";
 import type { StoreConnector } from "./store";

@@ -1,4 +1,5 @@
 import type { Queryable } from "@/lib/db/client";
+import { csvLine, type CsvValue } from "@/lib/export/csv";
 import { listEvents, STATUS_CLASS_RANGES, type EventFilters, type StatusFilter, type UsageEvent } from "./events";
 import type { Day } from "./period";
 import { scopeCondition, type UsageScope } from "./scope";
@@ -8,27 +9,15 @@ import { scopeCondition, type UsageScope } from "./scope";
  * reads the next keyset page only when the consumer asks for more, so an export of any size
  * holds one page in memory.
  *
- * Format (RFC 4180): UTF-8, a header row, CRLF line ends, comma separators; a field holding a
- * comma, a double quote, CR or LF is quoted with inner quotes doubled. Times are ISO-8601 UTC
+ * Format: RFC 4180 as lib/export/csv.ts writes it, UTF-8. Times are ISO-8601 UTC
  * ("2025-06-14T18:00:00.123Z"), days "YYYY-MM-DD" (UTC). Free-text fields (key name, parameter
  * summary) that begin with = + - @ or a tab are prefixed with ' so a spreadsheet does not run
  * them as formulas (CSV injection); numbers are never altered.
  */
-export type CsvValue = string | number | null;
-
-const NEEDS_QUOTES = /[",\r\n]/;
 const FORMULA_START = /^[=+\-@\t\r]/;
-
-export const csvField = (value: CsvValue): string => {
-  if (value === null) return "";
-  const text = String(value);
-  return NEEDS_QUOTES.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
-};
 
 /** A user-supplied text cell, defused against spreadsheet formulas. */
 export const csvText = (value: string): string => (FORMULA_START.test(value) ? `'${value}` : value);
-
-export const csvLine = (values: readonly CsvValue[]): string => `${values.map(csvField).join(",")}\r\n`;
 
 export const EVENT_COLUMNS = [
   "request_id",

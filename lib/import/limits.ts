@@ -16,28 +16,31 @@ export const tooLargeMessage = (maxRecordBytes: number): string =>
 
 export const tooDeepMessage = `record nested deeper than ${MAX_RECORD_DEPTH} levels`;
 
-const STRUCTURE = /["\\{}[\]]/g;
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const OPEN_BRACE = 0x7b;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACE = 0x7d;
+const CLOSE_BRACKET = 0x5d;
 
 /**
  * Whether a JSON text nests deeper than `maxDepth`, read without parsing it (so without any
- * recursion): brackets outside strings are counted, escapes inside strings skipped.
+ * recursion) and without allocating (a record may be tens of MB): brackets outside strings are
+ * counted, escapes inside strings skipped.
  */
 export const nestsDeeperThan = (text: string, maxDepth: number): boolean => {
   let depth = 0;
   let inString = false;
-  STRUCTURE.lastIndex = 0;
-  for (let match = STRUCTURE.exec(text); match; match = STRUCTURE.exec(text)) {
-    const char = match[0];
+  for (let index = 0; index < text.length; index += 1) {
+    const code = text.charCodeAt(index);
     if (inString) {
-      if (char === "\\") STRUCTURE.lastIndex += 1;
-      else if (char === '"') inString = false;
-      continue;
-    }
-    if (char === '"') inString = true;
-    else if (char === "{" || char === "[") {
+      if (code === BACKSLASH) index += 1;
+      else if (code === QUOTE) inString = false;
+    } else if (code === QUOTE) inString = true;
+    else if (code === OPEN_BRACE || code === OPEN_BRACKET) {
       depth += 1;
       if (depth > maxDepth) return true;
-    } else if (char === "}" || char === "]") depth -= 1;
+    } else if (code === CLOSE_BRACE || code === CLOSE_BRACKET) depth -= 1;
   }
   return false;
 };

@@ -22,7 +22,7 @@ export const EXIT = {
   notFound: 6,
 } as const;
 
-export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
+type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 
 /** Opens the configured database for a command-line tool, turning known failures into a clear message. */
 export const withCliDb = async <T>(work: (db: Db) => Promise<T>): Promise<T> => {

@@ -18,9 +18,9 @@ import { eventJson, followerJson, publicationJson, upsertEvents, upsertFollowerL
  *
  * The answers' JSON comes from answer-json.ts for hits and misses alike, so both are byte-identical.
  */
-export const MAX_CACHED_LIST_POSITIONS = 5000;
+const MAX_CACHED_LIST_POSITIONS = 5000;
 
-export const UPSTREAM_SOURCE = "upstream";
+const UPSTREAM_SOURCE = "upstream";
 
 export type CachedPage = { dataJson: string; asOf: Date };
 
@@ -156,7 +156,7 @@ const storedPrefix = async <Entry>(
   return records.map((record) => parse(JSON.parse(record)));
 };
 
-export type FollowersPageToStore = {
+type FollowersPageToStore = {
   userId: string;
   offset: number;
   entries: FollowerEntry[];
@@ -222,7 +222,7 @@ export const providerCursorAt = async (
   return row ? { providerNodeId: row.provider_node_id, providerCursor: row.provider_cursor } : null;
 };
 
-export type PublicationsPageToStore = { urn: string; page: number; total: number; hasMore: boolean; entries: Publication[] };
+type PublicationsPageToStore = { urn: string; page: number; total: number; hasMore: boolean; entries: Publication[] };
 
 /** Stores a fetched publication page when it extends the stored prefix (page 1 starts a new one). */
 export const storePublicationsPage = (db: Db, page: PublicationsPageToStore, fetchedAt: Date): Promise<boolean> =>

@@ -8,7 +8,7 @@ import { BrokenCircuitError, bulkhead, circuitBreaker, CircuitState, Consecutive
  * caller's `isFailure` (an answer that says the provider is unwell); an attempt that throws is
  * neither. In-process state: each instance protects itself.
  */
-export type BreakerState = "closed" | "open" | "half-open";
+type BreakerState = "closed" | "open" | "half-open";
 
 export type BreakerSnapshot = {
   state: BreakerState;

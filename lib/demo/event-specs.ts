@@ -2,11 +2,11 @@ import type { VenueKey } from "./venues";
 
 // What the demo events are: kinds of event with their usual times and notes, and the 40 listings.
 
-export type Kind =
+type Kind =
   | "concert" | "club" | "meetup" | "conference" | "market"
   | "festival" | "workshop" | "run" | "exhibition" | "talk";
 
-export type KindProfile = {
+type KindProfile = {
   /** Minutes after local midnight. */
   startMinutes: number;
   durationMinutes: number;

@@ -30,9 +30,9 @@ const BATCH_ENTRIES = 5000;
 const COMPARE_PAGE = 5000;
 export const MAX_REPORTED_PROBLEMS = 1000;
 
-export type ImportProblem = { file: string; line: number; message: string };
+type ImportProblem = { file: string; line: number; message: string };
 
-export type ImportCounts = {
+type ImportCounts = {
   /** Good records read (written or unchanged). */
   records: number;
   written: number;
@@ -60,9 +60,9 @@ export type ImportProgress = ImportCounts & {
   bytesTotal: number;
 };
 
-export type ImportInput = { path: string; name?: string; format?: FileFormat };
+type ImportInput = { path: string; name?: string; format?: FileFormat };
 
-export type ImportOptions = {
+type ImportOptions = {
   strict?: boolean;
   source?: string;
   onProblem?: (problem: ImportProblem) => void;

@@ -13,7 +13,7 @@ const INSIDE_STRING = /["\\\n]/g;
 
 const isSpace = (code: number) => code === 0x20 || code === 0x0a || code === 0x0d || code === 0x09 || code === 0xfeff;
 
-export type SplitterLimits = { maxValueBytes: number; tooLarge: string };
+type SplitterLimits = { maxValueBytes: number; tooLarge: string };
 
 export class JsonSplitter {
   constructor(private readonly limits: SplitterLimits = { maxValueBytes: Number.POSITIVE_INFINITY, tooLarge: "value too large" }) {}

@@ -34,7 +34,7 @@ export const detectFormat = async (file: string, name = file): Promise<FileForma
   return path.extname(name).toLowerCase() === ".json" ? "json" : "ndjson";
 };
 
-export type ReadOptions = {
+type ReadOptions = {
   format: FileFormat;
   /** Told the number of bytes read so far, as the file is read (for progress). */
   onBytes?: (bytesRead: number) => void;
@@ -43,7 +43,7 @@ export type ReadOptions = {
 };
 
 /** A value of the file, parsed, with the line it starts on; or why it could not be read. */
-export type ReadItem = { line: number; value: unknown } | { line: number; error: string };
+type ReadItem = { line: number; value: unknown } | { line: number; error: string };
 
 /**
  * JSON.parse of one value's text. The text is not kept by the item: a 70 MB line must be

@@ -10,7 +10,7 @@ import { importFiles, type ImportReport } from "./importer";
  * (never held in memory), then imported by the same code as the CLI, with the same checks.
  * The file's name only chooses the format (.json vs NDJSON), as it does for the CLI.
  */
-export const MAX_UPLOAD_BYTES = 2 * 1024 ** 3;
+const MAX_UPLOAD_BYTES = 2 * 1024 ** 3;
 
 export class UploadTooLargeError extends Error {
   constructor() {
@@ -55,7 +55,7 @@ const spool = async (body: ReadableStream<Uint8Array>, file: string): Promise<nu
   return bytes;
 };
 
-export const toUploadReport = (report: ImportReport): UploadReport => ({
+const toUploadReport = (report: ImportReport): UploadReport => ({
   imported: report.records,
   written: report.written,
   unchanged: report.unchanged,

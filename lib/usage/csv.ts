@@ -17,7 +17,7 @@ import { scopeCondition, type UsageScope } from "./scope";
 const FORMULA_START = /^[=+\-@\t\r]/;
 
 /** A user-supplied text cell, defused against spreadsheet formulas. */
-export const csvText = (value: string): string => (FORMULA_START.test(value) ? `'${value}` : value);
+const csvText = (value: string): string => (FORMULA_START.test(value) ? `'${value}` : value);
 
 export const EVENT_COLUMNS = [
   "request_id",
@@ -32,7 +32,7 @@ export const EVENT_COLUMNS = [
   "reason",
 ] as const;
 
-export const eventCsvValues = (event: UsageEvent): CsvValue[] => [
+const eventCsvValues = (event: UsageEvent): CsvValue[] => [
   event.requestId,
   event.createdAt,
   event.keyId,
@@ -56,7 +56,7 @@ export const DAILY_COLUMNS = [
   "latency_ms_sum",
 ] as const;
 
-export type DailyRow = {
+type DailyRow = {
   day: Day;
   keyId: string;
   keyName: string;
@@ -67,7 +67,7 @@ export type DailyRow = {
   latencyMsSum: number;
 };
 
-export const dailyCsvValues = (row: DailyRow): CsvValue[] => [
+const dailyCsvValues = (row: DailyRow): CsvValue[] => [
   row.day,
   row.keyId,
   csvText(row.keyName),
@@ -81,7 +81,7 @@ export const dailyCsvValues = (row: DailyRow): CsvValue[] => [
 type Page<Row, Cursor> = { rows: Row[]; next: Cursor | null };
 
 /** A CSV stream over keyset pages; `onError` hears a failure that cuts the stream short. */
-export const csvStream = <Row, Cursor>(options: {
+const csvStream = <Row, Cursor>(options: {
   header: readonly string[];
   values: (row: Row) => CsvValue[];
   page: (cursor: Cursor | null) => Promise<Page<Row, Cursor>>;
@@ -113,7 +113,7 @@ export const csvStream = <Row, Cursor>(options: {
   );
 };
 
-export const EXPORT_PAGE_SIZE = 1000;
+const EXPORT_PAGE_SIZE = 1000;
 
 export const eventsCsv = (
   db: Queryable,
@@ -144,13 +144,13 @@ type DailyRecord = {
 
 type DailyPosition = { day: string; keyId: string; operation: string; status: number };
 
-export type DailyFilters = { from: Day; to: Day; operation?: string; status?: StatusFilter };
+type DailyFilters = { from: Day; to: Day; operation?: string; status?: StatusFilter };
 
 /**
  * Daily rollup rows of the scope, oldest day first, keyset-paged on the rollup's own key. Text
  * compares bytewise (COLLATE "C") so the order and the keyset agree on every database.
  */
-export const listDaily = async (
+const listDaily = async (
   db: Queryable,
   scope: UsageScope,
   filters: DailyFilters,

@@ -9,7 +9,7 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: "unit", include: ["lib/**/*.test.ts", "scripts/**/*.test.ts", "tests/unit/**/*.test.ts"], environment: "node", testTimeout: 30_000 },
+        test: { name: "unit", include: ["lib/**/*.test.ts", "scripts/**/*.test.ts", "tests/unit/**/*.test.ts"], environment: "node", testTimeout: 30_000, hookTimeout: 120_000 },
       },
       {
         extends: true,

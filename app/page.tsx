@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { operationNames, operations, type OperationName } from "@/lib/api/operations";
+import { registry } from "@/lib/operations";
+import { followers } from "@/lib/operations/followers";
 import { Badge } from "@/components/ui/badge";
 import { buttonStyles } from "@/components/ui/button";
 import { Card, CardContent, CardDescription, CardTitle } from "@/components/ui/card";
@@ -10,7 +11,7 @@ export const metadata: Metadata = {
   title: { absolute: "Social Lookup · Event, follower and publication lookups" },
 };
 
-const quickStart = `curl -H "Authorization: Bearer $KEY" "http://localhost:3000/v1/pinsite/followers?userid=2000000002"`;
+const quickStart = `curl -H "Authorization: Bearer $KEY" "http://localhost:3000${followers.path}?userid=2000000002"`;
 
 const successEnvelope = `{
   "code": 0,
@@ -26,14 +27,13 @@ const errorEnvelope = `{
   "requestId": "9a7d…-c2f0"
 }`;
 
-const lookupDetails: Record<OperationName, { site: string; lookedUpBy: string }> = {
-  event_details: { site: "Event site", lookedUpBy: "Event page URL" },
-  event_details_id: { site: "Event site", lookedUpBy: "Numeric event id" },
-  followers: { site: "Pin-board site", lookedUpBy: "User id, then node id + cursor pages" },
-  get_user_publications: { site: "Professional network", lookedUpBy: "Profile URN, 10 per page" },
-};
-
 const creditLabel = (costCredits: number) => `${costCredits} ${costCredits === 1 ? "credit" : "credits"}`;
+
+/** "4, 4, 2 or 1". */
+const listWithOr = (items: readonly string[]): string =>
+  items.length <= 1 ? items.join("") : `${items.slice(0, -1).join(", ")} or ${items.at(-1) ?? ""}`;
+
+const countWords = ["No", "One", "Two", "Three", "Four", "Five", "Six", "Seven", "Eight", "Nine", "Ten"];
 
 const principles = [
   {
@@ -43,7 +43,7 @@ const principles = [
   },
   {
     title: "Credits only for answers",
-    body: "A lookup costs 4, 4, 2 or 1 credits and is charged only when it returns 200. Errors, rate-limited and failed calls are free.",
+    body: `A lookup costs ${listWithOr(registry.map((operation) => String(operation.costCredits)))} credits and is charged only when it returns 200. Errors, rate-limited and failed calls are free.`,
     icon: "M12 6v12m-3-2.8.9.6c1.2.9 3 .9 4.2 0 1.2-.9 1.2-2.3 0-3.2-.6-.4-1.4-.7-2.1-.7-.7 0-1.4-.2-1.9-.6-1.1-.8-1.1-2.1 0-2.9 1.1-.8 2.9-.8 4 0l.4.3M21 12a9 9 0 1 1-18 0 9 9 0 0 1 18 0Z",
   },
   {
@@ -118,7 +118,7 @@ export default function HomePage() {
       <section aria-labelledby="lookups-heading" className="mx-auto max-w-6xl px-4 py-16 sm:px-6 sm:py-20">
         <div className="flex max-w-2xl flex-col gap-3">
           <h2 id="lookups-heading" className="text-2xl font-semibold tracking-tight sm:text-3xl">
-            Four lookups, priced per request
+            {countWords[registry.length] ?? registry.length} lookups, priced per request
           </h2>
           <p className="text-muted">
             All operations are read-only <code className="font-mono text-sm text-foreground">GET</code>{" "}
@@ -126,11 +126,10 @@ export default function HomePage() {
           </p>
         </div>
         <ul className="mt-10 grid gap-4 sm:grid-cols-2">
-          {operationNames.map((name) => {
-            const operation = operations[name];
-            const details = lookupDetails[name];
+          {registry.map((operation) => {
+            const details = operation.label;
             return (
-              <li key={name} className="flex">
+              <li key={operation.id} className="flex">
                 <Card className="flex w-full flex-col">
                   <CardContent className="flex flex-1 flex-col gap-4">
                     <div className="flex items-start justify-between gap-3">

@@ -7,6 +7,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import pg from "pg";
 import { openDb } from "@/lib/db/client";
+import { followers } from "@/lib/operations/followers";
 import { seedIfEmpty } from "@/lib/demo/seed";
 import { createKey } from "@/lib/keys/repository";
 import { startRedisServer, waitForRedis, type RedisProcess } from "@/tests/scale/faults";
@@ -48,7 +49,7 @@ const USAGE = `usage: npm run bench:scale -- [--duration S] [--connections N]
 const root = process.cwd();
 const tsxCli = path.join(root, "node_modules", "tsx", "dist", "cli.mjs");
 const POSTGRES = "postgresql://postgres@127.0.0.1:5432/test";
-const FOLLOWERS_PATH = "/v1/pinsite/followers?userid=2000000002";
+const FOLLOWERS_PATH = `${followers.path}?userid=2000000002`;
 const PING_PATH = "/api/ping";
 const WARMUP_SECONDS = 3;
 const FIXED_RATE_SECONDS = 10;
@@ -458,7 +459,7 @@ const main = async () => {
 
     // Report
     const rows = [one, threeDirect, three, onePing];
-    say("\n== Throughput (GET /v1/pinsite/followers, PostgreSQL + Redis)");
+    say(`\n== Throughput (GET ${followers.path}, PostgreSQL + Redis)`);
     say(`${"run".padEnd(26)} ${"req/s".padStart(8)} ${"p50 ms".padStart(7)} ${"p99 ms".padStart(7)}  answers`);
     for (const row of rows) {
       say(`${row.label.padEnd(26)} ${row.requestsPerS.toFixed(0).padStart(8)} ${row.p50Ms.toFixed(1).padStart(7)} ${row.p99Ms.toFixed(1).padStart(7)}  ${row.statuses}${row.errors ? `, ${row.errors} errors` : ""}`);

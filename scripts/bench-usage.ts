@@ -4,6 +4,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { openDb, type Db } from "@/lib/db/client";
 import { createKey } from "@/lib/keys/repository";
+import { registry } from "@/lib/operations";
 import type { Principal } from "@/lib/keys/manage";
 import { listEvents } from "@/lib/usage/events";
 import { addDays, utcDay } from "@/lib/usage/period";
@@ -61,8 +62,8 @@ const seed = async (db: Db) => {
   // Statuses per 20 requests: 16 × 200, then 400, 402, 404, 429 (and a 500 every 97th).
   await db.query(
     `INSERT INTO usage_events (request_id, key_id, operation, status, credits_charged, latency_ms, params_summary, created_at, reason)
-     SELECT gen_random_uuid(), k.ids[1 + (i % 50)], o.names[1 + ((i / 50) % 4)], s.status,
-       CASE WHEN s.status = 200 THEN o.costs[1 + ((i / 50) % 4)] ELSE 0 END,
+     SELECT gen_random_uuid(), k.ids[1 + (i % 50)], o.names[1 + ((i / 50) % cardinality(o.names))], s.status,
+       CASE WHEN s.status = 200 THEN o.costs[1 + ((i / 50) % cardinality(o.names))] ELSE 0 END,
        (random() * random() * 2000)::int, 'userid=' || (2000000000 + i % 1000),
        now() - make_interval(secs => i * (2592000.0 / $2)),
        CASE WHEN s.status = 402 THEN 'credits' ELSE '' END
@@ -70,8 +71,8 @@ const seed = async (db: Db) => {
        LATERAL (SELECT CASE WHEN i % 97 = 0 THEN 500 WHEN i % 20 < 16 THEN 200
                             ELSE (ARRAY[400, 402, 404, 429])[i % 20 - 15] END AS status) s,
        (SELECT $1::text[] AS ids) k,
-       (SELECT ARRAY['event_details', 'event_details_id', 'followers', 'get_user_publications'] AS names, ARRAY[4, 4, 2, 1] AS costs) o`,
-    [keyIds, records],
+       (SELECT $3::text[] AS names, $4::int[] AS costs) o`,
+    [keyIds, records, registry.map((operation) => operation.id), registry.map((operation) => operation.costCredits)],
   );
   console.log(`  ${records.toLocaleString("en-US")} usage records in ${seconds(performance.now() - started)}`);
 

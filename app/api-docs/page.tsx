@@ -1,15 +1,9 @@
 import type { Metadata } from "next";
 import { headers } from "next/headers";
 import { Fragment, type ReactNode } from "react";
-import {
-  OPENAPI_PATH,
-  buildOpenApiDocument,
-  operationDocs,
-  type JsonValue,
-  type OpenApiDocument,
-  type OperationDoc,
-  type ResponseObject,
-} from "@/lib/openapi/document";
+import { OPENAPI_PATH, buildOpenApiDocument } from "@/lib/openapi/document";
+import { operationDocs, type OperationDoc } from "@/lib/openapi/docs";
+import type { JsonValue, OpenApiDocument, ResponseObject } from "@/lib/openapi/types";
 import { TryIt } from "@/components/api-docs/try-it";
 import { Badge, type BadgeVariant } from "@/components/ui/badge";
 import { Card, CardContent } from "@/components/ui/card";

@@ -9,7 +9,7 @@ import { Input } from "@/components/ui/input";
 import { changePassword } from "@/lib/query/account";
 import { ConsoleApiError } from "@/lib/query/fetch-json";
 import { fieldErrors, passwordChangeBody, PASSWORD_MIN_LENGTH } from "@/lib/users/schemas";
-import { FormAlert } from "./form-alert";
+import { FormAlert } from "@/components/ui/form-alert";
 
 type Fields = { currentPassword?: string; newPassword?: string; confirmPassword?: string };
 

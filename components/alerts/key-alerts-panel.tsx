@@ -9,7 +9,7 @@ import { Card, CardContent, CardDescription, CardFooter, CardHeader, CardTitle }
 import { CodeBlock } from "@/components/ui/code-block";
 import { Input } from "@/components/ui/input";
 import { Table, TableBody, TableCell, TableHead, TableHeaderCell, TableRow } from "@/components/ui/table";
-import { FormError } from "@/components/keys/form-error";
+import { FormError } from "@/components/ui/form-alert";
 import { errorMessage, parseWholeNumber } from "@/components/keys/format";
 import { ConsoleApiError } from "@/lib/query/fetch-json";
 import {

@@ -1,5 +1,5 @@
-import type { OperationName } from "@/lib/api/operations";
-import { lookupUrl } from "@/lib/query/lookup";
+import { AUTHENTICATED_HEADERS } from "@/lib/openapi/responses";
+import { lookupUrl } from "@/lib/query/fetch-lookup";
 import { callUrl, sentParams, type QueryParam } from "@/lib/snippets/call";
 
 /**
@@ -11,18 +11,7 @@ import { callUrl, sentParams, type QueryParam } from "@/lib/snippets/call";
 export type SendVia = "console" | "token";
 
 /** The response headers worth reading, in display order (RateLimit-* also matches any later addition). */
-export const SHOWN_HEADERS = [
-  "X-Request-Id",
-  "X-Credits-Cost",
-  "X-Credits-Charged",
-  "X-Credits-Remaining",
-  "RateLimit-Limit",
-  "RateLimit-Remaining",
-  "RateLimit-Reset",
-  "Retry-After",
-  "X-Data-As-Of",
-  "X-Cache",
-] as const;
+export const SHOWN_HEADERS = [...AUTHENTICATED_HEADERS, "Retry-After", "X-Data-As-Of", "X-Cache"] as const;
 
 export type TryResponse = {
   kind: "response";
@@ -69,7 +58,7 @@ const readBody = (text: string): { body: string; json: unknown } => {
 };
 
 export type SendRequest = {
-  operation: OperationName;
+  operation: string;
   /** The operation's /v1 path. */
   path: string;
   params: readonly QueryParam[];

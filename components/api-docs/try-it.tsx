@@ -5,9 +5,8 @@ import { useEffect, useId, useRef, useState, type KeyboardEvent } from "react";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Input } from "@/components/ui/input";
-import type { OperationName } from "@/lib/api/operations";
-import type { OperationDoc } from "@/lib/openapi/document";
-import { parseParamProblem } from "@/lib/query/lookup";
+import type { OperationDoc } from "@/lib/openapi/docs";
+import { parseParamProblem } from "@/lib/query/lookup-error";
 import type { ApiCall, QueryParam } from "@/lib/snippets/call";
 import { noteConsoleCredits, noteConsoleRefusal, useConsoleAccess, type ConsoleAccess } from "./console-access";
 import { nextFollowersPage, sendCall, type SendVia, type TryOutcome } from "./send-call";
@@ -27,17 +26,12 @@ export type TryItProps = {
   baseUrl: string;
 };
 
-/**
- * Parameters that select another mode and stay empty at first: with userid given the API ignores
- * node_id and cursor, and the example cursor belongs to no real page.
- */
-const ALTERNATIVE_PARAMS: Partial<Record<OperationName, readonly string[]>> = { followers: ["node_id", "cursor"] };
-
 const initialValues = (operation: OperationDoc): Record<string, string> =>
   Object.fromEntries(
     operation.parameters.map((parameter) => [
       parameter.name,
-      ALTERNATIVE_PARAMS[operation.name]?.includes(parameter.name) ? "" : parameter.example,
+      // A parameter that selects another mode starts empty (with userid the API ignores node_id and cursor).
+      parameter.alternative ? "" : parameter.example,
     ]),
   );
 

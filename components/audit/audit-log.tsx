@@ -4,7 +4,7 @@ import { useInfiniteQuery } from "@tanstack/react-query";
 import { Badge, type BadgeVariant } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Table, TableBody, TableCell, TableHead, TableHeaderCell, TableRow } from "@/components/ui/table";
-import { FormError } from "@/components/keys/form-error";
+import { FormError } from "@/components/ui/form-alert";
 import { errorMessage, formatDateTime } from "@/components/keys/format";
 import { auditQuery, type AuditEntryView } from "@/lib/query/keys";
 

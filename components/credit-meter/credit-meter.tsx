@@ -5,14 +5,14 @@ import Link from "next/link";
 import { Button } from "@/components/ui/button";
 import { cx } from "@/components/ui/class-names";
 import { Meter, type MeterVariant } from "@/components/ui/meter";
-import { lastLookupQuery, type LastLookup } from "@/lib/query/lookup";
+import { lastLookupQuery, type LastLookup } from "@/lib/query/last-lookup";
 import { creditLevel, meterQuery, type CreditLevel } from "@/lib/query/meter";
 import { useCurrentOperationCost } from "./operation-cost";
 
 /**
  * The credit meter on every console page: the console key's credits remaining / granted, what a
  * lookup on this page costs, and what the last lookup charged. Lookups patch its query from
- * their X-Credits-Remaining header (lib/query/lookup.ts), so it moves without a reload.
+ * their X-Credits-Remaining header (lib/query/fetch-lookup.ts), so it moves without a reload.
  */
 export type CreditMeterProps = {
   /** The cost of one lookup on this page; defaults to what the page set with useOperationCost. */

@@ -9,13 +9,16 @@ import { cx } from "@/components/ui/class-names";
 import {
   eventInputValue,
   eventLookupCost,
+  eventOperationOf,
   eventQuery,
   eventsPageHref,
   parseEventInput,
+  type EventData,
   type EventInput,
   type ParsedEventInput,
 } from "@/lib/query/events";
-import { isLookupError, type EventData, type LookupSuccess } from "@/lib/query/lookup";
+import type { LookupSuccess } from "@/lib/query/fetch-lookup";
+import { isLookupError } from "@/lib/query/lookup-error";
 import { EventCard, EventCardSkeleton } from "./event-card";
 import { LookupErrorPanel } from "@/components/lookup/lookup-error-panel";
 import { RecentEventLookups } from "./recent-lookups";
@@ -42,16 +45,14 @@ const operationHint = (parsed: ParsedEventInput): string => {
     case "invalid":
       return parsed.reason;
     case "valid":
-      return parsed.input.operation === "event_details"
-        ? `By URL — event_details — ${eventLookupCost} credits`
-        : `By id — event_details_id — ${eventLookupCost} credits`;
+      return `${parsed.input.by === "url" ? "By URL" : "By id"} — ${eventOperationOf(parsed.input).id} — ${eventLookupCost} credits`;
   }
 };
 
 const queryValue = (params: URLSearchParams): string => (params.get("q") ?? params.get("id") ?? params.get("url") ?? "").trim();
 
 // Stands in while the address holds no valid input: its query is never enabled.
-const NO_EVENT: EventInput = { operation: "event_details_id", eventId: "" };
+const NO_EVENT: EventInput = { by: "id", eventId: "" };
 
 type EventResultProps = {
   input: EventInput;
@@ -181,7 +182,7 @@ export function EventsLookup({ hosts, publicOrigin }: EventsLookupProps) {
   };
 
   const openRelated = (eventId: string) => {
-    run({ operation: "event_details_id", eventId });
+    run({ by: "id", eventId });
     resultRef.current?.scrollIntoView({ block: "start", behavior: "smooth" });
     resultRef.current?.focus({ preventScroll: true });
   };

@@ -10,7 +10,7 @@ import {
   recentEventOperations,
   type EventInput,
 } from "@/lib/query/events";
-import { recentLookupsQuery } from "@/lib/query/lookup";
+import { recentLookupsQuery } from "@/lib/query/recent-lookups";
 
 /**
  * The user's recent successful event lookups (from the usage records) for one-click re-open.
@@ -43,7 +43,7 @@ const ago = (iso: string, now: number): string => {
 
 /** "events.demo.test/events/1000000000000001/" for a URL, the id as is. */
 const shortLabel = (input: EventInput): string =>
-  input.operation === "event_details" ? input.url.replace(/^https:\/\//, "") : input.eventId;
+  input.by === "url" ? input.url.replace(/^https:\/\//, "") : input.eventId;
 
 export function RecentEventLookups({ onOpen, currentValue, className }: RecentEventLookupsProps) {
   const queryClient = useQueryClient();
@@ -99,7 +99,7 @@ export function RecentEventLookups({ onOpen, currentValue, className }: RecentEv
                   <span className="flex min-w-0 flex-col">
                     <span className="truncate font-medium text-foreground">{title ?? shortLabel(input)}</span>
                     <span className="truncate text-xs text-muted">
-                      {input.operation === "event_details" ? "By URL" : "By id"} · {ago(item.at, now)}
+                      {input.by === "url" ? "By URL" : "By id"} · {ago(item.at, now)}
                     </span>
                   </span>
                   <span

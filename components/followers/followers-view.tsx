@@ -7,16 +7,16 @@ import { OperationCost } from "@/components/credit-meter/operation-cost";
 import { DownloadButtons } from "@/components/export/download-buttons";
 import { Button } from "@/components/ui/button";
 import { Input } from "@/components/ui/input";
-import { operations } from "@/lib/api/operations";
-import { followersQuery, FOLLOWERS_PAGE_SIZE, isUserId, type FollowerEntry } from "@/lib/query/followers";
-import { isLookupError, lookupErrorText } from "@/lib/query/lookup";
+import { followersPageCost, followersQuery, FOLLOWERS_PAGE_SIZE, isUserId, type FollowerEntry } from "@/lib/query/followers";
+import { lookupErrorText } from "@/lib/query/lookup-copy";
+import { isLookupError } from "@/lib/query/lookup-error";
 import { followerCsvColumns } from "./follower-export";
 import { FollowerList, FOLLOWER_ROW_HEIGHT } from "./follower-list";
 import { FollowersStatus } from "./followers-status";
 import { LoadAllControl, type NextPageOutcome } from "./load-all-control";
 import { LookupErrorPanel } from "@/components/lookup/lookup-error-panel";
 
-const PAGE_COST_CREDITS = operations.followers.costCredits;
+const PAGE_COST_CREDITS = followersPageCost;
 const INPUT_PROBLEM = "Enter a user id: digits only (up to 20), e.g. 2000000001.";
 
 const noFollowers: readonly FollowerEntry[] = [];

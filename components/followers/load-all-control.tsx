@@ -4,7 +4,7 @@ import { useQuery } from "@tanstack/react-query";
 import { useEffect, useId, useRef, useState } from "react";
 import { Button } from "@/components/ui/button";
 import { Input } from "@/components/ui/input";
-import { isLookupError } from "@/lib/query/lookup";
+import { isLookupError } from "@/lib/query/lookup-error";
 import { meterQuery } from "@/lib/query/meter";
 import { FOLLOWERS_PAGE_SIZE } from "@/lib/query/followers";
 

@@ -5,7 +5,7 @@ import { useState, type FormEvent } from "react";
 import { Button } from "@/components/ui/button";
 import { Input } from "@/components/ui/input";
 import { chooseConsoleKey, keysQueryKey, refreshAfterKeyChange, type ApiKeyView } from "@/lib/query/keys";
-import { FormError } from "./form-error";
+import { FormError } from "@/components/ui/form-alert";
 import { errorMessage } from "./format";
 import { ModalActions } from "@/components/ui/modal";
 

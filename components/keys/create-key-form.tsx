@@ -6,7 +6,7 @@ import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import { Input } from "@/components/ui/input";
 import { createKey, keysQueryKey, refreshAfterKeyChange, type IssuedKey, type NewKeyInput } from "@/lib/query/keys";
-import { FormError } from "./form-error";
+import { FormError } from "@/components/ui/form-alert";
 import { errorMessage, formatCount, parseWholeNumber } from "./format";
 
 const MAX_CREDITS = 1_000_000_000;

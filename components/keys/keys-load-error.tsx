@@ -1,7 +1,7 @@
 "use client";
 
 import { Button } from "@/components/ui/button";
-import { FormError } from "./form-error";
+import { FormError } from "@/components/ui/form-alert";
 import { errorMessage } from "./format";
 
 /** The key list could not be loaded: the reason and a way to ask again. */

@@ -3,7 +3,7 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { Button } from "@/components/ui/button";
 import { keysQueryKey, refreshAfterKeyChange, revokeKey, type ApiKeyView } from "@/lib/query/keys";
-import { FormError } from "./form-error";
+import { FormError } from "@/components/ui/form-alert";
 import { errorMessage } from "./format";
 import { ModalActions } from "@/components/ui/modal";
 

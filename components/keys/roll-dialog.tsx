@@ -12,7 +12,7 @@ import {
   type GracePeriod,
   type IssuedKey,
 } from "@/lib/query/keys";
-import { FormError } from "./form-error";
+import { FormError } from "@/components/ui/form-alert";
 import { errorMessage } from "./format";
 import { ModalActions } from "@/components/ui/modal";
 

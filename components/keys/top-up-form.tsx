@@ -6,7 +6,7 @@ import { Button } from "@/components/ui/button";
 import { cx } from "@/components/ui/class-names";
 import { Input } from "@/components/ui/input";
 import { keysQueryKey, refreshAfterKeyChange, topUpKey, type ApiKeyView } from "@/lib/query/keys";
-import { FormError } from "./form-error";
+import { FormError } from "@/components/ui/form-alert";
 import { errorMessage, formatCount, parseWholeNumber } from "./format";
 
 const MAX_TOP_UP = 1_000_000_000;

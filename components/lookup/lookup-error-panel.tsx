@@ -4,13 +4,8 @@ import Link from "next/link";
 import { useEffect, useState } from "react";
 import { Button, buttonStyles } from "@/components/ui/button";
 import { cx } from "@/components/ui/class-names";
-import {
-  chargedNothing,
-  isLookupError,
-  lookupErrorAction,
-  lookupErrorText,
-  type LookupSubject,
-} from "@/lib/query/lookup";
+import { lookupErrorAction, lookupErrorText, type LookupSubject } from "@/lib/query/lookup-copy";
+import { chargedNothing, isLookupError } from "@/lib/query/lookup-error";
 
 export type LookupErrorPanelProps = {
   error: unknown;

@@ -8,12 +8,14 @@ import { DownloadButtons, safeFileName } from "@/components/export/download-butt
 import { LookupErrorPanel } from "@/components/lookup/lookup-error-panel";
 import { Button } from "@/components/ui/button";
 import { Input } from "@/components/ui/input";
-import { operations } from "@/lib/api/operations";
-import { isLookupError, lookupErrorText } from "@/lib/query/lookup";
+import { lookupErrorText } from "@/lib/query/lookup-copy";
+import { isLookupError } from "@/lib/query/lookup-error";
 import {
+  isPageNumber,
   isProfileUrn,
   publicationsKeyFor,
   publicationsQuery,
+  publicationsPageCost,
   PUBLICATIONS_PAGE_SIZE,
   type PublicationsPage,
 } from "@/lib/query/publications";
@@ -21,13 +23,12 @@ import { loadedPublications, publicationCsvColumns } from "./publication-export"
 import { PublicationList } from "./publication-list";
 import { PublicationPager } from "./publication-pager";
 
-const PAGE_COST_CREDITS = operations.get_user_publications.costCredits;
+const PAGE_COST_CREDITS = publicationsPageCost;
 const URN_PROBLEM = "Enter a profile URN: urn:li:<type>:<id>, e.g. urn:li:member:3000000001.";
 
 /** `?page=` as a page number; anything but a whole number from 1 reads as page 1. */
 const pageFromUrl = (raw: string | null): number => {
-  if (raw === null || !/^\d{1,6}$/.test(raw)) return 1;
-  return Math.max(1, Number(raw));
+  return raw !== null && isPageNumber(raw) ? Number(raw) : 1;
 };
 
 const publicationsUrl = (pathname: string, urn: string, page: number) =>

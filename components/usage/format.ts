@@ -1,3 +1,4 @@
+import { operationById, registry } from "@/lib/operations";
 import { LATENCY_TOP_BUCKET_MS } from "@/lib/usage/latency";
 
 /** Numbers, shares and durations as the usage page shows them (browser locale). */
@@ -41,23 +42,13 @@ export const formatLatencyBound = (ms: number | null): string => {
 
 export const formatMs = (ms: number | null): string => (ms === null ? "—" : `${oneDecimal.format(ms)} ms`);
 
-/** Operation names as people read them. */
-export const operationLabels: Record<string, string> = {
-  event_details: "Event by URL",
-  event_details_id: "Event by id",
-  followers: "Followers",
-  get_user_publications: "Publications",
-};
+/** Operation ids as people read them (each operation module's short label), in registry order. */
+export const operationLabels: ReadonlyMap<string, string> = new Map(registry.map((operation) => [operation.id, operation.label.short]));
 
-export const operationLabel = (name: string): string => operationLabels[name] ?? name;
+export const operationLabel = (id: string): string => operationLabels.get(id) ?? id;
 
-/** Chart colours per operation: mid-tones that read on the light and the dark surface alike. */
-export const operationColors: Record<string, string> = {
-  event_details: "oklch(60% 0.2 277)",
-  event_details_id: "oklch(70% 0.13 210)",
-  followers: "oklch(76% 0.15 75)",
-  get_user_publications: "oklch(66% 0.2 345)",
-};
+/** Chart colour of an operation (its module's); an id no longer served gets the accent. */
+export const operationColor = (id: string): string => operationById(id)?.chartColor ?? "var(--accent)";
 
 export const statusClassColors = {
   "2xx": "var(--success)",

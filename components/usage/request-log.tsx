@@ -5,7 +5,7 @@ import { useId, useState, type FormEvent, type ReactNode } from "react";
 import { Badge, type BadgeVariant } from "@/components/ui/badge";
 import { Button, buttonStyles } from "@/components/ui/button";
 import { Table, TableBody, TableCell, TableHead, TableHeaderCell, TableRow } from "@/components/ui/table";
-import { FormError } from "@/components/keys/form-error";
+import { FormError } from "@/components/ui/form-alert";
 import { errorMessage } from "@/components/keys/format";
 import {
   eventsExportUrl,
@@ -183,7 +183,7 @@ export function RequestLog({ scope, range, keys }: { scope: UsageScopeParams; ra
             data-testid="log-filter-operation"
           >
             <option value="">Any operation</option>
-            {Object.entries(operationLabels).map(([name, label]) => (
+            {[...operationLabels].map(([name, label]) => (
               <option key={name} value={name}>
                 {label}
               </option>

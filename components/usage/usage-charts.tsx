@@ -8,7 +8,7 @@ import {
   formatCount,
   formatLatencyBound,
   formatShortDay,
-  operationColors,
+  operationColor,
   operationLabel,
   statusClassColors,
 } from "./format";
@@ -68,7 +68,7 @@ export function CreditsPerDayChart({ days }: { days: UsageGroup[] }) {
         <Tooltip {...tooltipStyle} formatter={(value, name) => [formatCount(Number(value)), operationLabel(String(name))]} />
         <Legend wrapperStyle={legendStyle} formatter={(name) => operationLabel(String(name))} />
         {operations.map((name) => (
-          <Bar key={name} dataKey={name} stackId="credits" fill={operationColors[name] ?? "var(--accent)"} isAnimationActive={false} />
+          <Bar key={name} dataKey={name} stackId="credits" fill={operationColor(name)} isAnimationActive={false} />
         ))}
       </BarChart>
     </ChartCard>

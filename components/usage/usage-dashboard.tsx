@@ -6,7 +6,7 @@ import { useId, useMemo, useState } from "react";
 import { buttonStyles } from "@/components/ui/button";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import { cx } from "@/components/ui/class-names";
-import { FormError } from "@/components/keys/form-error";
+import { FormError } from "@/components/ui/form-alert";
 import { errorMessage } from "@/components/keys/format";
 import { usersQuery } from "@/lib/query/account";
 import { keysQuery } from "@/lib/query/keys";

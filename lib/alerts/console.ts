@@ -1,4 +1,5 @@
-import { ConsoleError, notFound, type ConsoleContext } from "@/lib/console-api/handler";
+import type { ConsoleContext } from "@/lib/console-api/handler";
+import { DomainError } from "@/lib/errors";
 import { visibleKey } from "@/lib/keys/manage";
 import type { ApiKey } from "@/lib/keys/repository";
 import { principalOf } from "@/lib/keys/view";
@@ -30,18 +31,18 @@ export type KeyAlertsView = {
 
 const keyFor = async (context: Context, keyId: string): Promise<ApiKey> => {
   const key = await visibleKey(context.db, principalOf(context.user, context.ip), keyId);
-  if (!key) throw notFound("No such key.");
+  if (!key) throw new DomainError("not_found", "No such key.");
   return key;
 };
 
 const activeKeyFor = async (context: Context, keyId: string): Promise<ApiKey> => {
   const key = await keyFor(context, keyId);
-  if (key.status !== "active") throw new ConsoleError(422, "key_rule", "Only an active key has alerts and budgets.");
+  if (key.status !== "active") throw new DomainError("key_rule", "Only an active key has alerts and budgets.");
   return key;
 };
 
 const view = async (context: Context, key: ApiKey, settings: AlertSettings | null): Promise<KeyAlertsView> => {
-  if (!settings) throw notFound("No such key.");
+  if (!settings) throw new DomainError("not_found", "No such key.");
   return {
     key: { id: key.id, name: key.name, status: key.status, ownerId: key.ownerId },
     settings,
@@ -66,7 +67,7 @@ export const updateKeyAlerts = async (context: Context, keyId: string, input: Al
 export type BudgetView = { keyId: string; dailyCreditCap: number | null; creditsSpentToday: number };
 
 const budgetView = (keyId: string, settings: AlertSettings | null): BudgetView => {
-  if (!settings) throw notFound("No such key.");
+  if (!settings) throw new DomainError("not_found", "No such key.");
   return { keyId, dailyCreditCap: settings.dailyCreditCap, creditsSpentToday: settings.creditsSpentToday };
 };
 
@@ -90,7 +91,7 @@ export const openAlertsResponse = async (context: Context): Promise<{ alerts: Ke
 /** POST /api/alerts/:id/ack */
 export const acknowledgeResponse = async (context: Context, alertId: string): Promise<{ acknowledged: number }> => {
   const keyId = await alertKeyId(context.db, alertId);
-  if (keyId === null) throw notFound("No such alert.");
-  if (!(await visibleKey(context.db, principalOf(context.user, context.ip), keyId))) throw notFound("No such alert.");
+  if (keyId === null) throw new DomainError("not_found", "No such alert.");
+  if (!(await visibleKey(context.db, principalOf(context.user, context.ip), keyId))) throw new DomainError("not_found", "No such alert.");
   return { acknowledged: await acknowledgeAlert(context.db, alertId) };
 };

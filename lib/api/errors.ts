@@ -1,3 +1,5 @@
+import type { AuthFailure } from "@/lib/keys/authenticate";
+
 /** Errors of the /v1 contract are values with a code; messages are the contract's, word for word. */
 export type ApiErrorCode = 400 | 401 | 402 | 404 | 405 | 429 | 500;
 
@@ -20,6 +22,12 @@ export const messages = {
   notFoundPath: "Not found",
   methodNotAllowed: "Method not allowed",
 } as const;
+
+/** The /v1 sentence of each authentication failure (lib/keys returns the code). */
+export const authMessages = {
+  key_missing: messages.keyMissing,
+  key_invalid: messages.keyInvalid,
+} as const satisfies Record<AuthFailure, string>;
 
 export const missing = (name: string) => new ApiError(400, `Missing required parameter: ${name}`);
 export const invalid = (name: string) => new ApiError(400, `Invalid parameter: ${name}`);

@@ -1,4 +1,6 @@
 import { z } from "zod";
+import type { OperationParam } from "@/lib/operations/define";
+import { readParam as readQueryParam } from "@/lib/operations/read-params";
 import { ApiError, invalid, missing } from "./errors";
 
 /**
@@ -39,22 +41,23 @@ export const paramSchemas = {
 
 export type ParamName = keyof typeof paramSchemas;
 
-/** The value of one parameter, or undefined when absent/empty; throws the contract's 400. */
-const readParam = (query: URLSearchParams, name: ParamName, required: boolean): string | undefined => {
-  const values = query.getAll(name);
-  if (values.length > 1) throw invalid(name);
-  const value = values[0];
-  if (value === undefined || value === "") {
-    if (required) throw missing(name);
-    return undefined;
-  }
-  if (!paramSchemas[name].safeParse(value).success) throw invalid(name);
-  return value;
-};
+const readParam = (query: URLSearchParams, name: ParamName, required: boolean): string | undefined =>
+  readQueryParam(query, { name, schema: paramSchemas[name], required });
+
+/** A parameter of the four operations as their modules declare it (lib/operations/define.ts). */
+export const param = (
+  name: ParamName,
+  spec: Omit<OperationParam, "name" | "schema">,
+): OperationParam => ({ name, schema: paramSchemas[name], ...spec });
 
 export type EventSiteConfig = { hosts: readonly string[] };
 
-const EVENT_PATH = /^\/events\/(\d{1,20})\/?$/;
+/** The path of an event page; its one group is the event id. */
+export const EVENT_PAGE_PATH = /^\/events\/(\d{1,20})\/?$/;
+
+/** A host is accepted with or without "www." / "m.", in any case; "*" accepts every host. */
+export const isEventSiteHost = (host: string, hosts: readonly string[]): boolean =>
+  hosts.includes("*") || hosts.includes(host.toLowerCase().replace(/^(www\.|m\.)/, ""));
 
 /** Event id from an event page URL on an accepted host, or the contract's 400. */
 export const eventIdFromUrl = (raw: string, config: EventSiteConfig): string => {
@@ -65,9 +68,8 @@ export const eventIdFromUrl = (raw: string, config: EventSiteConfig): string => 
     throw invalid("url");
   }
   if (url.protocol !== "https:" || url.username !== "" || url.password !== "") throw invalid("url");
-  const host = url.host.toLowerCase().replace(/^(www\.|m\.)/, "");
-  if (!config.hosts.includes("*") && !config.hosts.includes(host)) throw invalid("url");
-  const match = EVENT_PATH.exec(url.pathname);
+  if (!isEventSiteHost(url.host, config.hosts)) throw invalid("url");
+  const match = EVENT_PAGE_PATH.exec(url.pathname);
   if (!match?.[1]) throw invalid("url");
   return match[1];
 };
@@ -112,7 +114,7 @@ const storable = (value: string, maxLength: number): string => {
 };
 
 /** A short, log-safe summary of what was asked, kept in the usage record. */
-export const summariseQuery = (query: URLSearchParams, names: readonly ParamName[]): string =>
+export const summariseQuery = (query: URLSearchParams, names: readonly string[]): string =>
   storable(names.flatMap((name) => query.getAll(name).map((value) => `${name}=${storable(value, 120)}`)).join("&"), 300);
 
 export const isApiError = (error: unknown): error is ApiError => error instanceof ApiError;

@@ -1,16 +1,19 @@
-import { SourceRateLimitedError, type LookupContext, type LookupResult } from "@/lib/connectors/types";
-import type { Operation, PreparedLookup } from "@/lib/operations/define";
-import type { Outcome, SettleRequest, Settlement } from "@/lib/credits/settle";
+import { SourceRateLimitedError, type Connector, type LookupContext, type LookupResult } from "@/lib/connectors/types";
+import type { SettleRequest, Settlement } from "@/lib/credits/settle";
+import type { KeyCredentials } from "@/lib/keys/repository";
 import { describeError, log } from "@/lib/log";
+import type { Operation, PreparedLookup } from "@/lib/operations/define";
 import type { Services } from "@/lib/services";
+import { admit, type Headers } from "./admit";
 import { errorBody, successBody } from "./envelope";
-import { ApiError, messages } from "./errors";
+import { ApiError, messages, type ApiErrorCode } from "./errors";
 import { summariseQuery } from "./params";
 
 /**
  * The request pipeline of a lookup, in the order decisions.md fixes:
  * 401 auth → 429 rate limit → 400 params → 402 credits → 404 record → 500 anything else.
- * It knows nothing of Next: /v1 route handlers and the console's server routes both call it.
+ * It knows nothing of HTTP servers: the /v1 front and the console's lookup route both call it.
+ * Every request that gets past authentication is settled exactly once (one usage record).
  */
 export type PipelineInput = { authorization: string | null; query: URLSearchParams };
 
@@ -20,6 +23,22 @@ export type PipelineResult = {
   headers: Record<string, string>;
   requestId: string;
   keyId: string | null;
+};
+
+export type PipelineDeps = Pick<Services, "authenticator" | "limiter" | "settler" | "connector" | "cursors" | "eventSiteHosts">;
+
+const reply = (status: ApiErrorCode, message: string, requestId: string, headers: Headers, keyId: string | null): PipelineResult => ({
+  status,
+  body: errorBody(status, message, requestId),
+  headers,
+  requestId,
+  keyId,
+});
+
+/** The one place an unexpected failure becomes `500 Internal server error`, logged with the requestId. */
+const internalError = (error: unknown, operation: Operation, requestId: string, headers: Headers, keyId: string | null): PipelineResult => {
+  log.error("request failed", { requestId, keyId, operation: operation.id, error: describeError(error) });
+  return reply(500, messages.internal, requestId, headers, keyId);
 };
 
 const messageFor = (status: Exclude<Settlement["status"], 200>, operation: Operation, badRequest: string | null): string => {
@@ -39,129 +58,168 @@ const messageFor = (status: Exclude<Settlement["status"], 200>, operation: Opera
   }
 };
 
-export const runLookup = async (
-  spec: Operation,
-  input: PipelineInput,
-  deps: Services,
-): Promise<PipelineResult> => {
+/** The query read into a lookup, or the contract's 400 sentence. Other failures are not the caller's: they throw. */
+const prepare = (
+  operation: Operation,
+  query: URLSearchParams,
+  deps: PipelineDeps,
+): { ok: true; lookup: PreparedLookup } | { ok: false; message: string } => {
+  try {
+    return { ok: true, lookup: operation.prepare(query, { cursors: deps.cursors, eventSiteHosts: deps.eventSiteHosts }) };
+  } catch (error) {
+    if (error instanceof ApiError) return { ok: false, message: error.message };
+    throw error;
+  }
+};
+
+/** What the data source answered, before any credit moves. */
+type Answer =
+  | { kind: "answered"; result: LookupResult }
+  | { kind: "source_rate_limited"; retryAfterS: number }
+  | { kind: "failed" };
+
+const ask = async (lookup: PreparedLookup, connector: Connector, context: LookupContext, where: Record<string, unknown>): Promise<Answer> => {
+  try {
+    return { kind: "answered", result: await lookup(connector, context) };
+  } catch (error) {
+    if (error instanceof SourceRateLimitedError) return { kind: "source_rate_limited", retryAfterS: error.retryAfterS };
+    log.error("lookup failed", { ...where, error: describeError(error) });
+    return { kind: "failed" };
+  }
+};
+
+const outcomeOf = (answer: Answer): "found" | "not_found" | "429" | "500" => {
+  if (answer.kind === "source_rate_limited") return "429";
+  if (answer.kind === "failed") return "500";
+  return answer.result.found ? "found" : "not_found";
+};
+
+const REFUND_STATUS = { not_found: 404, "429": 429, "500": 500 } as const;
+
+/**
+ * A connector about to spend money (an upstream call) reserves the cost first; the request then
+ * ends in commit (found) or refund (anything else), or with the refused reservation's own answer.
+ */
+const reservation = (settle: () => Promise<Settlement>) => {
+  const made: Settlement[] = [];
+  return {
+    reserve: async () => {
+      const reserved = await settle();
+      made.push(reserved);
+      return reserved.status === 200;
+    },
+    settlement: (): Settlement | null => made.at(-1) ?? null,
+  };
+};
+
+type Admitted = {
+  operation: Operation;
+  input: PipelineInput;
+  deps: PipelineDeps;
+  requestId: string;
+  key: KeyCredentials;
+  headers: Headers;
+  settle: (request: Pick<SettleRequest, "outcome"> & Partial<SettleRequest>) => Promise<Settlement>;
+};
+
+/** The settled answer as it goes out: credit headers, then the record or the error envelope. */
+const finish = (
+  admitted: Admitted,
+  settlement: Settlement,
+  headers: Headers,
+  result: LookupResult | null,
+  badRequest: string | null,
+): PipelineResult => {
+  const { operation, requestId, key } = admitted;
+  const cached = result?.found && result.cache ? { ...headers, "X-Cache": result.cache } : headers;
+  if (settlement.status === 401) {
+    // The key went away between authentication and settlement (revoked, expired, owner disabled).
+    admitted.deps.authenticator.invalidate(key.id);
+    return reply(401, messages.keyInvalid, requestId, cached, null);
+  }
+  const charged: Headers = {
+    ...cached,
+    "X-Credits-Cost": String(operation.costCredits),
+    "X-Credits-Charged": String(settlement.creditsCharged),
+    "X-Credits-Remaining": String(settlement.creditsRemaining),
+  };
+  if (settlement.status === 200 && result?.found) {
+    const withAsOf = result.asOf ? { ...charged, "X-Data-As-Of": result.asOf.toISOString() } : charged;
+    return { status: 200, body: successBody(result.dataJson, requestId), headers: withAsOf, requestId, keyId: key.id };
+  }
+  // A 200 always comes with a found record; anything else is an error envelope.
+  const status = settlement.status === 200 ? 500 : settlement.status;
+  return reply(status, messageFor(status, operation, badRequest), requestId, charged, key.id);
+};
+
+/** 400 → look up → 402/404/429/500 or 200: everything after the key and its rate were checked. */
+const lookupAdmitted = async (admitted: Admitted, rateLimited: boolean): Promise<PipelineResult> => {
+  const { operation, input, deps, requestId, key, headers, settle } = admitted;
+  if (rateLimited) return finish(admitted, await settle({ outcome: "429" }), headers, null, null);
+
+  const prepared = prepare(operation, input.query, deps);
+  if (!prepared.ok) return finish(admitted, await settle({ outcome: "400" }), headers, null, prepared.message);
+
+  const reserved = reservation(() => settle({ outcome: "reserve" }));
+  const answer = await ask(
+    prepared.lookup,
+    deps.connector,
+    { keyOwnerId: key.ownerId, reserve: reserved.reserve },
+    { requestId, keyId: key.id, operation: operation.id },
+  );
+  const answerHeaders =
+    answer.kind === "source_rate_limited"
+      ? { ...headers, "Retry-After": String(Math.max(1, Math.ceil(answer.retryAfterS))) }
+      : headers;
+  const reservedSettlement = reserved.settlement();
+  if (reservedSettlement !== null && reservedSettlement.status !== 200) {
+    return finish(admitted, reservedSettlement, answerHeaders, null, null);
+  }
+
+  const result = answer.kind === "answered" ? answer.result : null;
+  const outcome = outcomeOf(answer);
+  // A connector may charge less than the operation's cost (a free cache hit).
+  const costCredits = result?.found && result.costCredits !== undefined ? result.costCredits : operation.costCredits;
+  const request: Pick<SettleRequest, "outcome" | "costCredits" | "finalStatus"> =
+    reservedSettlement === null
+      ? { outcome, costCredits }
+      : outcome === "found"
+        ? { outcome: "commit", costCredits }
+        : { outcome: "refund", costCredits, finalStatus: REFUND_STATUS[outcome] };
+  try {
+    return finish(admitted, await settle(request), answerHeaders, result, null);
+  } catch (error) {
+    return internalError(error, operation, requestId, answerHeaders, key.id);
+  }
+};
+
+export const runLookup = async (operation: Operation, input: PipelineInput, deps: PipelineDeps): Promise<PipelineResult> => {
   const requestId = crypto.randomUUID();
   const startedAt = Date.now();
   const startedPerf = performance.now();
-  const costCredits = spec.costCredits;
-  const headers: Record<string, string> = { "X-Request-Id": requestId };
-  const fail = (code: 401 | 500, message: string, keyId: string | null): PipelineResult => ({
-    status: code,
-    body: errorBody(code, message, requestId),
-    headers,
+
+  const admitted = await admit(input.authorization, requestId, deps).then(
+    (admission) => ({ ok: true as const, admission }),
+    (error: unknown) => ({ ok: false as const, error }),
+  );
+  if (!admitted.ok) return internalError(admitted.error, operation, requestId, { "X-Request-Id": requestId }, null);
+  const { admission } = admitted;
+  if (admission.kind === "unauthenticated") return reply(401, admission.message, requestId, admission.headers, null);
+
+  const { key, headers } = admission;
+  const base: Omit<SettleRequest, "outcome"> = {
     requestId,
-    keyId,
-  });
-
-  let keyId: string | null = null;
+    keyId: key.id,
+    operation: operation.id,
+    costCredits: operation.costCredits,
+    paramsSummary: summariseQuery(input.query, operation.params.map((param) => param.name)),
+    startedAt,
+    startedPerf,
+  };
+  const settle = (request: Pick<SettleRequest, "outcome"> & Partial<SettleRequest>) => deps.settler.settle({ ...base, ...request });
   try {
-    const auth = await deps.authenticator.authenticate(input.authorization);
-    if (!auth.ok) return fail(401, auth.message, null);
-    keyId = auth.key.id;
-
-    const rate = await deps.limiter.consume(auth.key.id, auth.key.qpsLimit);
-    headers["RateLimit-Limit"] = String(rate.limit);
-    headers["RateLimit-Remaining"] = String(rate.remaining);
-    headers["RateLimit-Reset"] = String(Math.max(1, Math.ceil(rate.resetMs / 1000)));
-
-    const base: Omit<SettleRequest, "outcome"> = {
-      requestId,
-      keyId: auth.key.id,
-      operation: spec.id,
-      costCredits,
-      paramsSummary: summariseQuery(input.query, spec.paramNames),
-      startedAt,
-      startedPerf,
-    };
-    let outcome: Outcome;
-    let finalStatus: 404 | 429 | 500 | undefined;
-    let badRequest: string | null = null;
-    let result: LookupResult | null = null;
-    // Set when the connector reserved credits before a paid call: the request then ends in
-    // commit or refund, or (reservation refused) with the reservation's own answer.
-    const reservation: { settlement: Settlement | null } = { settlement: null };
-    if (!rate.allowed) {
-      outcome = "429";
-      headers["Retry-After"] = headers["RateLimit-Reset"];
-    } else {
-      let lookup: PreparedLookup | undefined;
-      try {
-        lookup = spec.prepare(input.query, { cursors: deps.cursors, eventSiteHosts: deps.eventSiteHosts });
-      } catch (error) {
-        if (!(error instanceof ApiError)) throw error;
-        badRequest = error.message;
-      }
-      if (lookup === undefined) {
-        outcome = "400";
-      } else {
-        const context: LookupContext = {
-          keyOwnerId: auth.key.ownerId,
-          reserve: async () => {
-            const reserved = await deps.settler.settle({ ...base, outcome: "reserve" });
-            reservation.settlement = reserved;
-            return reserved.status === 200;
-          },
-        };
-        try {
-          result = await lookup(deps.connector, context);
-          outcome = result.found ? "found" : "not_found";
-        } catch (error) {
-          if (error instanceof SourceRateLimitedError) {
-            outcome = "429";
-            headers["Retry-After"] = String(Math.max(1, Math.ceil(error.retryAfterS)));
-          } else {
-            log.error("lookup failed", { requestId, keyId, operation: spec.id, error: describeError(error) });
-            outcome = "500";
-          }
-        }
-        const reserved = reservation.settlement;
-        if (reserved !== null) {
-          if (reserved.status !== 200) {
-            outcome = "reserve";
-            result = null;
-          } else if (outcome === "found") {
-            outcome = "commit";
-          } else {
-            finalStatus = outcome === "not_found" ? 404 : outcome === "429" ? 429 : 500;
-            outcome = "refund";
-          }
-        }
-      }
-    }
-
-    const reservedAnswer = reservation.settlement;
-    const chargeCredits = result?.found && result.costCredits !== undefined ? result.costCredits : costCredits;
-    const settlement =
-      outcome === "reserve" && reservedAnswer !== null
-        ? reservedAnswer
-        : await deps.settler.settle({ ...base, costCredits: chargeCredits, outcome, finalStatus });
-    if (result?.found && result.cache) headers["X-Cache"] = result.cache;
-    if (settlement.status === 401) {
-      deps.authenticator.invalidate(auth.key.id);
-      return fail(401, messages.keyInvalid, null);
-    }
-    headers["X-Credits-Cost"] = String(costCredits);
-    headers["X-Credits-Charged"] = String(settlement.creditsCharged);
-    headers["X-Credits-Remaining"] = String(settlement.creditsRemaining);
-    if (settlement.status === 200 && result?.found) {
-      if (result.asOf) headers["X-Data-As-Of"] = result.asOf.toISOString();
-      return { status: 200, body: successBody(result.dataJson, requestId), headers, requestId, keyId };
-    }
-    // A 200 always comes with a found record; anything else is an error envelope.
-    const status = settlement.status === 200 ? 500 : settlement.status;
-    return {
-      status,
-      body: errorBody(status, messageFor(status, spec, badRequest), requestId),
-      headers,
-      requestId,
-      keyId,
-    };
+    return await lookupAdmitted({ operation, input, deps, requestId, key, headers, settle }, admission.kind === "rate_limited");
   } catch (error) {
-    log.error("request failed", { requestId, keyId, operation: spec.id, error: describeError(error) });
-    return fail(500, messages.internal, keyId);
+    return internalError(error, operation, requestId, headers, key.id);
   }
 };

@@ -1,7 +1,9 @@
 import type { Queryable } from "@/lib/db/client";
 import { eventDataJson, followersDataJson, publicationsDataJson } from "./answer-json";
 import type { CursorCodec } from "./cursor";
-import { FOLLOWERS_PAGE_SIZE, PUBLICATIONS_PAGE_SIZE, type Connector, type LookupResult } from "./types";
+import { FOLLOWERS_PAGE_SIZE } from "@/lib/operations/followers";
+import { PUBLICATIONS_PAGE_SIZE } from "@/lib/operations/publications";
+import type { Connector, LookupResult } from "./types";
 
 /**
  * The record store connector: one query per lookup, answers kept in a small in-memory cache for

@@ -42,5 +42,6 @@ export interface Connector {
   publications(urn: string, page: number, context: LookupContext): Promise<LookupResult>;
 }
 
-export const FOLLOWERS_PAGE_SIZE = 25;
-export const PUBLICATIONS_PAGE_SIZE = 10;
+// Page sizes are the operations' own (lib/operations); re-exported for the import tests.
+export { FOLLOWERS_PAGE_SIZE } from "@/lib/operations/followers";
+export { PUBLICATIONS_PAGE_SIZE } from "@/lib/operations/publications";

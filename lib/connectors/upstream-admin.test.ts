@@ -5,7 +5,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventDetailsId as eventById } from "@/lib/operations/event-details-id";
 import { runLookup } from "@/lib/api/pipeline";
-import { ConsoleError } from "@/lib/console-api/handler";
+import { DomainError } from "@/lib/errors";
 import { closeDb, getDb, type Db } from "@/lib/db/client";
 import { generateDemoData } from "@/lib/demo/generate";
 import { importUpload } from "@/lib/import/upload";
@@ -40,13 +40,13 @@ const setEnv = (values: Record<string, string>) => {
   }
 };
 
-const expectConsoleError = async (work: Promise<unknown>, status: number, code: string) => {
+const expectDomainError = async (work: Promise<unknown>, code: string) => {
   const error: unknown = await work.then(
     () => null,
     (failure: unknown) => failure,
   );
-  expect(error).toBeInstanceOf(ConsoleError);
-  expect(error).toMatchObject({ status, code });
+  expect(error).toBeInstanceOf(DomainError);
+  expect(error).toMatchObject({ code });
 };
 
 const record = demo.events[0];
@@ -87,7 +87,7 @@ describe("a user's own provider key (/api/me/provider-key)", () => {
     expect((await lookup()).status).toBe(500);
     expect(provider.calls).toHaveLength(0);
 
-    await expectConsoleError(setOwnProviderKey(db, user.id, "not-a-provider-key"), 422, "provider_key_rejected");
+    await expectDomainError(setOwnProviderKey(db, user.id, "not-a-provider-key"), "provider_key_rejected");
     provider.keys.set("jo-provider-key-12345", 50);
     const state = await setOwnProviderKey(db, user.id, "jo-provider-key-12345");
     expect(state).toMatchObject({ configured: true, hint: "…2345", lastError: null });
@@ -115,13 +115,13 @@ describe("the admin's upstream settings (/api/admin/upstream)", () => {
       cache: { ttlS: { events: 86_400, followers: 3600, publications: 86_400 }, hitCredits: "full" },
       banner: null,
     });
-    await expectConsoleError(updateUpstreamSettings(db, "admin", { baseUrl: "https://other.example/" }), 409, "set_by_environment");
+    await expectDomainError(updateUpstreamSettings(db, "admin", { baseUrl: "https://other.example/" }), "set_by_environment");
   });
 
   it("stores a shared key checked with the provider, shown masked", async () => {
     provider.keys.set("shared-admin-key-7777", 10);
     const admin = await createUser(db, { email: `admin-${crypto.randomUUID()}@example.test`, name: "A", role: "admin", passwordHash: null, creditAllowance: 0 });
-    await expectConsoleError(updateUpstreamSettings(db, admin.id, { apiKey: "unknown-shared-key" }), 422, "provider_key_rejected");
+    await expectDomainError(updateUpstreamSettings(db, admin.id, { apiKey: "unknown-shared-key" }), "provider_key_rejected");
     const view = await updateUpstreamSettings(db, admin.id, { apiKey: "shared-admin-key-7777" });
     expect(view.sharedKey).toEqual({ hint: "…7777", source: "settings" });
     expect(JSON.stringify(view)).not.toContain("shared-admin-key-7777");

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ConsoleError } from "@/lib/console-api/handler";
+import { DomainError } from "@/lib/errors";
 import type { Db } from "@/lib/db/client";
 import { env } from "@/lib/env";
 import { derivedKey } from "@/lib/security/secrets";
@@ -12,7 +12,7 @@ import type { BreakerSnapshot } from "./upstream-resilience";
 /**
  * The console's use cases around the upstream provider: a user's own provider key
  * (/api/me/provider-key) and the admin's view and settings of the connection
- * (/api/admin/upstream). Failures are ConsoleErrors with a message fit for the page.
+ * (/api/admin/upstream). Failures are DomainErrors with a message fit for the page.
  */
 const sealKey = () => derivedKey("provider-keys");
 
@@ -67,7 +67,7 @@ const invalidateConfig = async (userId?: string) => {
 const checkOrFail = async (baseUrl: string, key: string) => {
   const check = await checkProviderKey({ timeoutMs: env().UPSTREAM_TIMEOUT_MS }, baseUrl, key);
   if (!check.ok) {
-    throw new ConsoleError(check.reason === "rejected" || check.reason === "exhausted" ? 422 : 503, `provider_key_${check.reason}`, check.message);
+    throw new DomainError(`provider_key_${check.reason}`, check.message);
   }
 };
 
@@ -75,7 +75,7 @@ const checkOrFail = async (baseUrl: string, key: string) => {
 export const setOwnProviderKey = async (db: Db, userId: string, key: string): Promise<ProviderKeyState> => {
   const baseUrl = await baseUrlFor(db);
   if (baseUrl === null) {
-    throw new ConsoleError(409, "upstream_not_configured", "No upstream provider is configured yet; ask an administrator.");
+    throw new DomainError("upstream_not_configured", "No upstream provider is configured yet; ask an administrator.");
   }
   await checkOrFail(baseUrl, key);
   await saveProviderKey(db, sealKey(), userId, key);
@@ -162,10 +162,10 @@ export const updateUpstreamSettings = async (
 ): Promise<UpstreamAdminView> => {
   const config = env();
   if (body.baseUrl !== undefined && config.UPSTREAM_BASE_URL) {
-    throw new ConsoleError(409, "set_by_environment", "The base URL is set by the environment (UPSTREAM_BASE_URL).");
+    throw new DomainError("set_by_environment", "The base URL is set by the environment (UPSTREAM_BASE_URL).");
   }
   if (body.apiKey !== undefined && config.UPSTREAM_API_KEY) {
-    throw new ConsoleError(409, "set_by_environment", "The shared provider key is set by the environment (UPSTREAM_API_KEY).");
+    throw new DomainError("set_by_environment", "The shared provider key is set by the environment (UPSTREAM_API_KEY).");
   }
   const stored = await loadUpstreamSettings(db, sealKey());
   const baseUrl = body.baseUrl === undefined ? (config.UPSTREAM_BASE_URL ?? stored.baseUrl) : body.baseUrl;

@@ -1,5 +1,6 @@
 import { DelegateBackoff, handleWhenResult, retry, type IRetryBackoffContext } from "cockatiel";
 import { describeError, log } from "@/lib/log";
+import { publications } from "@/lib/operations/publications";
 import { SourceRateLimitedError } from "./types";
 import { BreakerOpenError, NoSlotError, type UpstreamGuard } from "./upstream-resilience";
 
@@ -285,7 +286,7 @@ export const KEY_CHECK_URN = "urn:li:social-lookup:provider-key-check";
 
 export const checkProviderKey = async (deps: HttpDeps, baseUrl: string, apiKey: string): Promise<KeyCheck> => {
   const credentials: ProviderCredentials = { baseUrl, apiKey, owner: { kind: "shared" } };
-  const url = providerUrl(baseUrl, "v1/jobsite/get_user_publications", { urn: KEY_CHECK_URN, page: "1" });
+  const url = providerUrl(baseUrl, publications.upstream.path, { urn: KEY_CHECK_URN, page: "1" });
   const result = await attemptOnce(deps, credentials, url);
   if (result.kind === "failed") return { ok: false, reason: "unreachable", message: `The provider could not be reached (${result.message}).` };
   const classified = classifyAnswer(result.status, result.text, null);

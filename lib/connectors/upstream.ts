@@ -2,6 +2,9 @@ import { z } from "zod";
 import { eventDataSchema, followerEntrySchema, publicationsDataSchema, type FollowerEntry } from "@/lib/api/records";
 import type { Db } from "@/lib/db/client";
 import { describeError, log } from "@/lib/log";
+import { eventDetailsId } from "@/lib/operations/event-details-id";
+import { followers as followersOperation } from "@/lib/operations/followers";
+import { publications as publicationsOperation } from "@/lib/operations/publications";
 import {
   canonical,
   probeEvent,
@@ -31,8 +34,8 @@ import type { ProviderConfig } from "./upstream-config";
 import type { BreakerSnapshot, ConcurrencySnapshot } from "./upstream-resilience";
 
 /**
- * The upstream connector: the four lookups answered by a provider of the same API, through a
- * cache in the record store.
+ * The upstream connector: the lookups answered by a provider of the same API, through a cache in
+ * the record store. Which provider path answers what is each operation module's `upstream`.
  *
  *   fresh cached page          → cache "hit" (costs nothing when CACHE_HIT_CREDITS=free)
  *   store-then-upstream and the subject's records are the store's own (demo, import), any age
@@ -181,7 +184,7 @@ export const createUpstreamConnector = (deps: {
       probe: async () => probeEvent(await deps.db(), eventId, freshness(deps.ttls.eventsS)),
       fromStore: () => deps.store.event(eventId, context),
       fetch: async (credentials) => {
-        const answer = await deps.client.get(credentials, "v1/eventsite/event_details_id", { event_id: eventId });
+        const answer = await deps.client.get(credentials, eventDetailsId.upstream.path, { event_id: eventId });
         if (answer.kind === "not_found") return null;
         const parsed = eventDataSchema.safeParse(answer.data);
         if (!parsed.success) throw new UpstreamBadAnswerError(`invalid event from the provider (${issuePath(parsed.error)})`);
@@ -211,7 +214,7 @@ export const createUpstreamConnector = (deps: {
           providerNodeId = continuation.providerNodeId;
           providerQuery = { node_id: continuation.providerNodeId, cursor: continuation.providerCursor };
         }
-        const answer = await deps.client.get(credentials, "v1/pinsite/followers", providerQuery);
+        const answer = await deps.client.get(credentials, followersOperation.upstream.path, providerQuery);
         if (answer.kind === "not_found") return null;
         const parsed = providerFollowersSchema.safeParse(answer.data);
         if (!parsed.success) throw new UpstreamBadAnswerError(`invalid followers from the provider (${issuePath(parsed.error)})`);
@@ -249,7 +252,7 @@ export const createUpstreamConnector = (deps: {
       probe: async () => probePublications(await deps.db(), { urn, page }, freshness(deps.ttls.publicationsS)),
       fromStore: () => deps.store.publications(urn, page, context),
       fetch: async (credentials) => {
-        const answer = await deps.client.get(credentials, "v1/jobsite/get_user_publications", { urn, page: String(page) });
+        const answer = await deps.client.get(credentials, publicationsOperation.upstream.path, { urn, page: String(page) });
         if (answer.kind === "not_found") return null;
         const parsed = publicationsDataSchema.safeParse(answer.data);
         if (!parsed.success) throw new UpstreamBadAnswerError(`invalid publications from the provider (${issuePath(parsed.error)})`);

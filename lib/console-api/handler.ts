@@ -2,7 +2,7 @@ import type { z } from "zod";
 import { currentUser } from "@/lib/auth/session";
 import { clientIp } from "@/lib/auth/options";
 import { getDb, type Db } from "@/lib/db/client";
-import { KeyRuleError } from "@/lib/keys/manage";
+import { DomainError, type DomainErrorCode } from "@/lib/errors";
 import { describeError, log } from "@/lib/log";
 import type { User } from "@/lib/users/repository";
 
@@ -31,6 +31,23 @@ export type ConsoleContext<Body> = {
   ip: string;
   db: Db;
   request: Request;
+};
+
+/** The console's status for each domain error: the one place this mapping lives. */
+const statusOf: Record<DomainErrorCode, ConsoleError["status"]> = {
+  not_found: 404,
+  forbidden: 403,
+  invalid_request: 400,
+  invalid_cursor: 400,
+  // The caller's to fix: allowance, revoked keys, wrong token, a provider key the provider refused.
+  key_rule: 422,
+  provider_key_rejected: 422,
+  provider_key_exhausted: 422,
+  provider_key_unreachable: 503,
+  provider_key_rate_limited: 503,
+  provider_key_bad_answer: 503,
+  upstream_not_configured: 409,
+  set_by_environment: 409,
 };
 
 const errorResponse = (error: ConsoleError) =>
@@ -76,9 +93,14 @@ const readBody = async <Body>(request: Request, schema: z.ZodType<Body>): Promis
 
 type RouteContext = { params: Promise<Record<string, string | string[]>> };
 
+/** Where a route finds the signed-in user and the database; tests pass their own. */
+export type ConsoleRouteDeps = { currentUser: () => Promise<User | null>; db: () => Promise<Db> };
+
+const processDeps: ConsoleRouteDeps = { currentUser, db: getDb };
+
 export const consoleRoute =
   <Body = undefined>(
-    options: { body?: z.ZodType<Body>; role?: "admin"; status?: number },
+    options: { body?: z.ZodType<Body>; role?: "admin"; status?: number; deps?: ConsoleRouteDeps },
     handler: (context: ConsoleContext<Body>) => Promise<unknown>,
   ) =>
   async (request: Request, route?: RouteContext): Promise<Response> => {
@@ -86,7 +108,8 @@ export const consoleRoute =
       if (request.method !== "GET" && request.method !== "HEAD" && !isSameOrigin(request)) {
         throw new ConsoleError(403, "cross_origin", "Cross-origin requests are not allowed.");
       }
-      const user = await currentUser();
+      const deps = options.deps ?? processDeps;
+      const user = await deps.currentUser();
       if (!user) throw new ConsoleError(401, "unauthenticated", "Sign in to use the console API.");
       if (options.role === "admin" && user.role !== "admin") {
         throw new ConsoleError(403, "forbidden", "This needs an administrator.");
@@ -103,15 +126,14 @@ export const consoleRoute =
         params,
         query: new URL(request.url).searchParams,
         ip: clientIp(request.headers),
-        db: await getDb(),
+        db: await deps.db(),
         request,
       });
       if (result instanceof Response) return result;
       return Response.json(result, { status: options.status ?? 200, headers: { "Cache-Control": "no-store" } });
     } catch (error) {
       if (error instanceof ConsoleError) return errorResponse(error);
-      // Domain rules (allowance, revoked keys, wrong token) are the caller's to fix: 422.
-      if (error instanceof KeyRuleError) return errorResponse(new ConsoleError(422, "key_rule", error.message));
+      if (error instanceof DomainError) return errorResponse(new ConsoleError(statusOf[error.code], error.code, error.message));
       log.error("console api failed", { path: new URL(request.url).pathname, error: describeError(error) });
       return errorResponse(new ConsoleError(500, "internal", "Something went wrong on our side. Try again."));
     }

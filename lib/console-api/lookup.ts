@@ -1,36 +1,48 @@
-import { runLookup, type PipelineResult } from "@/lib/api/pipeline";
-import { operationById } from "@/lib/operations";
-import type { Db } from "@/lib/db/client";
+import { runLookup, type PipelineDeps, type PipelineResult } from "@/lib/api/pipeline";
 import { getProviderKeyView } from "@/lib/connectors/provider-keys";
-import { env } from "@/lib/env";
+import type { Db } from "@/lib/db/client";
+import { env, type Env } from "@/lib/env";
 import { consoleToken } from "@/lib/keys/manage";
+import { operationById, registry, type Registry } from "@/lib/operations";
 import { services } from "@/lib/services";
-import { ConsoleError } from "./handler";
+import { ConsoleError, type ConsoleContext } from "./handler";
 
 /**
- * Console lookups run the /v1 pipeline in-process with the user's console key: same checks,
- * same credits, same usage records — and the key's token never leaves the server.
+ * Console lookups (GET /api/console/lookup/<operation id>) run the /v1 pipeline in-process with
+ * the user's console key: same checks, same credits, same usage records — and the key's token
+ * never leaves the server. Any operation of the registry is served; nothing here names one.
  */
+export type ConsoleLookupDeps = {
+  registry: Registry;
+  services: () => Promise<PipelineDeps>;
+  /** Where answers come from and whose provider key pays for them. */
+  source: () => Pick<Env, "DATA_SOURCE" | "UPSTREAM_KEY_MODE">;
+};
+
+const processDeps: ConsoleLookupDeps = { registry, services, source: env };
+
+const noProviderKey = () =>
+  new ConsoleError(409, "no_provider_key", "Add your provider key on the Provider key page before running lookups.");
+
 export const consoleLookup = async (
   db: Db,
   userId: string,
-  operation: string,
+  operationId: string,
   query: URLSearchParams,
+  deps: ConsoleLookupDeps = processDeps,
 ): Promise<PipelineResult> => {
-  const spec = operationById(operation);
-  if (!spec) throw new ConsoleError(404, "not_found", "No such operation.");
+  const operation = operationById(operationId, deps.registry);
+  if (!operation) throw new ConsoleError(404, "not_found", "No such operation.");
   const credentials = await consoleToken(db, userId);
   if (!credentials) {
     throw new ConsoleError(409, "no_console_key", "Choose a console key on the Keys page before running lookups.");
   }
-  const noProviderKey = () =>
-    new ConsoleError(409, "no_provider_key", "Add your provider key on the Provider key page before running lookups.");
-  const config = env();
-  const needsProviderKey = config.UPSTREAM_KEY_MODE === "per-user" && config.DATA_SOURCE !== "store";
+  const source = deps.source();
+  const needsProviderKey = source.UPSTREAM_KEY_MODE === "per-user" && source.DATA_SOURCE !== "store";
   const hasProviderKey = needsProviderKey ? (await getProviderKeyView(db, userId)) !== null : true;
   // Everything comes from the provider: say so before anything runs.
-  if (!hasProviderKey && config.DATA_SOURCE === "upstream") throw noProviderKey();
-  const result = await runLookup(spec, { authorization: `Bearer ${credentials.token}`, query }, await services());
+  if (!hasProviderKey && source.DATA_SOURCE === "upstream") throw noProviderKey();
+  const result = await runLookup(operation, { authorization: `Bearer ${credentials.token}`, query }, await deps.services());
   // Store first: a miss needed the provider. /v1 can only say 500; the console says what to do.
   if (!hasProviderKey && result.status === 500) throw noProviderKey();
   return result;
@@ -42,3 +54,9 @@ export const lookupResponse = (result: PipelineResult): Response =>
     status: result.status,
     headers: { ...result.headers, "Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-store" },
   });
+
+/** The route handler's work: `consoleRoute({}, consoleLookupHandler())`; tests pass a registry of their own. */
+export const consoleLookupHandler =
+  (deps: ConsoleLookupDeps = processDeps) =>
+  async ({ db, user, params, query }: ConsoleContext<undefined>): Promise<Response> =>
+    lookupResponse(await consoleLookup(db, user.id, params.operation ?? "", query, deps));

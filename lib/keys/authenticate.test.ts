@@ -37,7 +37,7 @@ describe("API key authentication", () => {
   it("says apiKey is null without a bearer token", async () => {
     const auth = authenticator();
     for (const header of [null, "", "Basic abc", "Bearer", "Bearer "]) {
-      expect(await auth.authenticate(header)).toEqual({ ok: false, message: "apiKey is null" });
+      expect(await auth.authenticate(header)).toEqual({ ok: false, reason: "key_missing" });
     }
   });
 
@@ -55,7 +55,7 @@ describe("API key authentication", () => {
       .sign(new TextEncoder().encode(SECRET));
     const lastChanged = `${token.slice(0, -1)}${token.endsWith("A") ? "B" : "A"}`;
     for (const bad of [foreign, unsignedKid, `${token}x`, "garbage", lastChanged]) {
-      expect(await auth.authenticate(`Bearer ${bad}`)).toEqual({ ok: false, message: "apiKey is invalid" });
+      expect(await auth.authenticate(`Bearer ${bad}`)).toEqual({ ok: false, reason: "key_invalid" });
     }
   });
 
@@ -65,7 +65,7 @@ describe("API key authentication", () => {
     expect((await auth.authenticate(`Bearer ${token}`)).ok).toBe(true);
     await revokeKey(db, key.id);
     auth.invalidate(key.id);
-    expect(await auth.authenticate(`Bearer ${token}`)).toEqual({ ok: false, message: "apiKey is invalid" });
+    expect(await auth.authenticate(`Bearer ${token}`)).toEqual({ ok: false, reason: "key_invalid" });
   });
 
   it("keeps the old token during a roll's grace period, and not without one", async () => {
@@ -91,6 +91,6 @@ describe("API key authentication", () => {
       expiresAt: new Date(Date.now() - 1000),
     });
     expect(key.expiresAt).not.toBeNull();
-    expect(await authenticator().authenticate(`Bearer ${token}`)).toEqual({ ok: false, message: "apiKey is invalid" });
+    expect(await authenticator().authenticate(`Bearer ${token}`)).toEqual({ ok: false, reason: "key_invalid" });
   });
 });

@@ -1,11 +1,11 @@
 import type { Queryable } from "@/lib/db/client";
-import { messages } from "@/lib/api/errors";
 import { type KeyCredentials, loadCredentials } from "./repository";
 import { hashToken, sameHash } from "./tokens";
 
-export type AuthOutcome =
-  | { ok: true; key: KeyCredentials }
-  | { ok: false; message: typeof messages.keyMissing | typeof messages.keyInvalid };
+/** Why a request is not authenticated: no bearer token at all, or one that is not (or no longer) good. */
+export type AuthFailure = "key_missing" | "key_invalid";
+
+export type AuthOutcome = { ok: true; key: KeyCredentials } | { ok: false; reason: AuthFailure };
 
 const BEARER = /^Bearer +(\S+) *$/i;
 
@@ -60,13 +60,13 @@ export const createAuthenticator = (deps: {
   return {
     authenticate: async (authorization) => {
       const token = bearerToken(authorization);
-      if (token === null) return { ok: false, message: messages.keyMissing };
+      if (token === null) return { ok: false, reason: "key_missing" };
       const keyId = await deps.verify(token);
-      if (keyId === null) return { ok: false, message: messages.keyInvalid };
+      if (keyId === null) return { ok: false, reason: "key_invalid" };
       const key = await load(keyId);
-      if (!key || key.status !== "active") return { ok: false, message: messages.keyInvalid };
+      if (!key || key.status !== "active") return { ok: false, reason: "key_invalid" };
       const at = now();
-      if (key.expiresAt && key.expiresAt.getTime() <= at) return { ok: false, message: messages.keyInvalid };
+      if (key.expiresAt && key.expiresAt.getTime() <= at) return { ok: false, reason: "key_invalid" };
       const hash = hashToken(token);
       const current = sameHash(hash, key.tokenHash);
       const previous =
@@ -74,7 +74,7 @@ export const createAuthenticator = (deps: {
         key.previousTokenExpiresAt !== null &&
         key.previousTokenExpiresAt.getTime() > at &&
         sameHash(hash, key.previousTokenHash);
-      return current || previous ? { ok: true, key } : { ok: false, message: messages.keyInvalid };
+      return current || previous ? { ok: true, key } : { ok: false, reason: "key_invalid" };
     },
     invalidate: (keyId) => {
       epoch += 1;

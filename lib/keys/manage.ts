@@ -1,3 +1,4 @@
+import { DomainError } from "@/lib/errors";
 import type { Db } from "@/lib/db/client";
 import { recordAudit, type Actor } from "@/lib/audit/log";
 import { decryptSecret, encryptSecret } from "@/lib/security/aead";
@@ -14,7 +15,12 @@ import { hashToken, sameHash } from "./tokens";
  */
 export type Principal = { id: string; email: string; role: Role; ip: string };
 
-export class KeyRuleError extends Error {}
+/** A rule of keys was broken; the sentence says which. */
+export class KeyRuleError extends DomainError {
+  constructor(message: string) {
+    super("key_rule", message);
+  }
+}
 
 const actorOf = (principal: Principal): Actor => ({ id: principal.id, email: principal.email, ip: principal.ip });
 

@@ -2,11 +2,20 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { GET } from "@/app/v1/openapi.json/route";
 import { nodeIdFor } from "@/lib/connectors/node-id";
-import { registry } from "@/lib/operations";
-import { operationNames, operations, type OperationName } from "@/lib/api/operations";
+import { operationById, registry } from "@/lib/operations";
 import { eventDataSchema, followersDataSchema, publicationsDataSchema } from "@/lib/api/records";
 import { accountDataSchema } from "@/lib/usage/account-schema";
-import { buildOpenApiDocument, operationDocs, type JsonValue, type OpenApiDocument } from "./document";
+import { operationDocs } from "./docs";
+import { buildOpenApiDocument, type OpenApiDocument } from "./document";
+import type { JsonValue } from "./types";
+
+const operationNames = registry.map((entry) => entry.id);
+type OperationName = string;
+const known = (id: string) => {
+  const found = operationById(id);
+  if (found === undefined) throw new Error(`no operation ${id}`);
+  return found;
+};
 
 const doc: OpenApiDocument = buildOpenApiDocument();
 /** The document as a client sees it: plain JSON, walked without knowing its types. */
@@ -162,8 +171,8 @@ const validateObject = (value: JsonObject, schema: JsonObject, at: string): stri
 };
 
 const operation = (name: OperationName) => {
-  const get = doc.paths[operations[name].path]?.get;
-  if (get === undefined) throw new Error(`no GET ${operations[name].path}`);
+  const get = doc.paths[known(name).path]?.get;
+  if (get === undefined) throw new Error(`no GET ${known(name).path}`);
   return get;
 };
 
@@ -202,9 +211,9 @@ describe("OpenAPI document for /v1", () => {
     for (const name of operationNames) {
       const get = operation(name);
       expect(get.operationId).toBe(name);
-      expect(get.summary).toBe(operations[name].summary);
-      expect(get["x-credits-cost"]).toBe(operations[name].costCredits);
-      expect(get.description).toContain(`${operations[name].costCredits} credit`);
+      expect(get.summary).toBe(known(name).summary);
+      expect(get["x-credits-cost"]).toBe(known(name).costCredits);
+      expect(get.description).toContain(`${known(name).costCredits} credit`);
     }
   });
 
@@ -269,7 +278,7 @@ describe("parameters", () => {
 
   it("lists the same parameters the pipeline reads", () => {
     for (const spec of registry) {
-      expect(operation(spec.id as OperationName).parameters.map((param) => param.name)).toEqual(spec.paramNames);
+      expect(operation(spec.id).parameters.map((param) => param.name)).toEqual(spec.params.map((param) => param.name));
     }
   });
 });
@@ -304,7 +313,7 @@ describe("responses", () => {
     for (const name of operationNames) {
       expect(messagesOf(name, "401")).toEqual(["apiKey is null", "apiKey is invalid"]);
       expect(messagesOf(name, "402")).toEqual(["apiKey quota is not enough"]);
-      expect(messagesOf(name, "404")).toEqual([operations[name].notFoundMessage]);
+      expect(messagesOf(name, "404")).toEqual([known(name).notFoundMessage]);
       expect(messagesOf(name, "429")).toEqual(["qps limit exceeded"]);
       expect(messagesOf(name, "500")).toEqual(["Internal server error"]);
     }
@@ -385,8 +394,8 @@ describe("operationDocs()", () => {
     const docs = operationDocs();
     expect(docs.map((entry) => entry.name)).toEqual(operationNames);
     for (const entry of docs) {
-      expect(entry.path).toBe(operations[entry.name].path);
-      expect(entry.costCredits).toBe(operations[entry.name].costCredits);
+      expect(entry.path).toBe(known(entry.name).path);
+      expect(entry.costCredits).toBe(known(entry.name).costCredits);
       expect(entry.parameters.map((param) => param.name)).toEqual(operation(entry.name).parameters.map((param) => param.name));
     }
     const examples = Object.fromEntries(docs.flatMap((entry) => entry.parameters.map((param) => [param.name, param.example])));

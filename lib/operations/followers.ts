@@ -1,18 +1,77 @@
 import { invalid } from "@/lib/api/errors";
-import { parseFollowers } from "@/lib/api/params";
+import { param, parseFollowers } from "@/lib/api/params";
+import { followersDataSchema, type FollowersData } from "@/lib/api/records";
 import { entityIdFromNodeId } from "@/lib/connectors/node-id";
 import type { FollowersQuery } from "@/lib/connectors/types";
+import type { JsonObject } from "@/lib/openapi/types";
 import { defineOperation } from "./define";
 
-export const followers = defineOperation<FollowersQuery>({
+/** Followers per page: the store and the console page by it. */
+export const FOLLOWERS_PAGE_SIZE = 25;
+
+// Node ids are base64("User:<entityId>") (lib/connectors/node-id.ts); written out here so the
+// example needs no Buffer in the console's pages.
+const example: JsonObject = {
+  followers: [
+    {
+      node: {
+        username: "maple.and.pine",
+        status: "ok",
+        fullName: "Maple & Pine",
+        imageMediumUrl: "https://images.demo.test/users/2000000101/medium.jpg",
+        imageXlargeUrl: "https://images.demo.test/users/2000000101/xlarge.jpg",
+        entityId: "2000000101",
+        isPrivateProfile: false,
+        verifiedIdentity: { verified: null },
+        id: "VXNlcjoyMDAwMDAwMTAx",
+        __typename: "User",
+      },
+      cursor: null,
+    },
+    {
+      node: {
+        username: "quiet.corner",
+        status: "ok",
+        fullName: "Quiet Corner",
+        imageMediumUrl: null,
+        imageXlargeUrl: null,
+        entityId: "2000000102",
+        isPrivateProfile: true,
+        verifiedIdentity: null,
+        id: "VXNlcjoyMDAwMDAwMTAy",
+        __typename: "User",
+      },
+      cursor: null,
+    },
+  ],
+  node_id: "VXNlcjoyMDAwMDAwMDAy",
+  page_info: { has_next_page: true, end_cursor: "MjU.c2lnbmVk" },
+};
+
+export const followers = defineOperation<"followers", FollowersData, FollowersQuery>({
   id: "followers",
   path: "/v1/pinsite/followers",
   costCredits: 2,
   summary: "Get followers detail",
+  rule:
+    "userid → first page; else node_id + cursor → the page after that cursor " +
+    "(node_id is data.node_id, cursor is data.page_info.end_cursor of the previous page); " +
+    `neither → 400 Missing required parameter: userid. Page size ${FOLLOWERS_PAGE_SIZE}.`,
   notFoundMessage: "User not found",
-  paramNames: ["userid", "node_id", "cursor"],
+  pageSize: FOLLOWERS_PAGE_SIZE,
+  params: [
+    param("userid", { required: false, example: "2000000002", note: "Required unless node_id is given." }),
+    param("node_id", { required: false, example: "VXNlcjoyMDAwMDAwMDAy", alternative: true }),
+    param("cursor", { required: false, example: "MjU.c2lnbmVk", alternative: true }),
+  ],
+  missingWhenNoneGiven: "userid",
   primaryParam: "userid",
+  record: followersDataSchema,
+  example: { summary: "a first page of followers (shortened to two entries)", data: example },
+  tagDescription: "Follower lists",
   label: { short: "Followers", site: "Pin-board site", lookedUpBy: "User id, then node id + cursor pages" },
+  chartColor: "oklch(76% 0.15 75)",
+  upstream: { path: "v1/pinsite/followers" },
   parse: (query, context) => {
     const params = parseFollowers(query);
     if (params.kind === "first") return { userId: params.userId, offset: 0 };

@@ -1,6 +1,10 @@
 import { queryOptions } from "@tanstack/react-query";
-import { operations } from "@/lib/api/operations";
-import { runLookup, type RecentLookup } from "./lookup";
+import type { EventRecord } from "@/lib/api/records";
+import { EVENT_PAGE_PATH, isEventSiteHost, MAX_PARAM_LENGTH, paramSchemas } from "@/lib/api/params";
+import { eventDetails } from "@/lib/operations/event-details";
+import { eventDetailsId } from "@/lib/operations/event-details-id";
+import { fetchLookup } from "./fetch-lookup";
+import type { RecentLookup } from "./recent-lookups";
 
 /**
  * Event lookups for the console's /events page: what the one input means (an event page URL or a
@@ -8,26 +12,26 @@ import { runLookup, type RecentLookup } from "./lookup";
  * Every fetch costs credits, so a lookup never runs by itself: not on mount, focus, reconnect or
  * as a retry — only when the page enables it after the user's click.
  */
-export type EventInput =
-  | { operation: "event_details"; url: string; eventId: string }
-  | { operation: "event_details_id"; eventId: string };
+export type EventData = { event: EventRecord };
+
+export type EventInput = { by: "url"; url: string; eventId: string } | { by: "id"; eventId: string };
+
+/** The operation an input runs: by URL or by id. */
+export const eventOperationOf = (input: EventInput) => (input.by === "url" ? eventDetails : eventDetailsId);
 
 export type ParsedEventInput =
   | { kind: "empty" }
   | { kind: "valid"; input: EventInput }
   | { kind: "invalid"; reason: string };
 
-const MAX_INPUT_LENGTH = 2048;
-const EVENT_ID = /^\d{1,20}$/;
-const EVENT_PATH = /^\/events\/(\d{1,20})\/?$/;
-
-/** Same host rule as the server (lib/api/params.ts eventIdFromUrl): "www." and "m." are ignored. */
-const acceptedHost = (host: string, hosts: readonly string[]): boolean =>
-  hosts.length === 0 || hosts.includes("*") || hosts.includes(host.toLowerCase().replace(/^(www\.|m\.)/, ""));
+// The server's own rules (lib/api/params.ts), with a sentence for each way an input can fail.
+const MAX_INPUT_LENGTH = MAX_PARAM_LENGTH;
+const isEventId = (value: string) => paramSchemas.event_id.safeParse(value).success;
+const acceptedHost = (host: string, hosts: readonly string[]): boolean => hosts.length === 0 || isEventSiteHost(host, hosts);
 
 /**
- * Reads the input as the server will: digits are an event id (event_details_id), anything else
- * must be an https event page URL on an accepted host (event_details). `hosts` are the server's
+ * Reads the input as the server will: digits are an event id (the by-id operation), anything else
+ * must be an https event page URL on an accepted host (the by-URL operation). `hosts` are the server's
  * EVENTSITE_HOSTS; empty means "do not check here".
  */
 export const parseEventInput = (raw: string, hosts: readonly string[] = []): ParsedEventInput => {
@@ -35,8 +39,8 @@ export const parseEventInput = (raw: string, hosts: readonly string[] = []): Par
   if (value === "") return { kind: "empty" };
   if (value.length > MAX_INPUT_LENGTH) return { kind: "invalid", reason: `That is longer than ${MAX_INPUT_LENGTH} characters.` };
   if (/^\d+$/.test(value)) {
-    return EVENT_ID.test(value)
-      ? { kind: "valid", input: { operation: "event_details_id", eventId: value } }
+    return isEventId(value)
+      ? { kind: "valid", input: { by: "id", eventId: value } }
       : { kind: "invalid", reason: "An event id has at most 20 digits." };
   }
   if (!/^[a-z][a-z0-9+.-]*:/i.test(value)) {
@@ -57,28 +61,28 @@ export const parseEventInput = (raw: string, hosts: readonly string[] = []): Par
   if (!acceptedHost(url.host, hosts)) {
     return { kind: "invalid", reason: `Only event pages on ${hosts.join(", ")} can be looked up.` };
   }
-  const match = EVENT_PATH.exec(url.pathname);
+  const match = EVENT_PAGE_PATH.exec(url.pathname);
   if (!match?.[1]) return { kind: "invalid", reason: "The URL must point to an event page: …/events/<id>/." };
-  return { kind: "valid", input: { operation: "event_details", url: value, eventId: match[1] } };
+  return { kind: "valid", input: { by: "url", url: value, eventId: match[1] } };
 };
 
 /** What goes into ?q= and back into the input: the URL or the id as typed (trimmed). */
 export const eventInputValue = (input: EventInput): string =>
-  input.operation === "event_details" ? input.url : input.eventId;
+  input.by === "url" ? input.url : input.eventId;
 
 export const eventsPageHref = (value: string): string => `/events?q=${encodeURIComponent(value)}`;
 
-export const eventLookupCost = operations.event_details.costCredits;
+export const eventLookupCost = eventDetails.costCredits;
 
-export const eventQueryKey = (input: EventInput) => ["event", input.operation, eventInputValue(input)] as const;
+export const eventQueryKey = (input: EventInput) => ["event", eventOperationOf(input).id, eventInputValue(input)] as const;
 
 export const eventQuery = (input: EventInput) =>
   queryOptions({
     queryKey: eventQueryKey(input),
     queryFn: (context) =>
-      input.operation === "event_details"
-        ? runLookup("event_details", { url: input.url }, context)
-        : runLookup("event_details_id", { event_id: input.eventId }, context),
+      input.by === "url"
+        ? fetchLookup(eventDetails, { url: input.url }, context)
+        : fetchLookup(eventDetailsId, { event_id: input.eventId }, context),
     // A card stays as fetched until the user asks again: each fetch costs credits.
     staleTime: Infinity,
     gcTime: 60 * 60_000,
@@ -88,13 +92,14 @@ export const eventQuery = (input: EventInput) =>
     refetchOnReconnect: false,
   });
 
-export const recentEventOperations = ["event_details", "event_details_id"] as const;
+export const recentEventOperations = [eventDetails.id, eventDetailsId.id] as const;
 
 /** A recent lookup (from the usage records) as an input to run again; null when it cannot be. */
 export const eventInputFromRecent = (item: RecentLookup): EventInput | null => {
   if (item.truncated) return null;
-  const value = item.operation === "event_details" ? item.params.url : item.operation === "event_details_id" ? item.params.event_id : undefined;
+  const operation = [eventDetails, eventDetailsId].find((candidate) => candidate.id === item.operation);
+  const value = operation === undefined ? undefined : item.params[operation.primaryParam];
   if (value === undefined) return null;
   const parsed = parseEventInput(value);
-  return parsed.kind === "valid" && parsed.input.operation === item.operation ? parsed.input : null;
+  return parsed.kind === "valid" && eventOperationOf(parsed.input).id === item.operation ? parsed.input : null;
 };

@@ -1,20 +1,27 @@
 import { queryOptions } from "@tanstack/react-query";
-import type { Publication } from "@/lib/api/records";
-import { runLookup, type LookupData, type LookupSuccess } from "./lookup";
+import { paramSchemas } from "@/lib/api/params";
+import type { Publication, PublicationsData } from "@/lib/api/records";
+import { publications } from "@/lib/operations/publications";
+import { fetchLookup, type LookupSuccess } from "./fetch-lookup";
 
 /**
- * One page of a profile's publications (decisions.md 4.4): `urn` + `page`, page size 10,
- * 1 credit a page. Every page is kept for the session and never refetched by itself; pages
+ * One page of a profile's publications (decisions.md 4.4): `urn` + `page`; page size and cost
+ * are the operation's (lib/operations/publications.ts). Every page is kept for the session and never refetched by itself; pages
  * already seen cost nothing to show again (paging back, Back button, exports).
  */
-export const PUBLICATIONS_PAGE_SIZE = 10;
+export { PUBLICATIONS_PAGE_SIZE } from "@/lib/operations/publications";
 
-export type PublicationsPage = LookupSuccess<LookupData["get_user_publications"]>;
+export const publicationsPageCost = publications.costCredits;
+
+export type PublicationsPage = LookupSuccess<PublicationsData>;
 
 export type { Publication };
 
 /** A profile URN as /v1 accepts it: `urn:li:<type>:<id>`. */
-export const isProfileUrn = (value: string): boolean => /^urn:li:[A-Za-z_]+:[A-Za-z0-9_-]{1,100}$/.test(value);
+/** A page number as /v1 accepts it (`page`: a whole number from 1). */
+export const isPageNumber = (value: string): boolean => paramSchemas.page.safeParse(value).success;
+
+export const isProfileUrn = (value: string): boolean => paramSchemas.urn.safeParse(value).success;
 
 /** All pages of one profile share this prefix: `queryClient.getQueriesData({ queryKey: publicationsKeyFor(urn) })`. */
 export const publicationsKeyFor = (urn: string) => ["publications", urn] as const;
@@ -23,7 +30,7 @@ export const publicationsQuery = (urn: string, page: number) =>
   queryOptions({
     queryKey: [...publicationsKeyFor(urn), page] as const,
     // No `signal`: a charged answer must reach the cache even if the user has paged on.
-    queryFn: ({ client }): Promise<PublicationsPage> => runLookup("get_user_publications", { urn, page }, { client }),
+    queryFn: ({ client }): Promise<PublicationsPage> => fetchLookup(publications, { urn, page }, { client }),
     staleTime: Infinity,
     gcTime: Infinity,
     retry: false,

@@ -12,7 +12,7 @@ export type QueryParam = readonly [name: string, value: string];
 export type ApiCall = {
   /** Where the API is reached, e.g. "https://lookup.example.com"; "" for a same-origin relative URL. */
   baseUrl: string;
-  /** The operation's path, e.g. "/v1/pinsite/followers". */
+  /** The operation's /v1 path (from the registry). */
   path: string;
   /** Query parameters in form order. */
   params: readonly QueryParam[];

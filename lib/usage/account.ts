@@ -1,28 +1,10 @@
-import { errorBody, successBody } from "@/lib/api/envelope";
-import { messages } from "@/lib/api/errors";
 import type { Queryable } from "@/lib/db/client";
-import type { Authenticator } from "@/lib/keys/authenticate";
-import { describeError, log } from "@/lib/log";
-import type { RateLimiter } from "@/lib/ratelimit/limiter";
 import type { AccountData } from "./account-schema";
 
 /**
- * GET /v1/account: the calling key's balance and spend, so scripts can check before they spend.
- *
- * Decisions: it runs the same checks as a lookup up to the rate limit (401 `apiKey is null` /
- * `apiKey is invalid`, then 429 `qps limit exceeded` — it counts against the key's per-second
- * limit like any call), and is FREE: nothing is charged and NO usage record is written, so
- * polling a balance never shows up as requests or errors in the usage charts, nor writes a row
- * per poll. Nothing in it can answer 400, 402 or 404.
+ * A key's balance and spend as GET /v1/account shows it (the edge is lib/api/account.ts).
+ * Credits spent this month include reservations of requests still running.
  */
-export type AccountDeps = {
-  db: () => Promise<Queryable>;
-  authenticator: Authenticator;
-  limiter: RateLimiter;
-};
-
-export type AccountResult = { status: 200 | 401 | 429 | 500; body: string; headers: Record<string, string> };
-
 type AccountRow = {
   id: string;
   name: string;
@@ -60,40 +42,4 @@ export const keyAccount = async (db: Queryable, keyId: string): Promise<AccountD
     credits_spent_today: row.today,
     credits_spent_this_month: row.month,
   };
-};
-
-export const runAccount = async (input: { authorization: string | null }, deps: AccountDeps): Promise<AccountResult> => {
-  const requestId = crypto.randomUUID();
-  const headers: Record<string, string> = { "X-Request-Id": requestId };
-  const fail = (status: 401 | 429 | 500, message: string): AccountResult => ({ status, body: errorBody(status, message, requestId), headers });
-  let keyId: string | null = null;
-  try {
-    const auth = await deps.authenticator.authenticate(input.authorization);
-    if (!auth.ok) return fail(401, auth.message);
-    keyId = auth.key.id;
-
-    const rate = await deps.limiter.consume(auth.key.id, auth.key.qpsLimit);
-    headers["RateLimit-Limit"] = String(rate.limit);
-    headers["RateLimit-Remaining"] = String(rate.remaining);
-    headers["RateLimit-Reset"] = String(Math.max(1, Math.ceil(rate.resetMs / 1000)));
-    if (!rate.allowed) {
-      headers["Retry-After"] = headers["RateLimit-Reset"];
-      return fail(429, messages.qps);
-    }
-
-    const key = await keyAccount(await deps.db(), auth.key.id);
-    if (!key) {
-      // Revoked or disabled since the credentials were cached.
-      deps.authenticator.invalidate(auth.key.id);
-      for (const name of ["RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"]) delete headers[name];
-      return fail(401, messages.keyInvalid);
-    }
-    headers["X-Credits-Cost"] = "0";
-    headers["X-Credits-Charged"] = "0";
-    headers["X-Credits-Remaining"] = String(key.credits_remaining);
-    return { status: 200, body: successBody(JSON.stringify({ key }), requestId), headers };
-  } catch (error) {
-    log.error("account request failed", { requestId, keyId, error: describeError(error) });
-    return fail(500, messages.internal);
-  }
 };

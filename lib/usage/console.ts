@@ -1,6 +1,7 @@
 import { z } from "zod";
-import { operationNames } from "@/lib/api/operations";
-import { ConsoleError, type ConsoleContext } from "@/lib/console-api/handler";
+import { registry } from "@/lib/operations";
+import type { ConsoleContext } from "@/lib/console-api/handler";
+import { DomainError } from "@/lib/errors";
 import { principalOf } from "@/lib/keys/view";
 import { describeError, log } from "@/lib/log";
 import { dailyCsv, eventsCsv } from "./csv";
@@ -20,7 +21,7 @@ import { GROUP_BYS, summary, type GroupBy, type UsageSummary } from "./summary";
  *   from, to   UTC days "YYYY-MM-DD" (both included) or ISO-8601 date-times; summary and daily
  *              export use the days (default: the last 7 days, today included; at most 366),
  *              the log uses from ≤ created_at < to (a day as `to` includes that whole day)
- *   operation  event_details | event_details_id | followers | get_user_publications
+ *   operation  an operation id of the registry (lib/operations)
  *   status     an exact status (200, 402, …) or a class (2xx, 4xx, 5xx)
  *   requestId  exact request id (UUID)            [log, events export]
  *   groupBy    day,operation,key (comma list)     [summary; default day]
@@ -33,7 +34,7 @@ type Context = Pick<ConsoleContext<undefined>, "db" | "user" | "ip" | "query">;
 export const MAX_RANGE_DAYS = 366;
 export const MAX_LOG_LIMIT = 200;
 
-const badRequest = (message: string) => new ConsoleError(400, "invalid_request", message);
+const badRequest = (message: string) => new DomainError("invalid_request", message);
 
 const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:\d{2})$/;
 
@@ -53,13 +54,15 @@ const statusFilter = z
   .transform((value): StatusFilter => (value.endsWith("xx") ? (value as "2xx" | "4xx" | "5xx") : Number(value)))
   .optional();
 
+const operationIds = registry.map((operation) => operation.id);
+
 const querySchema = z.object({
   keyId: z.string().trim().min(1).max(100).optional(),
   userId: z.string().trim().min(1).max(100).optional(),
   scope: z.enum(["mine", "all"], { error: "scope must be mine or all." }).default("mine"),
   from: timeOrDay("from"),
   to: timeOrDay("to"),
-  operation: z.enum(operationNames, { error: `operation must be one of ${operationNames.join(", ")}.` }).optional(),
+  operation: z.enum(operationIds, { error: `operation must be one of ${operationIds.join(", ")}.` }).optional(),
   status: statusFilter,
   requestId: z.string().trim().regex(UUID_PATTERN, "requestId must be a request id (a UUID).").optional(),
   groupBy: z
@@ -121,7 +124,7 @@ export const usageScope = async (context: Context, query: UsageQuery): Promise<R
     });
   } catch (error) {
     if (error instanceof UsageAccessError) {
-      throw error.reason === "not_found" ? new ConsoleError(404, "not_found", error.message) : new ConsoleError(403, "forbidden", error.message);
+      throw new DomainError(error.reason, error.message);
     }
     throw error;
   }
@@ -164,7 +167,7 @@ export const eventsResponse = async (context: Context): Promise<EventsResponse> 
     const page = await listEvents(context.db, resolved.scope, eventFilters(query), { cursor: query.cursor, limit: query.limit });
     return { scope: scopeView(resolved), ...page };
   } catch (error) {
-    if (error instanceof InvalidCursorError) throw new ConsoleError(400, "invalid_cursor", "Invalid cursor.");
+    if (error instanceof InvalidCursorError) throw new DomainError("invalid_cursor", "Invalid cursor.");
     throw error;
   }
 };

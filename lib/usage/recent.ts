@@ -1,6 +1,5 @@
-import type { OperationName } from "@/lib/api/operations";
-import { paramSchemas, type ParamName } from "@/lib/api/params";
 import type { Queryable } from "@/lib/db/client";
+import { paramNamesOf } from "@/lib/operations";
 
 /**
  * A user's recent successful lookups, read from the usage records of the keys they own, for the
@@ -9,7 +8,8 @@ import type { Queryable } from "@/lib/db/client";
  * so an item whose summary may have been cut is marked `truncated`: it cannot be run again as is.
  */
 export type RecentLookup = {
-  operation: OperationName;
+  /** The operation id. */
+  operation: string;
   /** The query parameters, as recorded: `{ event_id: "1000000000000001" }`. */
   params: Record<string, string>;
   /** The usage row's params_summary, verbatim. */
@@ -29,7 +29,7 @@ const SCAN_WINDOW = 1000;
 
 export const MAX_RECENT_LIMIT = 50;
 
-const paramNames = Object.keys(paramSchemas) as ParamName[];
+const paramNames = paramNamesOf();
 // Values are not escaped in the summary (a url may hold "&"): split only before a known name.
 const SEPARATOR = new RegExp(`&(?=(?:${paramNames.join("|")})=)`);
 
@@ -41,7 +41,7 @@ export const parseSummary = (summary: string): Record<string, string> => {
     const equals = part.indexOf("=");
     if (equals <= 0) continue;
     const name = part.slice(0, equals);
-    if (!(paramNames as string[]).includes(name) || Object.hasOwn(params, name)) continue;
+    if (!paramNames.includes(name) || Object.hasOwn(params, name)) continue;
     params[name] = part.slice(equals + 1);
   }
   return params;
@@ -59,7 +59,7 @@ type RecentRow = { operation: string; params_summary: string; at: Date | string 
 export const recentLookups = async (
   db: Queryable,
   userId: string,
-  lookupOperations: readonly OperationName[],
+  lookupOperations: readonly string[],
   limit: number,
 ): Promise<RecentLookup[]> => {
   if (lookupOperations.length === 0 || limit <= 0) return [];
@@ -83,7 +83,7 @@ export const recentLookups = async (
   return rows.map((row) => {
     const params = parseSummary(row.params_summary);
     return {
-      operation: row.operation as OperationName,
+      operation: row.operation,
       params,
       summary: row.params_summary,
       truncated: mayBeTruncated(row.params_summary, params),

@@ -1,5 +1,5 @@
 import type { Queryable } from "@/lib/db/client";
-import { operationNames } from "@/lib/api/operations";
+import { registry as defaultRegistry, type Registry } from "@/lib/operations";
 import { burnRateForecast, type ForecastResult } from "./forecast";
 import { addBuckets, emptyBuckets, LATENCY_BUCKETS, percentileMs } from "./latency";
 import { daysBetween, type Day } from "./period";
@@ -103,13 +103,13 @@ type Accumulator = {
   hasHistogram: boolean;
 };
 
-const newAccumulator = (): Accumulator => ({
+const newAccumulator = (operationIds: readonly string[]): Accumulator => ({
   requests: 0,
   successful: 0,
   credits: 0,
   latencyMsSum: 0,
   statuses: new Map(),
-  operations: new Map(operationNames.map((name) => [name, { requests: 0, credits: 0 }])),
+  operations: new Map(operationIds.map((name) => [name, { requests: 0, credits: 0 }])),
   buckets: emptyBuckets(),
   hasHistogram: false,
 });
@@ -177,10 +177,10 @@ const metricsOf = (acc: Accumulator): UsageMetrics => {
   };
 };
 
-const byGroup = (rows: RollupRow[]): Map<string, Accumulator> => {
+const byGroup = (rows: RollupRow[], operationIds: readonly string[]): Map<string, Accumulator> => {
   const groups = new Map<string, Accumulator>();
   for (const row of rows) {
-    const acc = groups.get(row.grp) ?? newAccumulator();
+    const acc = groups.get(row.grp) ?? newAccumulator(operationIds);
     accumulate(acc, row);
     groups.set(row.grp, acc);
   }
@@ -193,15 +193,21 @@ const keyNames = async (db: Queryable, ids: string[]): Promise<Map<string, strin
   return new Map(rows.map((row) => [row.id, row.name]));
 };
 
-const buildGroups = async (db: Queryable, groupBy: GroupBy, rows: RollupRow[], from: Day, to: Day): Promise<UsageGroup[]> => {
-  const groups = byGroup(rows);
+const buildGroups = async (
+  db: Queryable,
+  groupBy: GroupBy,
+  rows: RollupRow[],
+  range: { from: Day; to: Day; operationIds: readonly string[] },
+): Promise<UsageGroup[]> => {
+  const { from, to, operationIds } = range;
+  const groups = byGroup(rows, operationIds);
   if (groupBy === "day") {
     // Every day of the range, zero-filled, so a chart's x axis has no gaps.
-    return daysBetween(from, to).map((day) => ({ id: day, label: day, ...metricsOf(groups.get(day) ?? newAccumulator()) }));
+    return daysBetween(from, to).map((day) => ({ id: day, label: day, ...metricsOf(groups.get(day) ?? newAccumulator(operationIds)) }));
   }
   if (groupBy === "operation") {
-    const names = [...new Set([...operationNames, ...groups.keys()])];
-    return names.map((name) => ({ id: name, label: name, ...metricsOf(groups.get(name) ?? newAccumulator()) }));
+    const names = [...new Set([...operationIds, ...groups.keys()])];
+    return names.map((name) => ({ id: name, label: name, ...metricsOf(groups.get(name) ?? newAccumulator(operationIds)) }));
   }
   const ranked = [...groups].sort(([idA, a], [idB, b]) => b.credits - a.credits || b.requests - a.requests || idA.localeCompare(idB));
   const shown = ranked.slice(0, MAX_KEY_GROUPS);
@@ -209,7 +215,7 @@ const buildGroups = async (db: Queryable, groupBy: GroupBy, rows: RollupRow[], f
   const result: UsageGroup[] = shown.map(([id, acc]) => ({ id, label: names.get(id) ?? id, ...metricsOf(acc) }));
   const rest = ranked.slice(MAX_KEY_GROUPS);
   if (rest.length > 0) {
-    const other = newAccumulator();
+    const other = newAccumulator(operationIds);
     for (const [, acc] of rest) merge(other, acc);
     result.push({ id: "other", label: `${rest.length} other keys`, ...metricsOf(other) });
   }
@@ -232,6 +238,8 @@ export type SummaryOptions = {
   groupBy: readonly GroupBy[];
   /** The forecast's "now" (tests). */
   now?: Date;
+  /** The operations every summary lists, at zero when unused. */
+  registry?: Registry;
 };
 
 export const summary = async (db: Queryable, scope: UsageScope, options: SummaryOptions): Promise<UsageSummary> => {
@@ -243,10 +251,11 @@ export const summary = async (db: Queryable, scope: UsageScope, options: Summary
   const rowsBy = new Map<GroupBy, RollupRow[]>();
   for (const groupBy of dimensions) rowsBy.set(groupBy, await rollup(db, scope, from, to, groupBy));
   const groups: Partial<Record<GroupBy, UsageGroup[]>> = {};
-  for (const groupBy of asked) groups[groupBy] = await buildGroups(db, groupBy, rowsBy.get(groupBy) ?? [], from, to);
+  const operationIds = (options.registry ?? defaultRegistry).map((operation) => operation.id);
+  for (const groupBy of asked) groups[groupBy] = await buildGroups(db, groupBy, rowsBy.get(groupBy) ?? [], { from, to, operationIds });
 
   // Every dimension covers the same rollup rows; the operation one also carries the histograms.
-  const total = newAccumulator();
+  const total = newAccumulator(operationIds);
   for (const row of rowsBy.get("operation") ?? []) accumulate(total, row);
   const metrics = metricsOf(total);
   const remaining = await remainingCredits(db, scope);

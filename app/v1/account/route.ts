@@ -3,11 +3,11 @@ import { messages } from "@/lib/api/errors";
 import { methodNotAllowed } from "@/lib/api/with-api-key";
 import { describeError, log } from "@/lib/log";
 import { services } from "@/lib/services";
-import { runAccount } from "@/lib/usage/account";
+import { runAccount } from "@/lib/api/account";
 
 export const dynamic = "force-dynamic";
 
-/** The calling key's balance and spend. Free: no credits, no usage record (lib/usage/account.ts). */
+/** The calling key's balance and spend. Free: no credits, no usage record (lib/api/account.ts). */
 export const GET = async (request: Request): Promise<Response> => {
   try {
     const result = await runAccount({ authorization: request.headers.get("authorization") }, await services());

@@ -2,7 +2,7 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
-import { FormAlert } from "@/components/account/form-alert";
+import { FormAlert } from "@/components/ui/form-alert";
 import { ConfirmDialog } from "@/components/console/confirm-dialog";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";

@@ -1,17 +1,19 @@
 import { z } from "zod";
-import { operationNames, type OperationName } from "@/lib/api/operations";
+import { registry } from "@/lib/operations";
 import { ConsoleError, consoleRoute } from "@/lib/console-api/handler";
 import { MAX_RECENT_LIMIT, recentLookups } from "@/lib/usage/recent";
 
 export const dynamic = "force-dynamic";
 
+const operationIds = registry.map((operation) => operation.id);
+
 const recentQuery = z.object({
   operations: z
     .string()
     .optional()
-    .transform((value) => (value ? value.split(",").map((name) => name.trim()).filter(Boolean) : [...operationNames]))
-    .refine((names): names is OperationName[] => names.every((name) => (operationNames as string[]).includes(name)), {
-      message: `operations must be a comma-separated list of ${operationNames.join(", ")}.`,
+    .transform((value) => (value ? value.split(",").map((name) => name.trim()).filter(Boolean) : operationIds))
+    .refine((names) => names.every((name) => operationIds.includes(name)), {
+      message: `operations must be a comma-separated list of ${operationIds.join(", ")}.`,
     }),
   limit: z.coerce
     .number({ error: "limit must be a number." })
@@ -21,7 +23,7 @@ const recentQuery = z.object({
     .default(10),
 });
 
-/** The signed-in user's recent successful lookups: `?operations=event_details,event_details_id&limit=10`. */
+/** The signed-in user's recent successful lookups: `?operations=<id>,<id>&limit=10` (ids of the registry). */
 export const GET = consoleRoute({}, async ({ db, user, query }) => {
   const parsed = recentQuery.safeParse({
     operations: query.get("operations") ?? undefined,

@@ -1,8 +1,7 @@
 import { consoleRoute } from "@/lib/console-api/handler";
-import { consoleLookup, lookupResponse } from "@/lib/console-api/lookup";
+import { consoleLookupHandler } from "@/lib/console-api/lookup";
 
 export const dynamic = "force-dynamic";
 
-export const GET = consoleRoute({}, async ({ db, user, params, query }) =>
-  lookupResponse(await consoleLookup(db, user.id, params.operation ?? "", query)),
-);
+/** Any operation of the registry, run with the signed-in user's console key (lib/console-api/lookup.ts). */
+export const GET = consoleRoute({}, consoleLookupHandler());

@@ -5,7 +5,7 @@ import { createKey, revokeKey } from "@/lib/keys/repository";
 import { createTokenVerifier } from "@/lib/keys/tokens";
 import { createRateLimiter } from "@/lib/ratelimit/limiter";
 import { pgliteDatabase } from "@/tests/support/databases";
-import { accountDataSchema } from "./account-schema";
+import { accountDataSchema } from "@/lib/usage/account-schema";
 import { runAccount, type AccountDeps } from "./account";
 import { settleScript, TEST_SECRET } from "@/tests/support/usage";
 

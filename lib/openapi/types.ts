@@ -1,0 +1,64 @@
+/** The subset of OpenAPI 3.1 the /v1 document uses, and the JSON it is made of. */
+export type JsonValue = string | number | boolean | null | JsonValue[] | JsonObject;
+export type JsonObject = { [key: string]: JsonValue };
+/** A JSON Schema (draft 2020-12) object, as OpenAPI 3.1 embeds it. */
+export type SchemaObject = JsonObject;
+export type ReferenceObject = { $ref: string };
+
+export type ParameterObject = {
+  name: string;
+  in: "query";
+  required: boolean;
+  description: string;
+  schema: SchemaObject;
+  example: string | number;
+};
+
+export type HeaderObject = { description: string; required?: boolean; schema: SchemaObject };
+
+export type ExampleObject = { summary: string; value: JsonValue };
+
+export type MediaTypeObject = {
+  schema: SchemaObject | ReferenceObject;
+  examples?: Record<string, ExampleObject>;
+};
+
+export type ResponseObject = {
+  description: string;
+  headers?: Record<string, ReferenceObject>;
+  content: { "application/json": MediaTypeObject };
+};
+
+export type SecurityRequirement = Record<string, string[]>;
+
+export type OperationObject = {
+  operationId: string;
+  summary: string;
+  description: string;
+  tags: string[];
+  security: SecurityRequirement[];
+  parameters: ParameterObject[];
+  responses: Record<string, ResponseObject>;
+  /** Credits charged for a 200 answer; mirrors the X-Credits-Cost header. */
+  "x-credits-cost"?: number;
+};
+
+export type SecuritySchemeObject = {
+  type: "http";
+  scheme: "bearer";
+  bearerFormat: "JWT";
+  description: string;
+};
+
+export type OpenApiDocument = {
+  openapi: "3.1.0";
+  info: { title: string; version: string; description: string };
+  servers: { url: string; description: string }[];
+  tags: { name: string; description: string }[];
+  paths: Record<string, { get: OperationObject }>;
+  components: {
+    schemas: Record<string, SchemaObject>;
+    headers: Record<string, HeaderObject>;
+    securitySchemes: Record<string, SecuritySchemeObject>;
+  };
+};

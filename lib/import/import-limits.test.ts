@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import type { Db } from "@/lib/db/client";
 import { generateDemoData } from "@/lib/demo/generate";
 import { openForSuite, testDatabases } from "@/tests/support/databases";
+import { generatedBody } from "@/tests/support/streams";
 import { importFiles } from "./importer";
 import { DEFAULT_MAX_RECORD_BYTES, MAX_RECORD_DEPTH } from "./limits";
 import { importUpload } from "./upload";
@@ -31,25 +32,7 @@ const nested = (depth: number): string => `{"deep":${"[".repeat(depth)}${"]".rep
 const streamedBody = (before: string, lineBytes: number, after: string): ReadableStream<Uint8Array> => {
   const head = `{"event_id":"1","title":"`;
   const tail = `"}\n`;
-  const piece = new Uint8Array(MB).fill(0x78);
-  let filler = lineBytes - head.length - tail.length;
-  let stage: "before" | "filler" | "after" | "done" = "before";
-  return new ReadableStream<Uint8Array>({
-    pull: (controller) => {
-      if (stage === "before") {
-        controller.enqueue(new TextEncoder().encode(`${before}${head}`));
-        stage = "filler";
-      } else if (stage === "filler") {
-        const size = Math.min(filler, piece.length);
-        controller.enqueue(piece.subarray(0, size));
-        filler -= size;
-        if (filler === 0) stage = "after";
-      } else if (stage === "after") {
-        controller.enqueue(new TextEncoder().encode(`${tail}${after}`));
-        stage = "done";
-      } else controller.close();
-    },
-  });
+  return generatedBody(`${before}${head}`, lineBytes - head.length - tail.length, `${tail}${after}`);
 };
 
 /** Runs `work`, sampling this process's RSS every 10 ms: the peak over the RSS before. */

@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import { describe, expect, inject, it } from "vitest";
+import { generatedBody } from "@/tests/support/streams";
 import { serverPid, type ApiTarget } from "./harness";
 
 /**
@@ -89,28 +90,9 @@ const validEvent = (id: string): string =>
 
 /** The body, made as it is sent: the test never holds the 100 MB line either. */
 const uploadBody = (): ReadableStream<Uint8Array> => {
-  const encoder = new TextEncoder();
-  const head = `${validEvent("9300000001")}\n${validEvent("9300000002").replace('"location_place":null', `"location_place":{"x":${nested(5000)}}`)}\n{"event_id":"9300000003","title":"`;
-  const tail = `"}\n${validEvent("9300000004")}\n`;
-  const piece = new Uint8Array(MB).fill(0x78);
-  let filler = UPLOAD_LINE_BYTES;
-  let stage: "head" | "filler" | "tail" | "done" = "head";
-  return new ReadableStream<Uint8Array>({
-    pull: (controller) => {
-      if (stage === "head") {
-        controller.enqueue(encoder.encode(head));
-        stage = "filler";
-      } else if (stage === "filler") {
-        const size = Math.min(filler, piece.length);
-        controller.enqueue(piece.subarray(0, size));
-        filler -= size;
-        if (filler === 0) stage = "tail";
-      } else if (stage === "tail") {
-        controller.enqueue(encoder.encode(tail));
-        stage = "done";
-      } else controller.close();
-    },
-  });
+  const deep = validEvent("9300000002").replace('"location_place":null', `"location_place":{"x":${nested(5000)}}`);
+  const head = `${validEvent("9300000001")}\n${deep}\n{"event_id":"9300000003","title":"`;
+  return generatedBody(head, UPLOAD_LINE_BYTES, `"}\n${validEvent("9300000004")}\n`);
 };
 
 describe.each(targets)("$kind server: POST /api/admin/import", (target: ApiTarget) => {

@@ -140,6 +140,8 @@ const schema = z.object({
       message: "must be a comma-separated list of origins such as https://app.example.com (scheme, host, optional port; no path, no *)",
     }),
   WEBHOOK_ALLOWED_NETWORKS: allowedNetworks,
+  /** Imports: a larger record (one NDJSON line, one array element) is reported as bad and skipped. */
+  IMPORT_MAX_RECORD_BYTES: z.coerce.number().int().min(1024).max(1024 ** 3).default(16 * 1024 * 1024),
   DB_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(5000),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
   /** Batch lookups (lib/batches): accepted inputs per batch. */

@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import { parseArgs } from "node:util";
-import { runCli, UsageError, withCliDb } from "@/lib/cli/open";
+import { env } from "@/lib/env";
+import { CliFailure, EXIT, runCli, UsageError, withCliDb } from "@/lib/cli/open";
 import { IMPORT_SOURCE, importFiles, MAX_REPORTED_PROBLEMS, type ImportReport } from "@/lib/import/importer";
 import { createProgressLine } from "@/lib/import/progress";
 
@@ -9,8 +10,12 @@ const USAGE = `usage: npm run import -- FILE... [--strict] [--source NAME]
              records: an Event; {userid, node_id?, followers: [...]}; {urn, publications: [...]}
   --strict   check every file first; write nothing if any record is bad
   --source   the source recorded with the records (default "${IMPORT_SOURCE}")
+A record (an NDJSON line, an array element) larger than IMPORT_MAX_RECORD_BYTES (default 16 MiB)
+or nested deeper than 64 levels is reported as a bad record and skipped.
 With the embedded database (no DATABASE_URL) this cannot run while the server does:
-use the admin Upload page then.`;
+use the admin Upload page then.
+Exit codes: 0 all imported; 3 bad records skipped (the rest imported); 4 --strict and bad
+records found (nothing written); 2 usage; 5 database in use by the server; 1 other failure.`;
 
 const summary = (report: ImportReport, elapsedMs: number): string =>
   [
@@ -33,7 +38,7 @@ const main = async () => {
   });
   if (values.help) {
     console.log(USAGE);
-    return;
+    return EXIT.ok;
   }
   if (positionals.length === 0) throw new UsageError(USAGE);
   const source = values.source?.trim() ?? IMPORT_SOURCE;
@@ -54,6 +59,7 @@ const main = async () => {
       {
         strict: values.strict,
         source,
+        maxRecordBytes: env().IMPORT_MAX_RECORD_BYTES,
         onProgress: (state) => progress.update(state),
         onProblem: (problem) => {
           printed += 1;
@@ -67,9 +73,14 @@ const main = async () => {
   progress.clear();
   if (printed > MAX_REPORTED_PROBLEMS) console.error(`… and ${printed - MAX_REPORTED_PROBLEMS} more bad values`);
   if (report.aborted) {
-    throw new Error(`--strict: ${report.skipped} bad ${report.skipped === 1 ? "value" : "values"} found; nothing was written`);
+    throw new CliFailure(
+      EXIT.strictRejected,
+      `--strict: ${report.skipped} bad ${report.skipped === 1 ? "value" : "values"} found; nothing was written`,
+    );
   }
   console.log(summary(report, Date.now() - startedAt));
+  // A script must not mistake a partial import for a complete one.
+  return report.skipped > 0 ? EXIT.skippedRecords : EXIT.ok;
 };
 
 runCli(main);

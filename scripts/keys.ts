@@ -1,5 +1,5 @@
 import { parseArgs } from "node:util";
-import { runCli, UsageError, withCliDb } from "@/lib/cli/open";
+import { CliFailure, EXIT, runCli, UsageError, withCliDb } from "@/lib/cli/open";
 import { createKey, listKeys, revokeKey, topUpKey, type ApiKey } from "@/lib/keys/repository";
 import { authSecret } from "@/lib/security/secrets";
 
@@ -69,7 +69,7 @@ const main = async () => {
       const [id] = rest;
       if (!id) throw new UsageError(USAGE);
       const key = await withCliDb((db) => revokeKey(db, id));
-      if (!key) throw new Error(`no key with id ${id}`);
+      if (!key) throw new CliFailure(EXIT.notFound, `no key with id ${id}`);
       console.log(`Revoked ${key.id} "${key.name}".`);
       return;
     }
@@ -78,7 +78,7 @@ const main = async () => {
       if (!id) throw new UsageError(USAGE);
       const credits = wholeNumber(amount, "N", 1, 1_000_000_000);
       const key = await withCliDb((db) => topUpKey(db, id, credits));
-      if (!key) throw new Error(`no key with id ${id}`);
+      if (!key) throw new CliFailure(EXIT.notFound, `no key with id ${id}`);
       console.log(`Added ${credits} credits to ${key.id}: ${key.creditsRemaining} remaining of ${key.creditsGranted} granted.`);
       return;
     }

@@ -2,7 +2,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "@/lib/db/client";
-import { newKey, settleScript } from "@/lib/usage/test-support";
+import { newKey, settleScript } from "@/tests/support/usage";
 import { testDatabases } from "@/tests/support/databases";
 import { keyDeliveries } from "./alerts";
 import { DELIVERY_FAILED, signBody, startAlertWorker, verifySignature, webhookSecret, type AlertWorker, type WebhookPayload } from "./webhooks";

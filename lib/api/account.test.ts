@@ -7,7 +7,7 @@ import { createRateLimiter } from "@/lib/ratelimit/limiter";
 import { pgliteDatabase } from "@/tests/support/databases";
 import { accountDataSchema } from "@/lib/usage/account-schema";
 import { runAccount, type AccountDeps } from "./account";
-import { settleScript, TEST_SECRET } from "@/lib/usage/test-support";
+import { settleScript, TEST_SECRET } from "@/tests/support/usage";
 
 const database = pgliteDatabase();
 let db: Db;

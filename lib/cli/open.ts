@@ -2,6 +2,28 @@ import { env, EnvError } from "@/lib/env";
 import { openDb, type Db } from "@/lib/db/client";
 import { DatabaseLockedError } from "@/lib/db/lock";
 
+/**
+ * Exit codes shared by every CLI (scripts/*.ts), so a calling script can tell "done", "done but
+ * some input was bad" and "nothing happened" apart. Documented in docs (exit codes table).
+ */
+export const EXIT = {
+  ok: 0,
+  /** Configuration, database or unexpected failure. */
+  failed: 1,
+  /** Bad arguments or a missing file: nothing was done. */
+  usage: 2,
+  /** import: it finished, but bad records were skipped (the good ones were written). */
+  skippedRecords: 3,
+  /** import --strict: bad records were found, so nothing was written. */
+  strictRejected: 4,
+  /** The embedded database is held by a running server: stop it, or use the admin Upload page. */
+  databaseLocked: 5,
+  /** keys: no key with the given id; nothing changed. */
+  notFound: 6,
+} as const;
+
+type ExitCode = (typeof EXIT)[keyof typeof EXIT];
+
 /** Opens the configured database for a command-line tool, turning known failures into a clear message. */
 export const withCliDb = async <T>(work: (db: Db) => Promise<T>): Promise<T> => {
   const config = env();
@@ -15,21 +37,42 @@ export const withCliDb = async <T>(work: (db: Db) => Promise<T>): Promise<T> => 
 
 export class UsageError extends Error {}
 
-/** Runs a CLI main function: expected failures print one line and exit 1 (2 for usage); no stack traces. */
-export const runCli = (main: () => Promise<void>): void => {
+/** An expected failure with its own exit code (its message is printed as one line). */
+export class CliFailure extends Error {
+  constructor(
+    readonly exitCode: ExitCode,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * Runs a CLI main function: it may return an exit code (default 0); expected failures print one
+ * line and exit with their code; no stack traces.
+ */
+export const runCli = (main: () => Promise<ExitCode | void>): void => {
   main().then(
-    () => process.exit(0),
+    (code) => process.exit(code ?? EXIT.ok),
     (error: unknown) => {
       if (error instanceof UsageError) {
         console.error(error.message);
-        process.exit(2);
+        process.exit(EXIT.usage);
       }
-      if (error instanceof DatabaseLockedError || error instanceof EnvError) {
+      if (error instanceof CliFailure) {
         console.error(`error: ${error.message}`);
-        process.exit(1);
+        process.exit(error.exitCode);
+      }
+      if (error instanceof DatabaseLockedError) {
+        console.error(`error: ${error.message}`);
+        process.exit(EXIT.databaseLocked);
+      }
+      if (error instanceof EnvError) {
+        console.error(`error: ${error.message}`);
+        process.exit(EXIT.failed);
       }
       console.error(`error: ${error instanceof Error ? error.message : String(error)}`);
-      process.exit(1);
+      process.exit(EXIT.failed);
     },
   );
 };

@@ -1,5 +1,6 @@
 import { followerEntrySchema, publicationSchema, type EventRecord, type FollowerEntry, type Publication } from "@/lib/api/records";
 import type { Db, Queryable } from "@/lib/db/client";
+import { eventDataJson, followersDataJson, publicationsDataJson } from "./answer-json";
 import type { CursorCodec } from "./cursor";
 import { nodeIdFor } from "./node-id";
 import { eventJson, followerJson, publicationJson, upsertEvents, upsertFollowerList, upsertPublicationList } from "./store-records";
@@ -15,25 +16,17 @@ import { eventJson, followerJson, publicationJson, upsertEvents, upsertFollowerL
  * page k-1 is, by rewriting the list (prefix + page), because the record writers replace whole
  * lists. Pages past MAX_CACHED_LIST_POSITIONS, or fetched out of order, are served but not stored.
  *
- * The answers' JSON is built here for hits and misses alike, so both are byte-identical.
+ * The answers' JSON comes from answer-json.ts for hits and misses alike, so both are byte-identical.
  */
-export const MAX_CACHED_LIST_POSITIONS = 5000;
+const MAX_CACHED_LIST_POSITIONS = 5000;
 
-export const UPSTREAM_SOURCE = "upstream";
+const UPSTREAM_SOURCE = "upstream";
 
 export type CachedPage = { dataJson: string; asOf: Date };
 
 /** What the store holds for a subject: its records' source (null: nothing) and a fresh cached page. */
 export type CacheProbe = { storeSource: string | null; fresh: CachedPage | null };
 
-export const eventDataJson = (recordJson: string): string => `{"event":${recordJson}}`;
-
-export const followersDataJson = (entriesJson: readonly string[], nodeId: string, hasNext: boolean, endCursor: string | null): string =>
-  `{"followers":[${entriesJson.join(",")}],"node_id":${JSON.stringify(nodeId)},` +
-  `"page_info":{"has_next_page":${hasNext},"end_cursor":${endCursor === null ? "null" : JSON.stringify(endCursor)}}}`;
-
-export const publicationsDataJson = (page: number, total: number, hasMore: boolean, entriesJson: readonly string[]): string =>
-  `{"page":${page},"total":${total},"has_more":${hasMore},"data":[${entriesJson.join(",")}]}`;
 
 type PageRow = {
   source: string;
@@ -163,7 +156,7 @@ const storedPrefix = async <Entry>(
   return records.map((record) => parse(JSON.parse(record)));
 };
 
-export type FollowersPageToStore = {
+type FollowersPageToStore = {
   userId: string;
   offset: number;
   entries: FollowerEntry[];
@@ -229,7 +222,7 @@ export const providerCursorAt = async (
   return row ? { providerNodeId: row.provider_node_id, providerCursor: row.provider_cursor } : null;
 };
 
-export type PublicationsPageToStore = { urn: string; page: number; total: number; hasMore: boolean; entries: Publication[] };
+type PublicationsPageToStore = { urn: string; page: number; total: number; hasMore: boolean; entries: Publication[] };
 
 /** Stores a fetched publication page when it extends the stored prefix (page 1 starts a new one). */
 export const storePublicationsPage = (db: Db, page: PublicationsPageToStore, fetchedAt: Date): Promise<boolean> =>

@@ -4,9 +4,9 @@ import { describeError, log } from "@/lib/log";
 import { getProviderKeyView, recordProviderKeyError } from "./provider-keys";
 import type { CursorCodec } from "./cursor";
 import type { StoreConnector } from "./store";
-import { createUpstreamClient, type UpstreamKeyRejectedError } from "./upstream-client";
+import { createUpstreamClient, isClassified, isProviderFailure, type UpstreamKeyRejectedError } from "./upstream-client";
 import { createProviderConfig } from "./upstream-config";
-import { createCircuitBreaker, createSemaphore } from "./upstream-resilience";
+import { createUpstreamGuard } from "./upstream-resilience";
 import { createUpstreamConnector, type UpstreamControl } from "./upstream";
 
 /**
@@ -67,12 +67,13 @@ export const selectConnector = (deps: {
     timeoutMs: settings.UPSTREAM_TIMEOUT_MS,
     retries: settings.UPSTREAM_RETRIES,
     maxRetryWaitMs: settings.UPSTREAM_MAX_RETRY_WAIT_MS,
-    breaker: createCircuitBreaker({
+    guard: createUpstreamGuard({
       threshold: settings.UPSTREAM_BREAKER_THRESHOLD,
       cooldownMs: settings.UPSTREAM_BREAKER_COOLDOWN_MS,
-      now: deps.now,
+      maxConcurrency: settings.UPSTREAM_MAX_CONCURRENCY,
+      isFailure: isProviderFailure,
+      isValue: isClassified,
     }),
-    semaphore: createSemaphore(settings.UPSTREAM_MAX_CONCURRENCY),
     fetch: deps.fetch,
     now: deps.now,
     onKeyRejected,

@@ -1,4 +1,5 @@
 import type { Queryable } from "@/lib/db/client";
+import { eventDataJson, followersDataJson, publicationsDataJson } from "./answer-json";
 import type { CursorCodec } from "./cursor";
 import { FOLLOWERS_PAGE_SIZE } from "@/lib/operations/followers";
 import { PUBLICATIONS_PAGE_SIZE } from "@/lib/operations/publications";
@@ -38,7 +39,7 @@ export const createStoreConnector = (deps: {
       );
       const row = rows[0];
       if (!row) return { found: false };
-      return { found: true, dataJson: `{"event":${row.record}}`, asOf: new Date(row.fetched_at) };
+      return { found: true, dataJson: eventDataJson(row.record), asOf: new Date(row.fetched_at) };
     });
 
   const followers = ({ userId, offset }: { userId: string; offset: number }) =>
@@ -60,12 +61,10 @@ export const createStoreConnector = (deps: {
       const entries = rows.flatMap((row) => (row.record === null ? [] : [row.record]));
       const nextOffset = offset + FOLLOWERS_PAGE_SIZE;
       const hasNext = nextOffset < first.follower_count;
-      const endCursor = hasNext ? JSON.stringify(deps.cursors.encode({ userId, offset: nextOffset })) : "null";
+      const endCursor = hasNext ? deps.cursors.encode({ userId, offset: nextOffset }) : null;
       return {
         found: true,
-        dataJson:
-          `{"followers":[${entries.join(",")}],"node_id":${JSON.stringify(first.node_id)},` +
-          `"page_info":{"has_next_page":${hasNext},"end_cursor":${endCursor}}}`,
+        dataJson: followersDataJson(entries, first.node_id, hasNext, endCursor),
         asOf: new Date(first.fetched_at),
       };
     });
@@ -90,7 +89,7 @@ export const createStoreConnector = (deps: {
       const total = first.publication_count;
       return {
         found: true,
-        dataJson: `{"page":${page},"total":${total},"has_more":${offset + PUBLICATIONS_PAGE_SIZE < total},"data":[${entries.join(",")}]}`,
+        dataJson: publicationsDataJson(page, total, offset + PUBLICATIONS_PAGE_SIZE < total, entries),
         asOf: new Date(first.fetched_at),
       };
     });

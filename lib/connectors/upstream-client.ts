@@ -1,14 +1,16 @@
+import { DelegateBackoff, handleWhenResult, retry, type IRetryBackoffContext } from "cockatiel";
 import { describeError, log } from "@/lib/log";
 import { publications } from "@/lib/operations/publications";
 import { SourceRateLimitedError } from "./types";
-import type { CircuitBreaker, Semaphore } from "./upstream-resilience";
+import { BreakerOpenError, NoSlotError, type UpstreamGuard } from "./upstream-resilience";
 
 /**
  * HTTP calls to the upstream provider (an API of the same contract as ours): the envelope is
  * read and mapped, failures become typed errors. Only GETs go out, so every retry is safe:
  * timeouts, network errors and 5xx are retried with jittered exponential backoff, a 429 is
- * retried after its Retry-After when that fits our wait budget (else our own 429). Each attempt
- * passes the circuit breaker and takes a slot of the concurrency cap. The provider key travels
+ * retried after its Retry-After when that fits our wait budget (else our own 429); cockatiel's
+ * retry policy runs that loop. Each attempt passes the circuit breaker and takes a slot of the
+ * concurrency cap (upstream-resilience.ts). The provider key travels
  * in the Authorization header only and is never logged.
  */
 
@@ -66,11 +68,10 @@ export type UpstreamStatus = {
 export type UpstreamClient = {
   get(credentials: ProviderCredentials, path: string, query: Record<string, string>): Promise<ProviderAnswer>;
   status(): UpstreamStatus;
-  readonly breaker: CircuitBreaker;
-  readonly semaphore: Semaphore;
+  readonly guard: UpstreamGuard<Classified>;
 };
 
-type Classified =
+export type Classified =
   | { kind: "data"; data: unknown }
   | { kind: "not_found"; message: string }
   | { kind: "key_rejected"; httpStatus: 401 | 402; message: string }
@@ -98,6 +99,14 @@ const readEnvelope = (text: string): Envelope | null => {
   if (typeof code !== "number" || typeof message !== "string") return null;
   return { code, message, data: "data" in value ? value.data : null };
 };
+
+const CLASSIFIED_KINDS: ReadonlySet<unknown> = new Set(["data", "not_found", "key_rejected", "rate_limited", "retryable", "bad_answer"]);
+
+export const isClassified = (value: unknown): value is Classified =>
+  typeof value === "object" && value !== null && "kind" in value && CLASSIFIED_KINDS.has(value.kind);
+
+/** An answer that says the provider is unwell: counted by the breaker, retried with backoff. */
+export const isProviderFailure = (classified: Classified): boolean => classified.kind === "retryable";
 
 /** Retry-After is either whole seconds or an HTTP date. */
 export const parseRetryAfterMs = (header: string | null, now: number): number | null => {
@@ -162,17 +171,14 @@ export const createUpstreamClient = (deps: {
   timeoutMs: number;
   retries: number;
   maxRetryWaitMs: number;
-  breaker: CircuitBreaker;
-  semaphore: Semaphore;
+  guard: UpstreamGuard<Classified>;
   fetch?: typeof fetch;
-  sleep?: (ms: number) => Promise<void>;
   random?: () => number;
   now?: () => number;
   /** Told when the provider refuses a key (per-user keys keep the refusal for their owner). */
   onKeyRejected?: (error: UpstreamKeyRejectedError) => void;
 }): UpstreamClient => {
   const now = deps.now ?? Date.now;
-  const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   const random = deps.random ?? Math.random;
   const state: UpstreamStatus = { status: "idle", lastError: null, lastSuccessAt: null };
 
@@ -183,82 +189,86 @@ export const createUpstreamClient = (deps: {
     else state.lastError = { at: new Date(now()).toISOString(), kind, message: message ?? kind };
   };
 
-  // Full jitter: a random wait up to base·2^attempt, capped by the wait budget.
-  const backoffMs = (attempt: number) => Math.round(random() * Math.min(deps.maxRetryWaitMs, BACKOFF_BASE_MS * 2 ** attempt));
+  // Full jitter: a random wait up to base·2^retry, capped by the wait budget.
+  const backoffMs = (retry: number) => Math.round(random() * Math.min(deps.maxRetryWaitMs, BACKOFF_BASE_MS * 2 ** retry));
+
+  // Worth another attempt: a failure while the breaker still lets attempts out, or a 429 whose
+  // Retry-After fits our wait budget.
+  const worthRetrying = (value: unknown): boolean =>
+    isClassified(value) &&
+    ((value.kind === "retryable" && !deps.guard.isOpen()) || (value.kind === "rate_limited" && value.retryAfterMs <= deps.maxRetryWaitMs));
+
+  const waitBeforeRetry = (context: IRetryBackoffContext<unknown>): number => {
+    const value = "value" in context.result ? context.result.value : null;
+    return isClassified(value) && value.kind === "rate_limited" ? value.retryAfterMs : backoffMs(context.attempt - 1);
+  };
 
   const get = async (credentials: ProviderCredentials, path: string, query: Record<string, string>): Promise<ProviderAnswer> => {
     const url = providerUrl(credentials.baseUrl, path, query);
     const where = { path: url.pathname, owner: ownerField(credentials.owner) };
-    for (let attempt = 0; ; attempt += 1) {
-      if (!deps.breaker.tryAcquire()) {
-        throw new UpstreamUnavailableError("upstream circuit breaker is open: failing fast until its cool-down ends");
+    const retrying = retry(handleWhenResult(worthRetrying), {
+      maxAttempts: deps.retries,
+      backoff: new DelegateBackoff(waitBeforeRetry),
+    });
+    retrying.onRetry((event) => {
+      const value = "value" in event ? event.value : null;
+      if (isClassified(value) && value.kind === "rate_limited") {
+        log.warn("upstream rate-limited us; retrying after Retry-After", { ...where, retryAfterMs: value.retryAfterMs });
+      } else {
+        const error = isClassified(value) && value.kind === "retryable" ? value.message : "unknown";
+        log.warn("upstream attempt failed; retrying", { ...where, attempt: event.attempt, waitMs: event.delay, error });
       }
-      const release = await deps.semaphore.acquire(deps.timeoutMs);
-      if (!release) {
-        deps.breaker.onNeutral();
-        throw new UpstreamUnavailableError(`no upstream slot free within ${deps.timeoutMs} ms (concurrency cap)`);
-      }
-      let result: Attempt;
-      try {
-        result = await attemptOnce({ fetch: deps.fetch, timeoutMs: deps.timeoutMs }, credentials, url);
-      } finally {
-        release();
-      }
-      const classified: Classified =
-        result.kind === "failed"
-          ? { kind: "retryable", message: result.message }
-          : classifyAnswer(result.status, result.text, parseRetryAfterMs(result.retryAfter, now()));
-      const retriesLeft = attempt < deps.retries;
+    });
 
-      switch (classified.kind) {
-        case "data":
-        case "not_found":
-          deps.breaker.onSuccess();
-          note(credentials.owner, "ok");
-          return classified;
-        case "key_rejected": {
-          deps.breaker.onSuccess();
-          const what = classified.httpStatus === 402 ? "its quota is used up" : "the key is invalid";
-          const error = new UpstreamKeyRejectedError(
-            classified.httpStatus,
-            credentials.owner,
-            `upstream provider refused the ${credentials.owner.kind === "shared" ? "shared" : "user's"} provider key (${classified.httpStatus}: ${what}; provider said "${classified.message}")`,
-          );
-          log.error("upstream provider refused our provider key", { ...where, httpStatus: classified.httpStatus, providerMessage: classified.message });
-          note(credentials.owner, "key_rejected", error.message);
-          deps.onKeyRejected?.(error);
-          throw error;
-        }
-        case "rate_limited":
-          deps.breaker.onNeutral();
-          if (retriesLeft && classified.retryAfterMs <= deps.maxRetryWaitMs) {
-            log.warn("upstream rate-limited us; retrying after Retry-After", { ...where, retryAfterMs: classified.retryAfterMs });
-            await sleep(classified.retryAfterMs);
-            continue;
-          }
-          note(credentials.owner, "rate_limited", `provider asked us to wait ${classified.retryAfterMs} ms`);
-          throw new SourceRateLimitedError(Math.max(1, Math.ceil(classified.retryAfterMs / 1000)));
-        case "retryable":
-          deps.breaker.onFailure();
-          if (retriesLeft && !deps.breaker.isOpen()) {
-            const waitMs = backoffMs(attempt);
-            log.warn("upstream attempt failed; retrying", { ...where, attempt: attempt + 1, waitMs, error: classified.message });
-            await sleep(waitMs);
-            continue;
-          }
-          log.error("upstream failed", { ...where, attempts: attempt + 1, error: classified.message });
-          note(credentials.owner, "unavailable", classified.message);
-          throw new UpstreamUnavailableError(`upstream failed after ${attempt + 1} attempt(s): ${classified.message}`);
-        case "bad_answer":
-          deps.breaker.onSuccess();
-          log.error("upstream answered something unusable", { ...where, error: classified.message });
-          note(credentials.owner, "bad_answer", classified.message);
-          throw new UpstreamBadAnswerError(classified.message);
+    let attempts = 0;
+    const attempt = async (): Promise<Classified> => {
+      attempts += 1;
+      const result = await attemptOnce({ fetch: deps.fetch, timeoutMs: deps.timeoutMs }, credentials, url);
+      return result.kind === "failed"
+        ? { kind: "retryable", message: result.message }
+        : classifyAnswer(result.status, result.text, parseRetryAfterMs(result.retryAfter, now()));
+    };
+
+    let classified: Classified;
+    try {
+      classified = await retrying.execute(() => deps.guard.run(attempt, deps.timeoutMs));
+    } catch (error) {
+      if (error instanceof BreakerOpenError || error instanceof NoSlotError) throw new UpstreamUnavailableError(error.message);
+      throw error;
+    }
+
+    switch (classified.kind) {
+      case "data":
+      case "not_found":
+        note(credentials.owner, "ok");
+        return classified;
+      case "key_rejected": {
+        const what = classified.httpStatus === 402 ? "its quota is used up" : "the key is invalid";
+        const error = new UpstreamKeyRejectedError(
+          classified.httpStatus,
+          credentials.owner,
+          `upstream provider refused the ${credentials.owner.kind === "shared" ? "shared" : "user's"} provider key (${classified.httpStatus}: ${what}; provider said "${classified.message}")`,
+        );
+        log.error("upstream provider refused our provider key", { ...where, httpStatus: classified.httpStatus, providerMessage: classified.message });
+        note(credentials.owner, "key_rejected", error.message);
+        deps.onKeyRejected?.(error);
+        throw error;
       }
+      case "rate_limited":
+        note(credentials.owner, "rate_limited", `provider asked us to wait ${classified.retryAfterMs} ms`);
+        throw new SourceRateLimitedError(Math.max(1, Math.ceil(classified.retryAfterMs / 1000)));
+      case "retryable":
+        log.error("upstream failed", { ...where, attempts, error: classified.message });
+        note(credentials.owner, "unavailable", classified.message);
+        throw new UpstreamUnavailableError(`upstream failed after ${attempts} attempt(s): ${classified.message}`);
+      case "bad_answer":
+        log.error("upstream answered something unusable", { ...where, error: classified.message });
+        note(credentials.owner, "bad_answer", classified.message);
+        throw new UpstreamBadAnswerError(classified.message);
     }
   };
 
-  return { get, status: () => ({ ...state }), breaker: deps.breaker, semaphore: deps.semaphore };
+  return { get, status: () => ({ ...state }), guard: deps.guard };
 };
 
 /**

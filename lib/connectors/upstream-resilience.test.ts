@@ -1,54 +1,98 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import { classifyAnswer, parseRetryAfterMs, providerUrl } from "./upstream-client";
-import { createCircuitBreaker, createSemaphore } from "./upstream-resilience";
+import { BreakerOpenError, createUpstreamGuard, NoSlotError } from "./upstream-resilience";
 
-describe("circuit breaker", () => {
-  it("opens after `threshold` consecutive failures, lets one probe through after the cool-down, closes on its success", () => {
-    let now = 0;
-    const breaker = createCircuitBreaker({ threshold: 3, cooldownMs: 1000, now: () => now });
-    breaker.onFailure();
-    breaker.onSuccess();
-    breaker.onFailure();
-    breaker.onFailure();
-    expect(breaker.snapshot().state).toBe("closed");
-    breaker.onFailure();
-    expect(breaker.snapshot()).toEqual({ state: "open", consecutiveFailures: 3, openUntil: new Date(1000).toISOString() });
-    expect(breaker.tryAcquire()).toBe(false);
-    now = 1000;
-    expect(breaker.isOpen()).toBe(false);
-    expect(breaker.tryAcquire()).toBe(true);
-    expect(breaker.tryAcquire()).toBe(false);
-    breaker.onSuccess();
-    expect(breaker.snapshot()).toEqual({ state: "closed", consecutiveFailures: 0, openUntil: null });
+type Outcome = "ok" | "fail";
+
+const guardOf = (options: { threshold: number; cooldownMs: number; maxConcurrency?: number }) =>
+  createUpstreamGuard<Outcome>({
+    maxConcurrency: 16,
+    ...options,
+    isFailure: (outcome) => outcome === "fail",
+    isValue: (value): value is Outcome => value === "ok" || value === "fail",
   });
 
-  it("opens again when the probe fails", () => {
-    let now = 0;
-    const breaker = createCircuitBreaker({ threshold: 1, cooldownMs: 1000, now: () => now });
-    breaker.onFailure();
-    now = 1500;
-    expect(breaker.tryAcquire()).toBe(true);
-    breaker.onFailure();
-    expect(breaker.snapshot().state).toBe("open");
-    now = 2400;
-    expect(breaker.tryAcquire()).toBe(false);
+/** An attempt that ends when the test says so. */
+const pending = () => {
+  let settle: (outcome: Outcome) => void = () => undefined;
+  const promise = new Promise<Outcome>((resolve) => (settle = resolve));
+  return { attempt: () => promise, settle: (outcome: Outcome) => settle(outcome) };
+};
+
+describe("circuit breaker", () => {
+  it("opens after `threshold` consecutive failures, lets one probe through after the cool-down, closes on its success", async () => {
+    const guard = guardOf({ threshold: 3, cooldownMs: 300 });
+    let calls = 0;
+    const attempt = (outcome: Outcome) => () => {
+      calls += 1;
+      return Promise.resolve(outcome);
+    };
+    await guard.run(attempt("fail"), 100);
+    await guard.run(attempt("ok"), 100);
+    await guard.run(attempt("fail"), 100);
+    await guard.run(attempt("fail"), 100);
+    expect(guard.breaker()).toEqual({ state: "closed", consecutiveFailures: 2, openUntil: null });
+    const openedAfter = Date.now();
+    await guard.run(attempt("fail"), 100);
+    const open = guard.breaker();
+    expect(open).toMatchObject({ state: "open", consecutiveFailures: 3 });
+    expect(Date.parse(open.openUntil ?? "")).toBeGreaterThanOrEqual(openedAfter + 300);
+    expect(guard.isOpen()).toBe(true);
+    await expect(guard.run(attempt("ok"), 100)).rejects.toBeInstanceOf(BreakerOpenError);
+    expect(calls).toBe(5);
+
+    await sleep(320);
+    expect(guard.breaker().state).toBe("half-open");
+    expect(guard.isOpen()).toBe(false);
+    const probe = pending();
+    const probing = guard.run(probe.attempt, 100);
+    // While the probe is out, callers are refused before they spend anything.
+    expect(guard.isOpen()).toBe(true);
+    probe.settle("ok");
+    expect(await probing).toBe("ok");
+    expect(guard.breaker()).toEqual({ state: "closed", consecutiveFailures: 0, openUntil: null });
+    expect(guard.isOpen()).toBe(false);
+  });
+
+  it("opens again when the probe fails", async () => {
+    const guard = guardOf({ threshold: 1, cooldownMs: 200 });
+    await guard.run(() => Promise.resolve("fail"), 100);
+    expect(guard.breaker().state).toBe("open");
+    await sleep(220);
+    expect(await guard.run(() => Promise.resolve("fail"), 100)).toBe("fail");
+    expect(guard.breaker().state).toBe("open");
+    await expect(guard.run(() => Promise.resolve("ok"), 100)).rejects.toBeInstanceOf(BreakerOpenError);
+  });
+
+  it("an attempt that throws counts as neither a success nor a failure", async () => {
+    const guard = guardOf({ threshold: 2, cooldownMs: 1000 });
+    await guard.run(() => Promise.resolve("fail"), 100);
+    await expect(guard.run(() => Promise.reject(new Error("aborted")), 100)).rejects.toThrow("aborted");
+    expect(guard.breaker()).toMatchObject({ state: "closed", consecutiveFailures: 1 });
   });
 });
 
-describe("semaphore", () => {
+describe("concurrency cap", () => {
   it("hands slots out in order and times waiters out", async () => {
-    const semaphore = createSemaphore(1);
-    const first = await semaphore.acquire(100);
-    expect(first).not.toBeNull();
-    const timedOut = await semaphore.acquire(20);
-    expect(timedOut).toBeNull();
-    const waiting = semaphore.acquire(1000);
-    expect(semaphore.snapshot()).toEqual({ max: 1, inUse: 1, waiting: 1 });
-    first?.();
-    const second = await waiting;
-    expect(second).not.toBeNull();
-    second?.();
-    expect(semaphore.snapshot()).toEqual({ max: 1, inUse: 0, waiting: 0 });
+    const guard = guardOf({ threshold: 5, cooldownMs: 1000, maxConcurrency: 1 });
+    const first = pending();
+    const running = guard.run(first.attempt, 100);
+    await expect(guard.run(() => Promise.resolve("ok"), 20)).rejects.toBeInstanceOf(NoSlotError);
+    const order: string[] = [];
+    const second = guard.run(async () => {
+      order.push("second");
+      return "ok";
+    }, 1000);
+    const third = guard.run(async () => {
+      order.push("third");
+      return "ok";
+    }, 1000);
+    expect(guard.concurrency()).toEqual({ max: 1, inUse: 1, waiting: 2 });
+    first.settle("ok");
+    expect(await Promise.all([running, second, third])).toEqual(["ok", "ok", "ok"]);
+    expect(order).toEqual(["second", "third"]);
+    expect(guard.concurrency()).toEqual({ max: 1, inUse: 0, waiting: 0 });
   });
 });
 

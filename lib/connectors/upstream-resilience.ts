@@ -1,10 +1,14 @@
+import { BrokenCircuitError, bulkhead, circuitBreaker, CircuitState, ConsecutiveBreaker, handleWhenResult } from "cockatiel";
+
 /**
- * The two guards around calls to the upstream provider: a circuit breaker (after `threshold`
- * consecutive failed attempts it fails fast for `cooldownMs`, then lets one probe through:
- * success closes it, failure opens it again) and a semaphore capping concurrent calls.
- * In-process state: each instance protects itself.
+ * The two guards around each attempt of a call to the upstream provider, from cockatiel: a
+ * concurrency cap (a bulkhead: an attempt waits at most `waitMs` for a slot) and a circuit
+ * breaker (after `threshold` consecutive failed attempts it fails fast for `cooldownMs`, then lets
+ * one probe through: success closes it, failure opens it again). What counts as a failure is the
+ * caller's `isFailure` (an answer that says the provider is unwell); an attempt that throws is
+ * neither. In-process state: each instance protects itself.
  */
-export type BreakerState = "closed" | "open" | "half-open";
+type BreakerState = "closed" | "open" | "half-open";
 
 export type BreakerSnapshot = {
   state: BreakerState;
@@ -13,110 +17,109 @@ export type BreakerSnapshot = {
   openUntil: string | null;
 };
 
-export type CircuitBreaker = {
-  /** Whether an attempt may go out now; in half-open state only one probe at a time. */
-  tryAcquire(): boolean;
-  /** Whether tryAcquire() would refuse, without taking the probe slot. */
+export type ConcurrencySnapshot = { max: number; inUse: number; waiting: number };
+
+/** The breaker is open: the attempt was not made. */
+export class BreakerOpenError extends Error {
+  constructor() {
+    super("upstream circuit breaker is open: failing fast until its cool-down ends");
+  }
+}
+
+/** No slot of the concurrency cap came free in time: the attempt was not made. */
+export class NoSlotError extends Error {
+  constructor(waitMs: number) {
+    super(`no upstream slot free within ${waitMs} ms (concurrency cap)`);
+  }
+}
+
+export type UpstreamGuard<T> = {
+  /** One attempt through the cap and the breaker; throws BreakerOpenError or NoSlotError when it is not made. */
+  run(attempt: () => Promise<T>, waitMs: number): Promise<T>;
+  /** Whether an attempt would be refused now (open and cooling down, or a probe in flight). */
   isOpen(): boolean;
-  onSuccess(): void;
-  onFailure(): void;
-  /** The attempt ended without telling anything about the provider's health (e.g. aborted). */
-  onNeutral(): void;
-  snapshot(): BreakerSnapshot;
+  breaker(): BreakerSnapshot;
+  concurrency(): ConcurrencySnapshot;
 };
 
-export const createCircuitBreaker = (options: {
+// Waiters are bounded by their wait time, not by a queue length.
+const QUEUE_CAPACITY = 1_000_000;
+
+export const createUpstreamGuard = <T>(options: {
   threshold: number;
   cooldownMs: number;
-  now?: () => number;
-}): CircuitBreaker => {
-  const now = options.now ?? Date.now;
-  let consecutiveFailures = 0;
-  let openedAt: number | null = null;
-  let probeInFlight = false;
+  maxConcurrency: number;
+  isFailure: (value: T) => boolean;
+  /** Narrows the result cockatiel's failure filter sees (typed unknown) to the attempt's own type. */
+  isValue: (value: unknown) => value is T;
+}): UpstreamGuard<T> => {
+  const consecutive = new ConsecutiveBreaker(options.threshold);
+  const breaker = circuitBreaker(
+    handleWhenResult((value) => options.isValue(value) && options.isFailure(value)),
+    { halfOpenAfter: options.cooldownMs, breaker: consecutive },
+  );
+  const cap = bulkhead(options.maxConcurrency, QUEUE_CAPACITY);
+  // cockatiel stamps the opening with Date.now() and keeps it private: the same stamp, taken here.
+  let openedAt = 0;
+  // Counted here: an abandoned waiter stays in cockatiel's queue until its turn comes.
+  let waiting = 0;
+  breaker.onBreak(() => {
+    openedAt = Date.now();
+  });
+
+  const coolingDown = () => Date.now() - openedAt < options.cooldownMs;
+
+  const run = async (attempt: () => Promise<T>, waitMs: number): Promise<T> => {
+    if (breaker.state === CircuitState.Open && coolingDown()) throw new BreakerOpenError();
+    const abandon = new AbortController();
+    waiting += 1;
+    const timer = setTimeout(() => {
+      waiting -= 1;
+      abandon.abort();
+    }, waitMs);
+    const granted = cap.execute(async () => {
+      clearTimeout(timer);
+      waiting -= 1;
+      return breaker.execute(attempt);
+    }, abandon.signal);
+    const timedOut = new Promise<never>((_, reject) => {
+      abandon.signal.addEventListener("abort", () => reject(new NoSlotError(waitMs)), { once: true });
+    });
+    // The loser of the race must not surface as an unhandled rejection.
+    granted.catch(() => undefined);
+    timedOut.catch(() => undefined);
+    try {
+      return await Promise.race([granted, timedOut]);
+    } catch (error) {
+      // Opened while this attempt waited for its slot.
+      if (error instanceof BrokenCircuitError) throw new BreakerOpenError();
+      throw error;
+    } finally {
+      clearTimeout(timer);
+    }
+  };
 
   const state = (): BreakerState => {
-    if (openedAt === null) return "closed";
-    return now() - openedAt >= options.cooldownMs ? "half-open" : "open";
+    if (breaker.state === CircuitState.Closed) return "closed";
+    if (breaker.state === CircuitState.Open && coolingDown()) return "open";
+    return "half-open";
   };
 
   return {
-    tryAcquire: () => {
-      const current = state();
-      if (current === "closed") return true;
-      if (current === "open" || probeInFlight) return false;
-      probeInFlight = true;
-      return true;
-    },
-    isOpen: () => {
-      const current = state();
-      return current === "open" || (current === "half-open" && probeInFlight);
-    },
-    onSuccess: () => {
-      consecutiveFailures = 0;
-      openedAt = null;
-      probeInFlight = false;
-    },
-    onFailure: () => {
-      consecutiveFailures += 1;
-      if (probeInFlight || consecutiveFailures >= options.threshold) openedAt = now();
-      probeInFlight = false;
-    },
-    onNeutral: () => {
-      probeInFlight = false;
-    },
-    snapshot: () => {
+    run,
+    isOpen: () => breaker.state === CircuitState.HalfOpen || (breaker.state === CircuitState.Open && coolingDown()),
+    breaker: () => {
       const current = state();
       return {
         state: current,
-        consecutiveFailures,
-        openUntil: current === "open" && openedAt !== null ? new Date(openedAt + options.cooldownMs).toISOString() : null,
+        consecutiveFailures: consecutive.state,
+        openUntil: current === "open" ? new Date(openedAt + options.cooldownMs).toISOString() : null,
       };
     },
-  };
-};
-
-export type Semaphore = {
-  /** Waits for a slot for at most `timeoutMs`; resolves to a release function, or null on timeout. */
-  acquire(timeoutMs: number): Promise<(() => void) | null>;
-  snapshot(): { max: number; inUse: number; waiting: number };
-};
-
-export const createSemaphore = (max: number): Semaphore => {
-  let inUse = 0;
-  const waiting: Array<() => void> = [];
-
-  const releaser = () => {
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      const next = waiting.shift();
-      if (next) next();
-      else inUse -= 1;
-    };
-  };
-
-  return {
-    acquire: (timeoutMs) => {
-      if (inUse < max) {
-        inUse += 1;
-        return Promise.resolve(releaser());
-      }
-      return new Promise((resolve) => {
-        // A slot handed over by release() keeps inUse unchanged: the releaser's slot becomes ours.
-        const grant = () => {
-          clearTimeout(timer);
-          resolve(releaser());
-        };
-        const timer = setTimeout(() => {
-          const index = waiting.indexOf(grant);
-          if (index >= 0) waiting.splice(index, 1);
-          resolve(null);
-        }, timeoutMs);
-        waiting.push(grant);
-      });
-    },
-    snapshot: () => ({ max, inUse, waiting: waiting.length }),
+    concurrency: () => ({
+      max: options.maxConcurrency,
+      inUse: options.maxConcurrency - cap.executionSlots,
+      waiting,
+    }),
   };
 };

@@ -7,19 +7,17 @@ import { followers as followersOperation } from "@/lib/operations/followers";
 import { publications as publicationsOperation } from "@/lib/operations/publications";
 import {
   canonical,
-  eventDataJson,
-  followersDataJson,
   probeEvent,
   probeFollowers,
   probePublications,
   providerCursorAt,
-  publicationsDataJson,
   storeEvent,
   storeFollowersPage,
   storePublicationsPage,
   type CachedPage,
   type CacheProbe,
 } from "./cache";
+import { eventDataJson, followersDataJson, publicationsDataJson } from "./answer-json";
 import type { CursorCodec } from "./cursor";
 import { nodeIdFor } from "./node-id";
 import type { StoreConnector } from "./store";
@@ -33,7 +31,7 @@ import {
   type UpstreamStatus,
 } from "./upstream-client";
 import type { ProviderConfig } from "./upstream-config";
-import type { BreakerSnapshot } from "./upstream-resilience";
+import type { BreakerSnapshot, ConcurrencySnapshot } from "./upstream-resilience";
 
 /**
  * The upstream connector: the lookups answered by a provider of the same API, through a cache in
@@ -54,7 +52,7 @@ import type { BreakerSnapshot } from "./upstream-resilience";
 export type CacheTtls = { eventsS: number; followersS: number; publicationsS: number };
 
 export type UpstreamControl = {
-  status(): UpstreamStatus & { breaker: BreakerSnapshot; concurrency: { max: number; inUse: number; waiting: number } };
+  status(): UpstreamStatus & { breaker: BreakerSnapshot; concurrency: ConcurrencySnapshot };
   readonly config: ProviderConfig;
 };
 
@@ -150,7 +148,7 @@ export const createUpstreamConnector = (deps: {
     }
     // Refusals that need no provider call come before any credit is reserved.
     const credentials = await deps.config.credentialsFor(context.keyOwnerId);
-    if (deps.client.breaker.isOpen()) {
+    if (deps.client.guard.isOpen()) {
       throw new UpstreamUnavailableError("upstream circuit breaker is open: failing fast until its cool-down ends");
     }
     if (!(await context.reserve())) return { found: false };
@@ -283,8 +281,8 @@ export const createUpstreamConnector = (deps: {
       config: deps.config,
       status: () => ({
         ...deps.client.status(),
-        breaker: deps.client.breaker.snapshot(),
-        concurrency: deps.client.semaphore.snapshot(),
+        breaker: deps.client.guard.breaker(),
+        concurrency: deps.client.guard.concurrency(),
       }),
     },
   };

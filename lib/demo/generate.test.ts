@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { eventSchema, followerEntrySchema, publicationSchema } from "@/lib/api/records";
 import { entityIdFromNodeId, nodeIdFor } from "@/lib/connectors/node-id";
-import { demoFixtures, generateDemoData } from "./generate";
+import { demoFixtures } from "./fixtures";
+import { generateDemoData } from "./generate";
 
 const PUBLIC_URL = "http://localhost:3000";
 const data = generateDemoData(PUBLIC_URL);

@@ -4,7 +4,8 @@ import type { Env } from "@/lib/env";
 import { issueKey } from "@/lib/keys/manage";
 import type { ApiKey } from "@/lib/keys/repository";
 import type { BootstrapResult } from "@/lib/users/bootstrap";
-import { demoFixtures, generateDemoData, type DemoData } from "./generate";
+import { demoFixtures } from "./fixtures";
+import { generateDemoData, type DemoData } from "./generate";
 
 /** Fills the record store with the demo data set (lib/demo/generate.ts). */
 

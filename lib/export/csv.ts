@@ -1,7 +1,7 @@
 /**
- * CSV text per RFC 4180: comma-separated, CRLF line ends, a header row, and a field quoted
- * (with inner quotes doubled) whenever it holds a comma, a quote, CR or LF. Pure — no DOM —
- * so exports are testable in Node and the download itself stays in the component.
+ * The one CSV writer (RFC 4180): comma-separated, CRLF line ends, a header row, and a field quoted
+ * (with inner quotes doubled) whenever it holds a comma, a quote, CR or LF. Pure — no DOM — so it
+ * serves the browser's downloads (toCsv) and the server's streamed usage exports (csvLine) alike.
  */
 export type CsvValue = string | number | boolean | null | undefined;
 
@@ -12,6 +12,7 @@ export type CsvColumn<Row> = {
 };
 
 const NEEDS_QUOTES = /[",\r\n]/;
+const CRLF = "\r\n";
 
 /** One field: null/undefined → empty, booleans as true/false, everything else as its string. */
 export const csvField = (value: CsvValue): string => {
@@ -20,10 +21,8 @@ export const csvField = (value: CsvValue): string => {
   return NEEDS_QUOTES.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 };
 
-const CRLF = "\r\n";
+/** One record, with its line end. */
+export const csvLine = (values: readonly CsvValue[]): string => `${values.map(csvField).join(",")}${CRLF}`;
 
-export const toCsv = <Row>(rows: readonly Row[], columns: readonly CsvColumn<Row>[]): string => {
-  const lines = [columns.map((column) => csvField(column.header)).join(",")];
-  for (const row of rows) lines.push(columns.map((column) => csvField(column.value(row))).join(","));
-  return lines.join(CRLF) + CRLF;
-};
+export const toCsv = <Row>(rows: readonly Row[], columns: readonly CsvColumn<Row>[]): string =>
+  csvLine(columns.map((column) => column.header)) + rows.map((row) => csvLine(columns.map((column) => column.value(row)))).join("");

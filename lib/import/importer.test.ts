@@ -3,15 +3,14 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { PassThrough } from "node:stream";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { createCursorCodec } from "@/lib/connectors/cursor";
 import { nodeIdFor } from "@/lib/connectors/node-id";
 import { createStoreConnector } from "@/lib/connectors/store";
 import { FOLLOWERS_PAGE_SIZE, PUBLICATIONS_PAGE_SIZE, type LookupContext } from "@/lib/connectors/types";
-import type { Db } from "@/lib/db/client";
 import { generateDemoData } from "@/lib/demo/generate";
 import { seedDemoData } from "@/lib/demo/seed";
-import { pgliteDatabase } from "@/tests/support/databases";
+import { openForSuite, pgliteDatabase } from "@/tests/support/databases";
 import { exportRecords, type ExportKind } from "./export";
 import { importFiles } from "./importer";
 
@@ -20,7 +19,7 @@ const database = pgliteDatabase();
 const directory = fs.mkdtempSync(path.join(os.tmpdir(), "sl-import-"));
 const cursors = createCursorCodec(crypto.randomBytes(32));
 const context: LookupContext = { keyOwnerId: null, reserve: async () => true };
-let db: Db;
+const db = openForSuite(database);
 
 const file = (name: string, content: string): string => {
   const target = path.join(directory, name);
@@ -29,29 +28,29 @@ const file = (name: string, content: string): string => {
 };
 
 const snapshot = async () => ({
-  events: await db.query("SELECT event_id, record::text AS record, source, fetched_at FROM events ORDER BY event_id"),
-  users: await db.query("SELECT user_id, node_id, follower_count, source, fetched_at FROM pin_users ORDER BY user_id"),
-  followers: await db.query<{ total: number }>("SELECT count(*)::int AS total, md5(string_agg(record::text, ',' ORDER BY user_id, position)) AS digest FROM pin_followers"),
-  profiles: await db.query("SELECT urn, publication_count, source, fetched_at FROM profiles ORDER BY urn"),
-  publications: await db.query("SELECT count(*)::int AS total, md5(string_agg(record::text, ',' ORDER BY urn, position)) AS digest FROM publications"),
+  events: await db().query("SELECT event_id, record::text AS record, source, fetched_at FROM events ORDER BY event_id"),
+  users: await db().query("SELECT user_id, node_id, follower_count, source, fetched_at FROM pin_users ORDER BY user_id"),
+  followers: await db().query<{ total: number }>("SELECT count(*)::int AS total, md5(string_agg(record::text, ',' ORDER BY user_id, position)) AS digest FROM pin_followers"),
+  profiles: await db().query("SELECT urn, publication_count, source, fetched_at FROM profiles ORDER BY urn"),
+  publications: await db().query("SELECT count(*)::int AS total, md5(string_agg(record::text, ',' ORDER BY urn, position)) AS digest FROM publications"),
 });
 
 const emptyStore = async () => {
-  for (const table of ["events", "pin_followers", "pin_users", "publications", "profiles"]) await db.query(`DELETE FROM ${table}`);
+  for (const table of ["events", "pin_followers", "pin_users", "publications", "profiles"]) await db().query(`DELETE FROM ${table}`);
 };
 
 const exportToString = async (kind: ExportKind): Promise<string> => {
   const out = new PassThrough();
   const pieces: Buffer[] = [];
   out.on("data", (piece: Buffer) => pieces.push(piece));
-  await exportRecords(db, kind, out);
+  await exportRecords(db(), kind, out);
   out.end();
   return Buffer.concat(pieces).toString("utf8");
 };
 
 /** What the API answers for every demo record (follower pages: the first, second and last of each user). */
 const apiAnswers = async (): Promise<string[]> => {
-  const store = createStoreConnector({ db: async () => db, cursors, cacheTtlMs: 0 });
+  const store = createStoreConnector({ db: async () => db(), cursors, cacheTtlMs: 0 });
   const answers: string[] = [];
   const text = (result: Awaited<ReturnType<typeof store.event>>) => (result.found ? result.dataJson : "not found");
   for (const record of demo.events) answers.push(text(await store.event(record.event_id, context)));
@@ -73,15 +72,7 @@ const otherEvent = demo.events[1];
 const followerList = demo.followerLists.find((list) => list.followers.length === 30);
 const publicationList = demo.publicationLists.find((list) => list.publications.length === 7);
 
-beforeAll(async () => {
-  db = await database.open();
-}, 120_000);
-
-afterAll(async () => {
-  await db?.close();
-  await database.cleanup();
-  fs.rmSync(directory, { recursive: true, force: true });
-});
+afterAll(() => fs.rmSync(directory, { recursive: true, force: true }));
 
 describe("import: checks every value and reports bad ones by line", () => {
   it("imports the good lines of an NDJSON file and skips the bad ones, with their line numbers", async () => {
@@ -100,7 +91,7 @@ describe("import: checks every value and reports bad ones by line", () => {
       JSON.stringify({ urn: publicationList.urn, publications: publicationList.publications }),
       JSON.stringify({ userid: "12", node_id: nodeIdFor("13"), followers: [] }),
     ];
-    const report = await importFiles(db, [{ path: file("mixed.ndjson", `${lines.join("\r\n")}\n`) }]);
+    const report = await importFiles(db(), [{ path: file("mixed.ndjson", `${lines.join("\r\n")}\n`) }]);
     expect(report).toMatchObject({ records: 3, written: 3, unchanged: 0, skipped: 5, aborted: false });
     expect(report).toMatchObject({ events: 1, followerLists: 1, followers: 30, publicationLists: 1, publications: 7 });
     expect(report.problems.map((problem) => [problem.line, problem.message])).toEqual([
@@ -110,7 +101,7 @@ describe("import: checks every value and reports bad ones by line", () => {
       [7, expect.stringMatching(/^not a record/)],
       [9, expect.stringMatching(/^node_id: does not belong to userid 12/)],
     ]);
-    const stored = await db.query<{ record: string; source: string }>("SELECT record::text AS record, source FROM events");
+    const stored = await db().query<{ record: string; source: string }>("SELECT record::text AS record, source FROM events");
     expect(stored).toHaveLength(1);
     expect(JSON.parse(stored[0]?.record ?? "null")).toEqual(event);
     expect(stored[0]?.source).toBe("import");
@@ -122,7 +113,7 @@ describe("import: checks every value and reports bad ones by line", () => {
     const parts = [event, { ...otherEvent, lat: 500 }, { event: otherEvent }].map((value) => JSON.stringify(value, null, 2));
     const content = `[\n${parts.join(",\n")}\n]\n`;
     const badLine = 2 + (parts[0] ?? "").split("\n").length;
-    const report = await importFiles(db, [{ path: file("events.json", content) }]);
+    const report = await importFiles(db(), [{ path: file("events.json", content) }]);
     expect(report).toMatchObject({ records: 2, skipped: 1, events: 2 });
     expect(report.problems).toEqual([{ file: expect.stringMatching(/events\.json$/), line: badLine, message: expect.stringMatching(/^lat: /) }]);
   });
@@ -130,21 +121,21 @@ describe("import: checks every value and reports bad ones by line", () => {
   it("reads a single JSON object in a .json file", async () => {
     if (!followerList) throw new Error("demo fixtures missing");
     await emptyStore();
-    const report = await importFiles(db, [{ path: file("one.json", JSON.stringify(followerList, null, 2)) }]);
+    const report = await importFiles(db(), [{ path: file("one.json", JSON.stringify(followerList, null, 2)) }]);
     expect(report).toMatchObject({ records: 1, written: 1, followers: 30, skipped: 0 });
   });
 
   it("--strict writes nothing when any value is bad", async () => {
     if (!event || !otherEvent) throw new Error("demo fixtures missing");
     await emptyStore();
-    const report = await importFiles(db, [{ path: file("strict.ndjson", `${JSON.stringify(event)}\n${JSON.stringify({ ...otherEvent, tags: "x" })}\n`) }], {
+    const report = await importFiles(db(), [{ path: file("strict.ndjson", `${JSON.stringify(event)}\n${JSON.stringify({ ...otherEvent, tags: "x" })}\n`) }], {
       strict: true,
     });
     expect(report).toMatchObject({ aborted: true, skipped: 1, written: 0 });
     expect(report.problems[0]).toMatchObject({ line: 2, message: expect.stringMatching(/^tags: /) });
-    expect(await db.query("SELECT event_id FROM events")).toEqual([]);
+    expect(await db().query("SELECT event_id FROM events")).toEqual([]);
 
-    const good = await importFiles(db, [{ path: file("strict-good.ndjson", `${JSON.stringify(event)}\n`) }], { strict: true });
+    const good = await importFiles(db(), [{ path: file("strict-good.ndjson", `${JSON.stringify(event)}\n`) }], { strict: true });
     expect(good).toMatchObject({ aborted: false, written: 1, records: 1 });
   });
 });
@@ -152,7 +143,7 @@ describe("import: checks every value and reports bad ones by line", () => {
 describe("import and export: round trip and idempotence", () => {
   it("export → import gives identical API answers, and the same export again", async () => {
     await emptyStore();
-    await seedDemoData(db, "http://localhost:3000");
+    await seedDemoData(db(), "http://localhost:3000");
     const before = await apiAnswers();
     const exported: Record<ExportKind, string> = {
       events: await exportToString("events"),
@@ -163,7 +154,7 @@ describe("import and export: round trip and idempotence", () => {
     expect(exported.followers.split("\n").filter(Boolean)).toHaveLength(3);
 
     await emptyStore();
-    const report = await importFiles(db, [
+    const report = await importFiles(db(), [
       { path: file("events.ndjson", exported.events) },
       { path: file("followers.ndjson", exported.followers) },
       { path: file("publications.ndjson", exported.publications) },
@@ -176,7 +167,7 @@ describe("import and export: round trip and idempotence", () => {
   it("importing the same files twice changes nothing (not even fetched_at)", async () => {
     const files = ["events", "followers", "publications"].map((kind) => ({ path: path.join(directory, `${kind}.ndjson`) }));
     const before = await snapshot();
-    const again = await importFiles(db, files);
+    const again = await importFiles(db(), files);
     expect(again).toMatchObject({ records: 46, written: 0, unchanged: 46, skipped: 0 });
     expect(await snapshot()).toEqual(before);
   }, 60_000);

@@ -30,9 +30,9 @@ const BATCH_ENTRIES = 5000;
 const COMPARE_PAGE = 5000;
 export const MAX_REPORTED_PROBLEMS = 1000;
 
-export type ImportProblem = { file: string; line: number; message: string };
+type ImportProblem = { file: string; line: number; message: string };
 
-export type ImportCounts = {
+type ImportCounts = {
   /** Good records read (written or unchanged). */
   records: number;
   written: number;
@@ -60,13 +60,15 @@ export type ImportProgress = ImportCounts & {
   bytesTotal: number;
 };
 
-export type ImportInput = { path: string; name?: string; format?: FileFormat };
+type ImportInput = { path: string; name?: string; format?: FileFormat };
 
-export type ImportOptions = {
+type ImportOptions = {
   strict?: boolean;
   source?: string;
   onProblem?: (problem: ImportProblem) => void;
   onProgress?: (progress: ImportProgress) => void;
+  /** A longer record (NDJSON line, array element) is one bad record: IMPORT_MAX_RECORD_BYTES. */
+  maxRecordBytes?: number;
 };
 
 const emptyCounts = (): ImportCounts => ({
@@ -218,7 +220,11 @@ const pass = async (
       batchWeight = 0;
     };
 
-    for await (const item of readItems(input.path, { format, onBytes: (read) => (bytesRead = read) })) {
+    for await (const item of readItems(input.path, {
+      format,
+      maxRecordBytes: options.maxRecordBytes,
+      onBytes: (read) => (bytesRead = read),
+    })) {
       const classified = "error" in item ? { ok: false as const, message: item.error } : classifyRecord(item.value);
       if (!classified.ok) {
         report.skipped += 1;

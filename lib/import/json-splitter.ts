@@ -2,8 +2,9 @@
  * Splits a JSON text that arrives in chunks into its values without parsing the whole: the
  * elements of a top-level array (`[{…}, {…}]`), or a sequence of top-level values (one
  * pretty-printed object, or several). Only brackets, strings and commas are tracked, so memory
- * is the size of the largest single value, not of the file. Each value comes out as text with
- * the line it starts on; JSON.parse of that text is the caller's (and reports bad values).
+ * is the size of the largest single value, not of the file (a value past `maxValueBytes` is
+ * dropped as it is read and comes out as an error). Each value comes out as text with the line
+ * it starts on; JSON.parse of that text is the caller's (and reports bad values).
  */
 export type SplitItem = { line: number; text: string } | { line: number; error: string };
 
@@ -12,7 +13,11 @@ const INSIDE_STRING = /["\\\n]/g;
 
 const isSpace = (code: number) => code === 0x20 || code === 0x0a || code === 0x0d || code === 0x09 || code === 0xfeff;
 
+type SplitterLimits = { maxValueBytes: number; tooLarge: string };
+
 export class JsonSplitter {
+  constructor(private readonly limits: SplitterLimits = { maxValueBytes: Number.POSITIVE_INFINITY, tooLarge: "value too large" }) {}
+
   private mode: "start" | "array" | "sequence" | "done" = "start";
   private line = 1;
   // Array mode: what comes next between elements.
@@ -25,6 +30,8 @@ export class JsonSplitter {
   private escapePending = false;
   private valueLine = 0;
   private parts: string[] = [];
+  private partsBytes = 0;
+  private oversize = false;
   private reportedTrailing = false;
 
   push(chunk: string): SplitItem[] {
@@ -33,13 +40,14 @@ export class JsonSplitter {
     let valueStart = 0;
 
     const finish = (end: number) => {
-      this.parts.push(chunk.slice(valueStart, end));
+      this.keep(chunk.slice(valueStart, end));
       const text = this.parts.join("").trim();
-      this.parts = [];
+      const oversize = this.oversize;
+      this.resetValue();
       this.inValue = false;
       this.depth = 0;
       this.inString = false;
-      items.push({ line: this.valueLine, text });
+      items.push(oversize ? { line: this.valueLine, error: this.limits.tooLarge } : { line: this.valueLine, text });
     };
 
     if (this.escapePending && chunk.length > 0) {
@@ -166,7 +174,7 @@ export class JsonSplitter {
       valueStart = index;
     }
 
-    if (this.inValue) this.parts.push(chunk.slice(valueStart));
+    if (this.inValue) this.keep(chunk.slice(valueStart));
     return items;
   }
 
@@ -175,13 +183,31 @@ export class JsonSplitter {
     const items: SplitItem[] = [];
     if (this.inValue) {
       const text = this.parts.join("").trim();
-      this.parts = [];
-      if (!this.container && !this.inString && this.mode === "sequence") items.push({ line: this.valueLine, text });
+      const oversize = this.oversize;
+      this.resetValue();
+      if (oversize) items.push({ line: this.valueLine, error: this.limits.tooLarge });
+      else if (!this.container && !this.inString && this.mode === "sequence") items.push({ line: this.valueLine, text });
       else items.push({ line: this.valueLine, error: "unexpected end of file inside this value" });
       this.inValue = false;
     }
     if (this.mode === "array") items.push({ line: this.line, error: "unexpected end of file: the top-level array is not closed" });
     return items;
+  }
+
+  /** Keeps a piece of the current value, or stops keeping it once the value is too large. */
+  private keep(piece: string) {
+    if (this.oversize) return;
+    this.partsBytes += Buffer.byteLength(piece, "utf8");
+    if (this.partsBytes > this.limits.maxValueBytes) {
+      this.oversize = true;
+      this.parts = [];
+    } else this.parts.push(piece);
+  }
+
+  private resetValue() {
+    this.parts = [];
+    this.partsBytes = 0;
+    this.oversize = false;
   }
 
   private afterValue() {

@@ -12,7 +12,7 @@ const QUIET_FIRST_MS = 1000;
 const number = (value: number) => value.toLocaleString("en-US");
 const megabytes = (bytes: number) => (bytes / 1_048_576).toFixed(1);
 
-export const formatProgress = (progress: ImportProgress, elapsedMs: number): string => {
+const formatProgress = (progress: ImportProgress, elapsedMs: number): string => {
   const seconds = Math.max(elapsedMs / 1000, 0.001);
   const percent = progress.bytesTotal > 0 ? Math.floor((progress.bytesRead / progress.bytesTotal) * 100) : 100;
   const rate = Math.round((progress.records + progress.skipped) / seconds);

@@ -14,7 +14,7 @@ export type ImportRecord =
   | { kind: "followers"; list: FollowerList }
   | { kind: "publications"; list: PublicationList };
 
-export type Classified = { ok: true; record: ImportRecord } | { ok: false; message: string };
+type Classified = { ok: true; record: ImportRecord } | { ok: false; message: string };
 
 const MAX_ISSUES = 3;
 

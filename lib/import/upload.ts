@@ -10,7 +10,7 @@ import { importFiles, type ImportReport } from "./importer";
  * (never held in memory), then imported by the same code as the CLI, with the same checks.
  * The file's name only chooses the format (.json vs NDJSON), as it does for the CLI.
  */
-export const MAX_UPLOAD_BYTES = 2 * 1024 ** 3;
+const MAX_UPLOAD_BYTES = 2 * 1024 ** 3;
 
 export class UploadTooLargeError extends Error {
   constructor() {
@@ -55,7 +55,7 @@ const spool = async (body: ReadableStream<Uint8Array>, file: string): Promise<nu
   return bytes;
 };
 
-export const toUploadReport = (report: ImportReport): UploadReport => ({
+const toUploadReport = (report: ImportReport): UploadReport => ({
   imported: report.records,
   written: report.written,
   unchanged: report.unchanged,
@@ -74,13 +74,16 @@ export const toUploadReport = (report: ImportReport): UploadReport => ({
 export const importUpload = async (
   db: Db,
   body: ReadableStream<Uint8Array>,
-  options: { name: string; strict: boolean },
+  options: { name: string; strict: boolean; maxRecordBytes?: number },
 ): Promise<UploadReport> => {
   const directory = await fs.promises.mkdtemp(path.join(os.tmpdir(), "sl-upload-"));
   const file = path.join(directory, `upload${safeExtension(options.name)}`);
   try {
     await spool(body, file);
-    const report = await importFiles(db, [{ path: file, name: options.name }], { strict: options.strict });
+    const report = await importFiles(db, [{ path: file, name: options.name }], {
+      strict: options.strict,
+      maxRecordBytes: options.maxRecordBytes,
+    });
     return toUploadReport(report);
   } finally {
     await fs.promises.rm(directory, { recursive: true, force: true });

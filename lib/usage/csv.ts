@@ -1,4 +1,5 @@
 import type { Queryable } from "@/lib/db/client";
+import { csvLine, type CsvValue } from "@/lib/export/csv";
 import { listEvents, STATUS_CLASS_RANGES, type EventFilters, type StatusFilter, type UsageEvent } from "./events";
 import type { Day } from "./period";
 import { scopeCondition, type UsageScope } from "./scope";
@@ -8,27 +9,15 @@ import { scopeCondition, type UsageScope } from "./scope";
  * reads the next keyset page only when the consumer asks for more, so an export of any size
  * holds one page in memory.
  *
- * Format (RFC 4180): UTF-8, a header row, CRLF line ends, comma separators; a field holding a
- * comma, a double quote, CR or LF is quoted with inner quotes doubled. Times are ISO-8601 UTC
+ * Format: RFC 4180 as lib/export/csv.ts writes it, UTF-8. Times are ISO-8601 UTC
  * ("2025-06-14T18:00:00.123Z"), days "YYYY-MM-DD" (UTC). Free-text fields (key name, parameter
  * summary) that begin with = + - @ or a tab are prefixed with ' so a spreadsheet does not run
  * them as formulas (CSV injection); numbers are never altered.
  */
-export type CsvValue = string | number | null;
-
-const NEEDS_QUOTES = /[",\r\n]/;
 const FORMULA_START = /^[=+\-@\t\r]/;
 
-export const csvField = (value: CsvValue): string => {
-  if (value === null) return "";
-  const text = String(value);
-  return NEEDS_QUOTES.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
-};
-
 /** A user-supplied text cell, defused against spreadsheet formulas. */
-export const csvText = (value: string): string => (FORMULA_START.test(value) ? `'${value}` : value);
-
-export const csvLine = (values: readonly CsvValue[]): string => `${values.map(csvField).join(",")}\r\n`;
+const csvText = (value: string): string => (FORMULA_START.test(value) ? `'${value}` : value);
 
 export const EVENT_COLUMNS = [
   "request_id",
@@ -43,7 +32,7 @@ export const EVENT_COLUMNS = [
   "reason",
 ] as const;
 
-export const eventCsvValues = (event: UsageEvent): CsvValue[] => [
+const eventCsvValues = (event: UsageEvent): CsvValue[] => [
   event.requestId,
   event.createdAt,
   event.keyId,
@@ -67,7 +56,7 @@ export const DAILY_COLUMNS = [
   "latency_ms_sum",
 ] as const;
 
-export type DailyRow = {
+type DailyRow = {
   day: Day;
   keyId: string;
   keyName: string;
@@ -78,7 +67,7 @@ export type DailyRow = {
   latencyMsSum: number;
 };
 
-export const dailyCsvValues = (row: DailyRow): CsvValue[] => [
+const dailyCsvValues = (row: DailyRow): CsvValue[] => [
   row.day,
   row.keyId,
   csvText(row.keyName),
@@ -92,7 +81,7 @@ export const dailyCsvValues = (row: DailyRow): CsvValue[] => [
 type Page<Row, Cursor> = { rows: Row[]; next: Cursor | null };
 
 /** A CSV stream over keyset pages; `onError` hears a failure that cuts the stream short. */
-export const csvStream = <Row, Cursor>(options: {
+const csvStream = <Row, Cursor>(options: {
   header: readonly string[];
   values: (row: Row) => CsvValue[];
   page: (cursor: Cursor | null) => Promise<Page<Row, Cursor>>;
@@ -124,7 +113,7 @@ export const csvStream = <Row, Cursor>(options: {
   );
 };
 
-export const EXPORT_PAGE_SIZE = 1000;
+const EXPORT_PAGE_SIZE = 1000;
 
 export const eventsCsv = (
   db: Queryable,
@@ -155,13 +144,13 @@ type DailyRecord = {
 
 type DailyPosition = { day: string; keyId: string; operation: string; status: number };
 
-export type DailyFilters = { from: Day; to: Day; operation?: string; status?: StatusFilter };
+type DailyFilters = { from: Day; to: Day; operation?: string; status?: StatusFilter };
 
 /**
  * Daily rollup rows of the scope, oldest day first, keyset-paged on the rollup's own key. Text
  * compares bytewise (COLLATE "C") so the order and the keyset agree on every database.
  */
-export const listDaily = async (
+const listDaily = async (
   db: Queryable,
   scope: UsageScope,
   filters: DailyFilters,

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { Db } from "@/lib/db/client";
 import type { User } from "@/lib/users/repository";
 import { pgliteDatabase } from "@/tests/support/databases";
-import { newKey, newUser, settleScript } from "./test-support";
+import { newKey, newUser, settleScript } from "@/tests/support/usage";
 
 /**
  * The console routes of usage, alerts and budgets, called as Next calls them, with the session

@@ -9,7 +9,7 @@ import { bucketsOf, latencyBucket, percentileMs } from "./latency";
 import { addDays, utcDay } from "./period";
 import type { UsageScope } from "./scope";
 import { statusClassOf, summary, type UsageGroup } from "./summary";
-import { newKey, newUser, settleScript, type ScriptedCall, type SettledCall } from "./test-support";
+import { newKey, newUser, settleScript, type ScriptedCall, type SettledCall } from "@/tests/support/usage";
 
 /**
  * A scripted sequence of requests goes through the real settle path; the summary, every chart

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, inject, it } from "vitest";
-import { demoFixtures } from "@/lib/demo/generate";
+import { demoFixtures } from "@/lib/demo/fixtures";
 import { consoleClient, type Session } from "./console-client";
 import { delay, readKeyLedger, startServer, stopServer, killServerNow, type ApiTarget } from "./harness";
 import { parseCsv } from "../support/csv";

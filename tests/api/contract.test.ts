@@ -2,7 +2,8 @@ import crypto from "node:crypto";
 import { SignJWT } from "jose";
 import { describe, expect, inject, it } from "vitest";
 import { eventDataSchema, followersDataSchema, publicationsDataSchema, type FollowerEntry } from "@/lib/api/records";
-import { demoFixtures, generateDemoData } from "@/lib/demo/generate";
+import { demoFixtures } from "@/lib/demo/fixtures";
+import { generateDemoData } from "@/lib/demo/generate";
 import { creditsRemaining, delay, randomSecret, type ApiTarget, type IssuedKey } from "./harness";
 import {
   call,

@@ -8,7 +8,7 @@ import { webhookUrlProblem } from "@/lib/alerts/settings";
 import { DELIVERY_FAILED, startAlertWorker } from "@/lib/alerts/webhooks";
 import type { Db } from "@/lib/db/client";
 import { isAllowedAddress, NOT_PUBLIC, outboundPost, PUBLIC_ONLY } from "@/lib/security/outbound";
-import { newKey, settleScript } from "@/lib/usage/test-support";
+import { newKey, settleScript } from "@/tests/support/usage";
 import { pgliteDatabase } from "@/tests/support/databases";
 
 /**

@@ -2,6 +2,7 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { afterAll, beforeAll } from "vitest";
 import { openDb, type Db } from "@/lib/db/client";
 
 /**
@@ -68,4 +69,23 @@ export const testDatabases = async (): Promise<TestDatabase[]> => {
   if (await postgresReachable()) return [pgliteDatabase(), postgresDatabase()];
   console.log("SKIPPED: PostgreSQL variant — 127.0.0.1:5432 is not reachable");
   return [pgliteDatabase()];
+};
+
+/**
+ * Opens `database` before the suite's tests and closes and removes it after them (vitest hooks);
+ * the returned function gives the open Db inside a test.
+ */
+export const openForSuite = (database: TestDatabase): (() => Db) => {
+  let db: Db | null = null;
+  beforeAll(async () => {
+    db = await database.open();
+  }, 120_000);
+  afterAll(async () => {
+    await db?.close();
+    await database.cleanup();
+  });
+  return () => {
+    if (db === null) throw new Error(`the ${database.name} database is not open yet`);
+    return db;
+  };
 };

@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { parse } from "yaml";
 import { envVariableNames, parseEnv } from "@/lib/env";
 
 /**
@@ -16,26 +17,15 @@ const dockerfileVariables = (text: string): string[] =>
     return match?.[1] ? [match[1]] : [];
   });
 
-/** Keys of the `environment:` map of the shared app definition (`x-app`) in compose.yaml. */
-const composeAppVariables = (text: string): Map<string, string> => {
-  const lines = text.split("\n");
-  const start = lines.findIndex((line) => line.startsWith("x-app:"));
-  const variables = new Map<string, string>();
-  let inEnvironment = false;
-  for (const line of lines.slice(start + 1)) {
-    if (/^\S/.test(line)) break;
-    if (/^ {2}environment:\s*$/.test(line)) {
-      inEnvironment = true;
-      continue;
-    }
-    if (inEnvironment) {
-      const match = /^ {4}([A-Z][A-Z0-9_]*):\s*(.*)$/.exec(line);
-      if (match?.[1]) variables.set(match[1], (match[2] ?? "").replace(/^"|"$/g, ""));
-      else if (/^ {2}\S/.test(line)) inEnvironment = false;
-    }
-  }
-  return variables;
-};
+type ComposeService = { environment?: Record<string, unknown>; healthcheck?: unknown };
+type ComposeFile = { services?: Record<string, ComposeService> };
+
+/** compose.yaml as compose reads it: `<<: *app` merges the shared app definition into each instance. */
+const readCompose = (): ComposeFile => parse(read("compose.yaml"), { merge: true }) as ComposeFile;
+
+/** The `environment:` map of an app instance, values as strings (compose passes them as text). */
+const appVariables = (compose: ComposeFile, service = "app-1"): Map<string, string> =>
+  new Map(Object.entries(compose.services?.[service]?.environment ?? {}).map(([name, value]) => [name, String(value)]));
 
 describe("deployment files", () => {
   const known = new Set(envVariableNames());
@@ -74,7 +64,7 @@ describe("deployment files", () => {
 
   it("compose.yaml puts the two instances behind its balancer and trusts exactly that one proxy", () => {
     const text = read("compose.yaml");
-    const variables = composeAppVariables(text);
+    const variables = appVariables(readCompose());
     expect(variables.get("TRUSTED_PROXY_HOPS")).toBe("1");
     expect(variables.get("HOST")).toBe("0.0.0.0");
     expect(text).toMatch(/^ {2}lb:/m);
@@ -89,21 +79,19 @@ describe("deployment files", () => {
   });
 
   it("compose.yaml runs two app instances on PostgreSQL and Redis with variables the app reads", () => {
-    const text = read("compose.yaml");
-    const variables = composeAppVariables(text);
-    expect([...variables.keys()]).toEqual(expect.arrayContaining(["DATABASE_URL", "REDIS_URL", "AUTH_SECRET"]));
-    for (const name of variables.keys()) expect(known, `compose.yaml sets ${name}`).toContain(name);
-    expect(text).toMatch(/^ {2}app-1:/m);
-    expect(text).toMatch(/^ {2}app-2:/m);
-    expect(text).toMatch(/^ {2}postgres:/m);
-    expect(text).toMatch(/^ {2}redis:/m);
-    expect(text.match(/healthcheck:/g)?.length).toBeGreaterThanOrEqual(3);
+    const compose = readCompose();
+    const services = compose.services ?? {};
+    expect(Object.keys(services)).toEqual(expect.arrayContaining(["app-1", "app-2", "postgres", "redis"]));
+    for (const instance of ["app-1", "app-2"]) {
+      const variables = appVariables(compose, instance);
+      expect([...variables.keys()]).toEqual(expect.arrayContaining(["DATABASE_URL", "REDIS_URL", "AUTH_SECRET"]));
+      for (const name of variables.keys()) expect(known, `compose.yaml sets ${name} for ${instance}`).toContain(name);
+    }
+    for (const name of ["app-1", "app-2", "postgres", "redis"]) expect(services[name]?.healthcheck, `${name} has a healthcheck`).toBeDefined();
   });
 
   it("the values compose sets literally are valid for the env module", () => {
-    const literal = Object.fromEntries(
-      [...composeAppVariables(read("compose.yaml"))].filter(([, value]) => !value.includes("${")),
-    );
+    const literal = Object.fromEntries([...appVariables(readCompose())].filter(([, value]) => !value.includes("${")));
     expect(() => parseEnv(literal)).not.toThrow();
   });
 });

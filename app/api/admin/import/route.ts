@@ -1,5 +1,6 @@
 import { ConsoleError, consoleRoute } from "@/lib/console-api/handler";
 import { importUpload, UploadTooLargeError } from "@/lib/import/upload";
+import { env } from "@/lib/env";
 import { services } from "@/lib/services";
 
 export const dynamic = "force-dynamic";
@@ -13,7 +14,7 @@ export const POST = consoleRoute({ role: "admin" }, async ({ request, query, db 
   const strict = query.get("strict") === "1" || query.get("strict") === "true";
   const name = (query.get("name") ?? "upload.ndjson").slice(0, 200);
   try {
-    const report = await importUpload(db, request.body, { name, strict });
+    const report = await importUpload(db, request.body, { name, strict, maxRecordBytes: env().IMPORT_MAX_RECORD_BYTES });
     if (report.written > 0) (await services()).connector.clearCache();
     return report;
   } catch (error) {

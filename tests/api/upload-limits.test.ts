@@ -1,0 +1,127 @@
+import fs from "node:fs";
+import { describe, expect, inject, it } from "vitest";
+import { generatedBody } from "@/tests/support/streams";
+import { serverPid, type ApiTarget } from "./harness";
+
+/**
+ * Issue 13, "Uploads", against the production server: an admin uploads 100 MB through
+ * POST /api/admin/import — a valid record, a record nested 5,000 deep, one 100 MB line, a valid
+ * record — while the server's memory (RSS of its whole process group) is sampled. Each bad record
+ * is one reported error with its line, and the server stays within +300 MB of its size before.
+ * strict=1, so the shared store of the other suites is left as it is (the lib tests show the
+ * valid records around bad ones being written: lib/import/import-limits.test.ts).
+ */
+const targets = inject("apiTargets");
+
+const MB = 1024 * 1024;
+const RSS_BOUND_BYTES = 300 * MB;
+const UPLOAD_LINE_BYTES = 100 * MB;
+const SESSION_COOKIE = "next-auth.session-token";
+
+const must = <T>(value: T | null | undefined, what: string): T => {
+  if (value === null || value === undefined) throw new Error(`missing ${what}`);
+  return value;
+};
+
+const cookiesOf = (response: Response): string[] => response.headers.getSetCookie().map((cookie) => cookie.split(";")[0] ?? "");
+
+/** Signs in as the browser does: the CSRF cookie and token, then the credentials callback. */
+const signIn = async (target: ApiTarget, email: string, password: string): Promise<string> => {
+  const csrf = await fetch(`${target.baseUrl}/api/auth/csrf`, { redirect: "manual" });
+  const { csrfToken } = (await csrf.json()) as { csrfToken: string };
+  const response = await fetch(`${target.baseUrl}/api/auth/callback/credentials`, {
+    method: "POST",
+    redirect: "manual",
+    headers: { "Content-Type": "application/x-www-form-urlencoded", Cookie: cookiesOf(csrf).join("; ") },
+    body: new URLSearchParams({ csrfToken, email, password, callbackUrl: `${target.baseUrl}/keys`, json: "true" }),
+  });
+  await response.text();
+  return must(
+    cookiesOf(response).find((cookie) => cookie.startsWith(SESSION_COOKIE)),
+    "session cookie",
+  );
+};
+
+/** RSS of every process in the server's process group (the server may run Next in a child). */
+const groupRssBytes = (groupId: number): number => {
+  let total = 0;
+  for (const entry of fs.readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      // Field 5 of /proc/PID/stat is the process group; the command name (field 2) may hold spaces.
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, "utf8");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      if (Number(fields[2]) !== groupId) continue;
+      const rss = /^VmRSS:\s+(\d+) kB$/m.exec(fs.readFileSync(`/proc/${entry}/status`, "utf8"));
+      total += Number(rss?.[1] ?? 0) * 1024;
+    } catch {
+      // The process ended between listing and reading.
+    }
+  }
+  return total;
+};
+
+const nested = (depth: number): string => `${"[".repeat(depth)}${"]".repeat(depth)}`;
+const validEvent = (id: string): string =>
+  JSON.stringify({
+    stats: "ok",
+    event_id: id,
+    start_date: "2026-05-01",
+    start_time: "19:00:00",
+    end_date: "2026-05-01",
+    end_time: "21:00:00",
+    local_formatted_time: "Friday, May 1, 2026 at 7:00 PM – 9:00 PM CEST",
+    title: "Upload limits",
+    location_text: "Somewhere",
+    lat: 52.5,
+    lng: 13.4,
+    details: "",
+    source: "test",
+    tags: [],
+    has_tickets: null,
+    hosts: [],
+    related_events: [],
+    responded_count: 0,
+    cover_image_url: "https://images.demo.test/cover.svg",
+    location_place: null,
+    location_from_details: { name: "Somewhere", contextual_name: "Berlin, Germany" },
+    is_canceled: false,
+  });
+
+/** The body, made as it is sent: the test never holds the 100 MB line either. */
+const uploadBody = (): ReadableStream<Uint8Array> => {
+  const deep = validEvent("9300000002").replace('"location_place":null', `"location_place":{"x":${nested(5000)}}`);
+  const head = `${validEvent("9300000001")}\n${deep}\n{"event_id":"9300000003","title":"`;
+  return generatedBody(head, UPLOAD_LINE_BYTES, `"}\n${validEvent("9300000004")}\n`);
+};
+
+describe.each(targets)("$kind server: POST /api/admin/import", (target: ApiTarget) => {
+  it(`takes a 100 MB upload with a deep record and a 100 MB line: two reported errors, RSS within +${RSS_BOUND_BYTES / MB} MB`, async () => {
+    const groupId = must(serverPid(target), "server pid");
+    const cookie = await signIn(target, must(target.env.ADMIN_EMAIL, "ADMIN_EMAIL"), must(target.env.ADMIN_PASSWORD, "ADMIN_PASSWORD"));
+    const idle = groupRssBytes(groupId);
+    let peak = idle;
+    const sampler = setInterval(() => (peak = Math.max(peak, groupRssBytes(groupId))), 50);
+    try {
+      const response = await fetch(`${target.baseUrl}/api/admin/import?name=big.ndjson&strict=1`, {
+        method: "POST",
+        headers: { Cookie: cookie, "Content-Type": "application/x-ndjson", Accept: "application/json" },
+        body: uploadBody(),
+        duplex: "half",
+      } as RequestInit & { duplex: "half" });
+      const text = await response.text();
+      peak = Math.max(peak, groupRssBytes(groupId));
+      console.log(`${target.kind}: server RSS idle ${Math.round(idle / MB)} MB, peak during the 100 MB upload ${Math.round(peak / MB)} MB (+${Math.round((peak - idle) / MB)} MB)`);
+      expect(response.status, text.slice(0, 500)).toBe(200);
+      const report = JSON.parse(text) as { imported: number; skipped: number; aborted: boolean; errors: { line: number; message: string }[] };
+      expect(report.errors).toEqual([
+        { line: 2, message: expect.stringMatching(/^record nested deeper than \d+ levels$/) },
+        { line: 3, message: expect.stringMatching(/^record too large: more than [\d,]+ bytes \(IMPORT_MAX_RECORD_BYTES\)$/) },
+      ]);
+      expect(report).toMatchObject({ skipped: 2, aborted: true });
+    } finally {
+      clearInterval(sampler);
+    }
+    expect(peak - idle).toBeLessThan(RSS_BOUND_BYTES);
+  }, 300_000);
+});

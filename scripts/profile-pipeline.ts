@@ -7,6 +7,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { z } from "zod";
 import { openDb } from "@/lib/db/client";
+import { followers } from "@/lib/operations/followers";
 import {
   addRun,
   answeredCount,
@@ -33,7 +34,7 @@ const USAGE = `usage: npx tsx scripts/profile-pipeline.ts [--duration S] [--conn
   --cpu-prof DIR    write the server's V8 CPU profile (.cpuprofile) into DIR
   --keep            keep the temporary data directory`;
 
-const FOLLOWERS_PATH = "/v1/pinsite/followers?userid=2000000002";
+const FOLLOWERS_PATH = `${followers.path}?userid=2000000002`;
 const FOLLOWERS_COST_CREDITS = 2;
 const CREDITS_GRANTED = 100_000_000;
 const QPS_LIMIT = 100_000;

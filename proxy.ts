@@ -15,26 +15,8 @@ const hasSessionCookie = (request: NextRequest): boolean =>
     .getAll()
     .some(({ name }) => SESSION_COOKIES.some((cookie) => name === cookie || name.startsWith(`${cookie}.`)));
 
-/** A path whose percent-escapes are not UTF-8 (%FF, overlong %C0%80): Next's router would answer 500. */
-const malformedPath = (pathname: string): boolean =>
-  pathname.split("/").some((segment) => {
-    try {
-      decodeURIComponent(segment);
-      return false;
-    } catch {
-      return true;
-    }
-  });
-
 export function proxy(request: NextRequest) {
   const { pathname, search } = request.nextUrl;
-  if (pathname.startsWith("/api/")) {
-    if (!malformedPath(pathname)) return NextResponse.next();
-    return Response.json(
-      { error: { code: "invalid_text", message: "The address contains an invalid percent-encoded character (not UTF-8)." } },
-      { status: 400, headers: { "Cache-Control": "no-store" } },
-    );
-  }
   if (!hasSessionCookie(request)) {
     const signIn = new URL("/signin", request.url);
     signIn.searchParams.set("callbackUrl", `${pathname}${search}`);
@@ -55,7 +37,5 @@ export const config = {
     "/usage/:path*",
     "/admin/:path*",
     "/account/:path*",
-    // The console JSON API, for malformed percent-encoding only (everything else passes through).
-    "/api/:path*",
   ],
 };

@@ -6,7 +6,7 @@ import { describeError, log } from "@/lib/log";
 import { clientAddress } from "./client-address";
 import { compress, MIN_COMPRESSED_BYTES, negotiateEncoding, type Encoding } from "./compression";
 import { corsHeaders, isPreflight, preflightHeaders, type CorsPolicy } from "./cors";
-import { isV1Path, readRequestTarget } from "./request-target";
+import { hasMalformedEscapes, isV1Path, readRequestTarget } from "./request-target";
 
 /**
  * The process front: one node:http request listener. It owns the socket, so it is where the
@@ -162,6 +162,15 @@ export const createFront = (options: FrontOptions) => {
         // Only /v1 is answered by path whatever the authority; for pages, a foreign authority
         // could turn into a redirect to another host.
         plain(response, 400, "Bad Request: send the path only (origin-form), not an absolute URL");
+        return;
+      }
+      if (target.kind === "path" && target.pathname.startsWith("/api/") && hasMalformedEscapes(target.pathname)) {
+        // The console API's own error shape; answered here because Next's router would 500.
+        const body = Buffer.from(
+          JSON.stringify({ error: { code: "invalid_text", message: "The address contains an invalid percent-encoded character (not UTF-8)." } }),
+        );
+        response.writeHead(400, { ...options.baseHeaders, "Content-Type": "application/json", "Cache-Control": "no-store", "Content-Length": String(body.length) });
+        response.end(request.method === "HEAD" ? undefined : body);
         return;
       }
       if (target.kind === "path" && target.pathname === FRONT_PING_PATH && (request.method === "GET" || request.method === "HEAD")) {

@@ -40,3 +40,17 @@ export const readRequestTarget = (rawUrl: string): RequestTarget => {
 };
 
 export const isV1Path = (pathname: string): boolean => pathname === "/v1" || pathname.startsWith("/v1/");
+
+/**
+ * A path whose percent-escapes are not UTF-8 (`%FF`, overlong `%C0%80`): Next's router answers
+ * such a path with a plain 500 before any route runs, so the front answers it first.
+ */
+export const hasMalformedEscapes = (pathname: string): boolean =>
+  pathname.split("/").some((segment) => {
+    try {
+      decodeURIComponent(segment);
+      return false;
+    } catch {
+      return true;
+    }
+  });

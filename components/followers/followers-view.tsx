@@ -3,10 +3,7 @@
 import { useInfiniteQuery, useQueryClient } from "@tanstack/react-query";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useCallback, useMemo, useState, type FormEvent } from "react";
-import { OperationCost } from "@/components/credit-meter/operation-cost";
 import { DownloadButtons } from "@/components/export/download-buttons";
-import { Button } from "@/components/ui/button";
-import { Input } from "@/components/ui/input";
 import { followersPageCost, followersQuery, FOLLOWERS_PAGE_SIZE, isUserId, type FollowerEntry } from "@/lib/query/followers";
 import { lookupErrorText } from "@/lib/query/lookup-copy";
 import { isLookupError } from "@/lib/query/lookup-error";
@@ -15,6 +12,7 @@ import { FollowerList, FOLLOWER_ROW_HEIGHT } from "./follower-list";
 import { FollowersStatus } from "./followers-status";
 import { LoadAllControl, type NextPageOutcome } from "./load-all-control";
 import { LookupErrorPanel } from "@/components/lookup/lookup-error-panel";
+import { PagedLookupForm } from "@/components/lookup/paged-lookup-form";
 
 const PAGE_COST_CREDITS = followersPageCost;
 const INPUT_PROBLEM = "Enter a user id: digits only (up to 20), e.g. 2000000001.";
@@ -121,29 +119,23 @@ export function FollowersView() {
 
   return (
     <div className="flex flex-col gap-5">
-      <OperationCost credits={PAGE_COST_CREDITS} />
-      <form onSubmit={onSubmit} noValidate className="flex flex-col gap-3 rounded-xl border border-border bg-surface p-4 shadow-sm sm:flex-row sm:items-start sm:p-5">
-        <Input
-          label="Pin-board user id"
-          name="userid"
-          inputMode="numeric"
-          autoComplete="off"
-          spellCheck={false}
-          placeholder="e.g. 2000000001"
-          data-testid="followers-input"
-          value={input}
-          onChange={(event) => {
-            setInput(event.target.value);
-            if (inputProblem) setInputProblem(null);
-          }}
-          error={fieldProblem}
-          hint={`Each page of ${FOLLOWERS_PAGE_SIZE} followers costs ${PAGE_COST_CREDITS} credits. Pages loaded in this session are never bought twice.`}
-          className="flex-1"
-        />
-        <Button type="submit" data-testid="followers-run" className="sm:mt-7" disabled={isPending && isFetching}>
-          {isPending && isFetching ? "Looking up…" : "Run"}
-        </Button>
-      </form>
+      <PagedLookupForm
+        costCredits={PAGE_COST_CREDITS}
+        onSubmit={onSubmit}
+        looking={isPending && isFetching}
+        runTestId="followers-run"
+        value={input}
+        onValueChange={setInput}
+        inputProblem={inputProblem}
+        onClearProblem={() => setInputProblem(null)}
+        label="Pin-board user id"
+        name="userid"
+        inputMode="numeric"
+        placeholder="e.g. 2000000001"
+        data-testid="followers-input"
+        error={fieldProblem}
+        hint={`Each page of ${FOLLOWERS_PAGE_SIZE} followers costs ${PAGE_COST_CREDITS} credits. Pages loaded in this session are never bought twice.`}
+      />
 
       {activeUserId === null && urlUserIdValid ? (
         <p className="rounded-xl border border-dashed border-border-strong px-4 py-6 text-center text-sm text-muted" data-testid="followers-idle">

@@ -3,11 +3,10 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useRef, useState, type FormEvent } from "react";
-import { OperationCost } from "@/components/credit-meter/operation-cost";
 import { DownloadButtons, safeFileName } from "@/components/export/download-buttons";
 import { LookupErrorPanel } from "@/components/lookup/lookup-error-panel";
+import { PagedLookupForm } from "@/components/lookup/paged-lookup-form";
 import { Button } from "@/components/ui/button";
-import { Input } from "@/components/ui/input";
 import { lookupErrorText } from "@/lib/query/lookup-copy";
 import { isLookupError } from "@/lib/query/lookup-error";
 import {
@@ -104,28 +103,22 @@ export function PublicationsView() {
 
   return (
     <div className="flex flex-col gap-5">
-      <OperationCost credits={PAGE_COST_CREDITS} />
-      <form onSubmit={onSubmit} noValidate className="flex flex-col gap-3 rounded-xl border border-border bg-surface p-4 shadow-sm sm:flex-row sm:items-start sm:p-5">
-        <Input
-          label="Profile URN"
-          name="urn"
-          autoComplete="off"
-          spellCheck={false}
-          placeholder="e.g. urn:li:member:3000000001"
-          data-testid="publications-input"
-          value={input}
-          onChange={(event) => {
-            setInput(event.target.value);
-            if (inputProblem) setInputProblem(null);
-          }}
-          error={fieldProblem}
-          hint={`Each page of ${PUBLICATIONS_PAGE_SIZE} publications costs ${PAGE_COST_CREDITS} credit. Pages already loaded in this session are free.`}
-          className="flex-1"
-        />
-        <Button type="submit" data-testid="publications-run" className="sm:mt-7" disabled={isPending && isFetching}>
-          {isPending && isFetching ? "Looking up…" : "Run"}
-        </Button>
-      </form>
+      <PagedLookupForm
+        costCredits={PAGE_COST_CREDITS}
+        onSubmit={onSubmit}
+        looking={isPending && isFetching}
+        runTestId="publications-run"
+        value={input}
+        onValueChange={setInput}
+        inputProblem={inputProblem}
+        onClearProblem={() => setInputProblem(null)}
+        label="Profile URN"
+        name="urn"
+        placeholder="e.g. urn:li:member:3000000001"
+        data-testid="publications-input"
+        error={fieldProblem}
+        hint={`Each page of ${PUBLICATIONS_PAGE_SIZE} publications costs ${PAGE_COST_CREDITS} credit. Pages already loaded in this session are free.`}
+      />
 
       {showError ? (
         <LookupErrorPanel error={error} subject="profile" errorAt={errorUpdatedAt} onRetry={() => void refetch()} retrying={isFetching} />

@@ -12,6 +12,7 @@ import { FollowerList, FOLLOWER_ROW_HEIGHT } from "./follower-list";
 import { FollowersStatus } from "./followers-status";
 import { LoadAllControl, type NextPageOutcome } from "./load-all-control";
 import { LookupErrorPanel } from "@/components/lookup/lookup-error-panel";
+import { LookupSkeleton } from "@/components/lookup/lookup-skeleton";
 import { PagedLookupForm } from "@/components/lookup/paged-lookup-form";
 
 const PAGE_COST_CREDITS = followersPageCost;
@@ -204,12 +205,7 @@ export function FollowersView() {
 /** Same box as the list, so nothing moves when the first page arrives. */
 function ListSkeleton() {
   return (
-    <div aria-busy="true" className="flex flex-col gap-3">
-      <span className="sr-only" role="status">
-        Loading followers…
-      </span>
-      <div className="h-7 w-56 animate-pulse rounded-md bg-surface-muted" />
-      <div className="h-11 animate-pulse rounded-xl bg-surface-muted" />
+    <LookupSkeleton loadingText="Loading followers…" headingWidth="w-56" toolbarHeight="h-11">
       <div className="h-[30rem] overflow-hidden rounded-xl border border-border bg-surface shadow-sm">
         {Array.from({ length: 7 }, (_, index) => (
           <div key={index} className="flex items-center gap-3 border-b border-border px-4" style={{ height: FOLLOWER_ROW_HEIGHT }}>
@@ -221,6 +217,6 @@ function ListSkeleton() {
           </div>
         ))}
       </div>
-    </div>
+    </LookupSkeleton>
   );
 }

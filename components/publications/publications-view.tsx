@@ -5,6 +5,7 @@ import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useRef, useState, type FormEvent } from "react";
 import { DownloadButtons, safeFileName } from "@/components/export/download-buttons";
 import { LookupErrorPanel } from "@/components/lookup/lookup-error-panel";
+import { LookupSkeleton } from "@/components/lookup/lookup-skeleton";
 import { PagedLookupForm } from "@/components/lookup/paged-lookup-form";
 import { Button } from "@/components/ui/button";
 import { lookupErrorText } from "@/lib/query/lookup-copy";
@@ -204,12 +205,7 @@ export function PublicationsView() {
 
 function PublicationsSkeleton() {
   return (
-    <div aria-busy="true" className="flex flex-col gap-3">
-      <span className="sr-only" role="status">
-        Loading publications…
-      </span>
-      <div className="h-7 w-72 animate-pulse rounded-md bg-surface-muted" />
-      <div className="h-16 animate-pulse rounded-xl bg-surface-muted" />
+    <LookupSkeleton loadingText="Loading publications…" headingWidth="w-72" toolbarHeight="h-16">
       {Array.from({ length: 3 }, (_, index) => (
         <div key={index} className="flex flex-col gap-2 rounded-xl border border-border bg-surface p-5 shadow-sm">
           <div className="h-4 w-2/3 animate-pulse rounded bg-surface-muted" />
@@ -218,6 +214,6 @@ function PublicationsSkeleton() {
           <div className="h-3 w-5/6 animate-pulse rounded bg-surface-muted" />
         </div>
       ))}
-    </div>
+    </LookupSkeleton>
   );
 }

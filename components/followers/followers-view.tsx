@@ -14,6 +14,7 @@ import { LoadAllControl, type NextPageOutcome } from "./load-all-control";
 import { LookupErrorPanel } from "@/components/lookup/lookup-error-panel";
 import { LookupSkeleton } from "@/components/lookup/lookup-skeleton";
 import { PagedLookupForm } from "@/components/lookup/paged-lookup-form";
+import { useUrlField } from "@/components/lookup/use-url-field";
 
 const PAGE_COST_CREDITS = followersPageCost;
 const INPUT_PROBLEM = "Enter a user id: digits only (up to 20), e.g. 2000000001.";
@@ -26,6 +27,9 @@ const noFollowers: readonly FollowerEntry[] = [];
  * a lookup by itself: the list shows at once only if this session already holds it, otherwise
  * the user presses Run.
  */
+/** A user id from the URL is checked when the user presses Run, not before. */
+const noProblem = (): null => null;
+
 export function FollowersView() {
   const searchParams = useSearchParams();
   const router = useRouter();
@@ -33,15 +37,7 @@ export function FollowersView() {
   const queryClient = useQueryClient();
   const urlUserId = (searchParams.get("userid") ?? "").trim();
 
-  const [input, setInput] = useState(urlUserId);
-  const [inputProblem, setInputProblem] = useState<string | null>(null);
-  // Follow the URL (Back/Forward, a pasted link) without an effect: adjust state while rendering.
-  const [shownUrlUserId, setShownUrlUserId] = useState(urlUserId);
-  if (shownUrlUserId !== urlUserId) {
-    setShownUrlUserId(urlUserId);
-    setInput(urlUserId);
-    setInputProblem(null);
-  }
+  const field = useUrlField(urlUserId, noProblem);
   // User ids the user asked to run in this visit; any other id only shows from the cache.
   const [requested, setRequested] = useState<ReadonlySet<string>>(() => new Set());
   const [loadAllRunning, setLoadAllRunning] = useState(false);
@@ -95,12 +91,12 @@ export function FollowersView() {
 
   const onSubmit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
-    const userId = input.trim();
+    const userId = field.value.trim();
     if (!isUserId(userId)) {
-      setInputProblem(INPUT_PROBLEM);
+      field.setProblem(INPUT_PROBLEM);
       return;
     }
-    setInputProblem(null);
+    field.setProblem(null);
     // A first page that failed earlier (429, 402 before a top-up, …) is asked for again: the
     // query is reset to "never fetched" (the factory does not retry on mount). A list with
     // pages is never refetched — Run just shows it.
@@ -114,7 +110,7 @@ export function FollowersView() {
   };
 
   const fieldProblem =
-    inputProblem ?? (isLookupError(error) && error.field === "userid" ? lookupErrorText(error, "user") : undefined);
+    field.problem ?? (isLookupError(error) && error.field === "userid" ? lookupErrorText(error, "user") : undefined);
   const firstPageFailed = isError && !data;
   const showList = data !== undefined && followers.length > 0;
 
@@ -125,10 +121,7 @@ export function FollowersView() {
         onSubmit={onSubmit}
         looking={isPending && isFetching}
         runTestId="followers-run"
-        value={input}
-        onValueChange={setInput}
-        inputProblem={inputProblem}
-        onClearProblem={() => setInputProblem(null)}
+        field={field}
         label="Pin-board user id"
         name="userid"
         inputMode="numeric"

@@ -4,6 +4,7 @@ import type { FormEvent } from "react";
 import { OperationCost } from "@/components/credit-meter/operation-cost";
 import { Button } from "@/components/ui/button";
 import { Input, type InputProps } from "@/components/ui/input";
+import type { UrlField } from "./use-url-field";
 
 type FieldProps = Omit<InputProps, "value" | "onChange" | "onSubmit" | "autoComplete" | "spellCheck" | "className">;
 
@@ -16,33 +17,27 @@ export function PagedLookupForm({
   onSubmit,
   looking,
   runTestId,
-  value,
-  onValueChange,
-  inputProblem,
-  onClearProblem,
-  ...field
+  field,
+  ...inputProps
 }: FieldProps & {
   costCredits: number;
   onSubmit: (event: FormEvent<HTMLFormElement>) => void;
   looking: boolean;
   runTestId: string;
-  value: string;
-  onValueChange: (value: string) => void;
-  inputProblem: string | null;
-  onClearProblem: () => void;
+  field: UrlField;
 }) {
   return (
     <>
       <OperationCost credits={costCredits} />
       <form onSubmit={onSubmit} noValidate className="flex flex-col gap-3 rounded-xl border border-border bg-surface p-4 shadow-sm sm:flex-row sm:items-start sm:p-5">
         <Input
-          {...field}
+          {...inputProps}
           autoComplete="off"
           spellCheck={false}
-          value={value}
+          value={field.value}
           onChange={(event) => {
-            onValueChange(event.target.value);
-            if (inputProblem) onClearProblem();
+            field.setValue(event.target.value);
+            if (field.problem) field.setProblem(null);
           }}
           className="flex-1"
         />

@@ -2,11 +2,12 @@
 
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
-import { useRef, useState, type FormEvent } from "react";
+import { useRef, type FormEvent } from "react";
 import { DownloadButtons, safeFileName } from "@/components/export/download-buttons";
 import { LookupErrorPanel } from "@/components/lookup/lookup-error-panel";
 import { LookupSkeleton } from "@/components/lookup/lookup-skeleton";
 import { PagedLookupForm } from "@/components/lookup/paged-lookup-form";
+import { useUrlField } from "@/components/lookup/use-url-field";
 import { Button } from "@/components/ui/button";
 import { lookupErrorText } from "@/lib/query/lookup-copy";
 import { isLookupError } from "@/lib/query/lookup-error";
@@ -31,6 +32,9 @@ const pageFromUrl = (raw: string | null): number => {
   return raw !== null && isPageNumber(raw) ? Number(raw) : 1;
 };
 
+/** A URN from the URL that is not one: said at once, under the field. */
+const urnProblem = (value: string): string | null => (value !== "" && !isProfileUrn(value) ? URN_PROBLEM : null);
+
 const publicationsUrl = (pathname: string, urn: string, page: number) =>
   `${pathname}?${new URLSearchParams({ urn, page: String(page) }).toString()}`;
 
@@ -48,14 +52,7 @@ export function PublicationsView() {
   const page = pageFromUrl(searchParams.get("page"));
   const urnValid = isProfileUrn(urn);
 
-  const [input, setInput] = useState(urn);
-  const [inputProblem, setInputProblem] = useState<string | null>(urn !== "" && !urnValid ? URN_PROBLEM : null);
-  const [shownUrn, setShownUrn] = useState(urn);
-  if (shownUrn !== urn) {
-    setShownUrn(urn);
-    setInput(urn);
-    setInputProblem(urn !== "" && !isProfileUrn(urn) ? URN_PROBLEM : null);
-  }
+  const field = useUrlField(urn, urnProblem);
 
   const { data, error, errorUpdatedAt, isError, isFetching, isPending, isPlaceholderData, refetch } = useQuery({
     ...publicationsQuery(urn, page),
@@ -74,12 +71,12 @@ export function PublicationsView() {
 
   const onSubmit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
-    const value = input.trim();
+    const value = field.value.trim();
     if (!isProfileUrn(value)) {
-      setInputProblem(URN_PROBLEM);
+      field.setProblem(URN_PROBLEM);
       return;
     }
-    setInputProblem(null);
+    field.setProblem(null);
     if (value !== urn || page !== 1) {
       router.push(publicationsUrl(pathname, value, 1), { scroll: false });
     } else if (isError) {
@@ -95,7 +92,7 @@ export function PublicationsView() {
   const exportRows = loadedPublications(heldPages);
   const isLoaded = (target: number) => queryClient.getQueryData(publicationsQuery(urn, target).queryKey) !== undefined;
 
-  const fieldProblem = inputProblem ?? (isLookupError(error) && error.field === "urn" ? lookupErrorText(error, "profile") : undefined);
+  const fieldProblem = field.problem ?? (isLookupError(error) && error.field === "urn" ? lookupErrorText(error, "profile") : undefined);
   const result = data?.data;
   const totalPages = result ? Math.max(1, Math.ceil(result.total / PUBLICATIONS_PAGE_SIZE)) : 1;
   const showError = isError && !isFetching;
@@ -109,10 +106,7 @@ export function PublicationsView() {
         onSubmit={onSubmit}
         looking={isPending && isFetching}
         runTestId="publications-run"
-        value={input}
-        onValueChange={setInput}
-        inputProblem={inputProblem}
-        onClearProblem={() => setInputProblem(null)}
+        field={field}
         label="Profile URN"
         name="urn"
         placeholder="e.g. urn:li:member:3000000001"

@@ -4,6 +4,7 @@ import { useMutation } from "@tanstack/react-query";
 import { signIn } from "next-auth/react";
 import { useState, type FormEvent } from "react";
 import { FormCard } from "@/components/ui/form-card";
+import { NewPasswordInput } from "@/components/users/user-fields";
 import { Input } from "@/components/ui/input";
 import { changePassword } from "@/lib/query/account";
 import { formLevelError, isFieldError } from "@/lib/query/form-errors";
@@ -87,13 +88,9 @@ export function ChangePasswordForm({ email }: { email: string }) {
         required
         error={errors.currentPassword}
       />
-      <Input
+      <NewPasswordInput
         label="New password"
         name="newPassword"
-        type="password"
-        autoComplete="new-password"
-        required
-        minLength={PASSWORD_MIN_LENGTH}
         hint={`At least ${PASSWORD_MIN_LENGTH} characters. A few unrelated words make a strong one.`}
         error={errors.newPassword}
       />

@@ -8,7 +8,8 @@ import { FormCard } from "@/components/ui/form-card";
 import { Input } from "@/components/ui/input";
 import { accountKeys, createUser } from "@/lib/query/account";
 import { formLevelError, isFieldError } from "@/lib/query/form-errors";
-import { fieldErrors, PASSWORD_MIN_LENGTH, userCreateBody } from "@/lib/users/schemas";
+import { fieldErrors, userCreateBody } from "@/lib/users/schemas";
+import { CreditAllowanceInput, NewPasswordInput } from "@/components/users/user-fields";
 import type { AccountUser } from "@/lib/users/views";
 import { labelled, numberValue, textValue } from "./form-values";
 import { Select } from "./select";
@@ -90,29 +91,8 @@ export function CreateUserForm({ onCreated, onCancel }: { onCreated: (user: Acco
         <option value="analyst">Analyst</option>
         <option value="admin">Admin</option>
       </Select>
-      <Input
-        label="Credit allowance"
-        name="creditAllowance"
-        type="number"
-        inputMode="numeric"
-        min={0}
-        step={1}
-        defaultValue={0}
-        required
-        hint="Credits an analyst may give to their own keys."
-        error={errors.creditAllowance}
-      />
-      <Input
-        label="Password"
-        name="password"
-        type="password"
-        autoComplete="new-password"
-        required
-        minLength={PASSWORD_MIN_LENGTH}
-        hint={`At least ${PASSWORD_MIN_LENGTH} characters.`}
-        error={errors.password}
-        className="sm:col-span-2"
-      />
+      <CreditAllowanceInput defaultValue={0} hint="Credits an analyst may give to their own keys." error={errors.creditAllowance} />
+      <NewPasswordInput label="Password" name="password" error={errors.password} className="sm:col-span-2" />
       <div className="sm:col-span-2">
         <FormAlert error={serverError} />
       </div>

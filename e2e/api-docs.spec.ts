@@ -1,5 +1,6 @@
 import { expect, test, type Locator, type Page, type Request } from "@playwright/test";
-import { consoleKeyCredits, signInAsAdminWithConsoleKey } from "./support/session";
+import { consoleKeyCredits, postFromPage, signInAsAdminWithConsoleKey } from "./support/session";
+import { collectErrors } from "./support/page-errors";
 
 /**
  * Issue 5, API page: the try-it form of each operation shows its cost before sending, sends with
@@ -12,16 +13,6 @@ const PATH = "/v1/jobsite/get_user_publications";
 const URN = "urn:li:member:3000000001";
 const ENCODED_QUERY = `urn=${encodeURIComponent(URN)}&page=1`;
 const colorSchemes = ["light", "dark"] as const;
-
-/** Console errors and uncaught exceptions; a deliberate 401 is an expected network error line. */
-const collectErrors = (page: Page): string[] => {
-  const errors: string[] = [];
-  page.on("console", (message) => {
-    if (message.type() === "error" && !message.text().startsWith("Failed to load resource")) errors.push(`console: ${message.text()}`);
-  });
-  page.on("pageerror", (error) => errors.push(`pageerror: ${error.message}`));
-  return errors;
-};
 
 /** Requests the page sends to /v1 or the console lookup API, with their headers. */
 const recordCalls = (page: Page): Request[] => {
@@ -49,14 +40,7 @@ const creditsRemaining = async (page: Page): Promise<number> => {
 
 /** A real key of the admin (not the console key), issued through the console API; its token is shown once. */
 const issueKey = async (page: Page): Promise<string> => {
-  const created = await page.evaluate(async () => {
-    const response = await fetch("/api/keys", {
-      method: "POST",
-      headers: { "Content-Type": "application/json", Accept: "application/json" },
-      body: JSON.stringify({ name: `api-docs paste ${Date.now()}`, credits: 100, qpsLimit: 100 }),
-    });
-    return { status: response.status, text: await response.text() };
-  });
+  const created = await postFromPage(page, "/api/keys", { name: `api-docs paste ${Date.now()}`, credits: 100, qpsLimit: 100 });
   expect(created.status, created.text).toBe(201);
   return (JSON.parse(created.text) as { token: string }).token;
 };
@@ -78,7 +62,7 @@ const expectKeyNotStored = async (page: Page, key: string) => {
 
 test.describe("API page try-it", () => {
   test("sends publications with the console key: 200, 1 credit charged, no token in the browser", async ({ page }) => {
-    const errors = collectErrors(page);
+    const errors = collectErrors(page, { expectFailedRequests: true });
     await signInAsAdminWithConsoleKey(page);
     const calls = recordCalls(page);
     await openApiDocs(page);
@@ -115,7 +99,7 @@ test.describe("API page try-it", () => {
   });
 
   test("a pasted bad key goes straight to /v1 and shows the 401; a pasted good key answers 200", async ({ page }) => {
-    const errors = collectErrors(page);
+    const errors = collectErrors(page, { expectFailedRequests: true });
     await signInAsAdminWithConsoleKey(page);
     const goodKey = await issueKey(page);
     const calls = recordCalls(page);
@@ -165,7 +149,7 @@ test.describe("API page try-it", () => {
   });
 
   test("snippets describe exactly the form's call with a placeholder key and follow the form", async ({ page }) => {
-    const errors = collectErrors(page);
+    const errors = collectErrors(page, { expectFailedRequests: true });
     await openApiDocs(page);
     const form = tryIt(page);
     const origin = new URL(page.url()).origin;
@@ -200,7 +184,7 @@ test.describe("API page try-it", () => {
   });
 
   test("signed out: every operation has a form and its cost; the console button asks to sign in", async ({ page }) => {
-    const errors = collectErrors(page);
+    const errors = collectErrors(page, { expectFailedRequests: true });
     await page.goto("/api-docs");
     for (const [operation, cost] of [
       ["event_details", "4 credits"],
@@ -224,7 +208,7 @@ test.describe("API page try-it", () => {
   });
 
   test("followers: Enter sends with the console key; a page's node_id and cursor fill the form for the next page", async ({ page }) => {
-    const errors = collectErrors(page);
+    const errors = collectErrors(page, { expectFailedRequests: true });
     await signInAsAdminWithConsoleKey(page);
     await page.goto("/api-docs#followers");
     const form = page.getByTestId("try-followers");
@@ -254,7 +238,7 @@ test.describe("API page try-it", () => {
 
   for (const colorScheme of colorSchemes) {
     test(`saves a screenshot with an answer in ${colorScheme} mode`, async ({ page }) => {
-      const errors = collectErrors(page);
+      const errors = collectErrors(page, { expectFailedRequests: true });
       await page.emulateMedia({ colorScheme });
       await signInAsAdminWithConsoleKey(page);
       await openApiDocs(page);

@@ -1,6 +1,7 @@
 import { expect, test, type Locator, type Page } from "@playwright/test";
 import type { EventRecord } from "../lib/api/records";
-import { consoleKeyCredits, signInAsAdminWithConsoleKey } from "./support/session";
+import { consoleKeyCredits, postFromPage, signInAsAdminWithConsoleKey } from "./support/session";
+import { collectErrors } from "./support/page-errors";
 
 /**
  * Issue 5, Events: look up an event by URL and by id and check the card against the API's own
@@ -18,19 +19,6 @@ const UNKNOWN_EVENT = "1000000000009999";
 const eventUrl = (eventId: string) => `https://events.demo.test/events/${eventId}/`;
 
 const colorSchemes = ["light", "dark"] as const;
-
-/** Console errors and uncaught exceptions from the moment of the call. */
-const collectErrors = (page: Page): string[] => {
-  const errors: string[] = [];
-  page.on("console", (message) => {
-    // A failed lookup (404, 402) is an expected network error line, not a page error.
-    if (message.type() === "error" && !message.text().startsWith("Failed to load resource")) {
-      errors.push(`console: ${message.text()}`);
-    }
-  });
-  page.on("pageerror", (error) => errors.push(`pageerror: ${error.message}`));
-  return errors;
-};
 
 /** Any alert/confirm/prompt means injected script ran: record it (and dismiss it). */
 const collectDialogs = (page: Page): string[] => {
@@ -110,7 +98,7 @@ const expectCardMatches = async (page: Page, event: EventRecord) => {
 
 test.describe("events page", () => {
   test("looks up an event by URL: the card matches the API and the meter drops by 4", async ({ page }) => {
-    const errors = collectErrors(page);
+    const errors = collectErrors(page, { expectFailedRequests: true });
     const dialogs = collectDialogs(page);
     await signInAsAdminWithConsoleKey(page);
     const lookups = recordLookups(page);
@@ -137,7 +125,7 @@ test.describe("events page", () => {
   });
 
   test("looks up an event by id; a reload shows a Run button instead of buying the lookup again", async ({ page }) => {
-    const errors = collectErrors(page);
+    const errors = collectErrors(page, { expectFailedRequests: true });
     await signInAsAdminWithConsoleKey(page);
     const lookups = recordLookups(page);
     await page.goto("/events");
@@ -174,7 +162,7 @@ test.describe("events page", () => {
   });
 
   test("an unknown event says so and costs nothing; the meter does not move", async ({ page }) => {
-    const errors = collectErrors(page);
+    const errors = collectErrors(page, { expectFailedRequests: true });
     await signInAsAdminWithConsoleKey(page);
     await page.goto("/events");
     const before = await meterCredits(page);
@@ -210,7 +198,7 @@ test.describe("events page", () => {
 
   test("the XSS probe event renders its markup as text and runs nothing", async ({ page }) => {
     const dialogs = collectDialogs(page);
-    const errors = collectErrors(page);
+    const errors = collectErrors(page, { expectFailedRequests: true });
     await signInAsAdminWithConsoleKey(page);
     await page.goto("/events");
 
@@ -276,14 +264,7 @@ test.describe("events page", () => {
   test("a key with 1 credit shows the out-of-credits sentence, a link to Keys, and charges nothing", async ({ page }) => {
     const previous = await signInAsAdminWithConsoleKey(page);
     await page.goto("/events");
-    const created = await page.evaluate(async () => {
-      const response = await fetch("/api/keys", {
-        method: "POST",
-        headers: { "Content-Type": "application/json", Accept: "application/json" },
-        body: JSON.stringify({ name: "e2e one credit", credits: 1, qpsLimit: 100, useForConsole: true }),
-      });
-      return { status: response.status, text: await response.text() };
-    });
+    const created = await postFromPage(page, "/api/keys", { name: "e2e one credit", credits: 1, qpsLimit: 100, useForConsole: true });
     expect(created.status, created.text).toBe(201);
     try {
       await page.reload();
@@ -297,21 +278,14 @@ test.describe("events page", () => {
       await expect(error.getByRole("link", { name: "Go to Keys" })).toHaveAttribute("href", "/keys");
       await expect(meter(page)).toHaveAttribute("data-credits-remaining", "1");
     } finally {
-      const restored = await page.evaluate(async (keyId) => {
-        const response = await fetch(`/api/keys/${encodeURIComponent(keyId)}/console`, {
-          method: "POST",
-          headers: { "Content-Type": "application/json", Accept: "application/json" },
-          body: "{}",
-        });
-        return response.status;
-      }, previous.id);
-      expect(restored).toBe(200);
+      const restored = await postFromPage(page, `/api/keys/${encodeURIComponent(previous.id)}/console`, {});
+      expect(restored.status).toBe(200);
     }
   });
 
   for (const colorScheme of colorSchemes) {
     test(`saves a full-page screenshot with a card in ${colorScheme} mode`, async ({ page }) => {
-      const errors = collectErrors(page);
+      const errors = collectErrors(page, { expectFailedRequests: true });
       await page.emulateMedia({ colorScheme });
       await signInAsAdminWithConsoleKey(page);
       await page.goto("/events");

@@ -2,6 +2,7 @@ import fs from "node:fs";
 import { parseCsv } from "../tests/support/csv";
 import { expect, test, type Download, type Page } from "@playwright/test";
 import { consoleKeyCredits, signInAsAdminWithConsoleKey } from "./support/session";
+import { collectErrors } from "./support/page-errors";
 
 /**
  * Issue 5, Followers and Publications: the virtualised infinite list (small DOM, every follower
@@ -20,19 +21,6 @@ const PUBLICATIONS_COST = 1;
 const ROW_HEIGHT_PX = 64;
 
 const colorSchemes = ["light", "dark"] as const;
-
-/** Console errors and uncaught exceptions from the moment of the call. */
-const collectErrors = (page: Page): string[] => {
-  const errors: string[] = [];
-  page.on("console", (message) => {
-    // A failed lookup (404, 402, …) is an expected network error line, not a page error.
-    if (message.type() === "error" && !message.text().startsWith("Failed to load resource")) {
-      errors.push(`console: ${message.text()}`);
-    }
-  });
-  page.on("pageerror", (error) => errors.push(`pageerror: ${error.message}`));
-  return errors;
-};
 
 /** URLs of the console lookups of one operation the page sends, in order. */
 const recordLookups = (page: Page, operation: "followers" | "get_user_publications"): URL[] => {
@@ -77,7 +65,7 @@ const runFollowers = async (page: Page, userId: string) => {
 test.describe("followers", () => {
   test("scrolls 10,000 followers to the end: small DOM, each follower once, 2 credits a page", async ({ page }) => {
     test.setTimeout(300_000);
-    const errors = collectErrors(page);
+    const errors = collectErrors(page, { expectFailedRequests: true });
     await signInAsAdminWithConsoleKey(page, { minCredits: 1000, qpsLimit: 1000 });
     const lookups = recordLookups(page, "followers");
     const creditsBefore = await creditsRemaining(page);
@@ -170,7 +158,7 @@ test.describe("followers", () => {
   });
 
   test("a shared link waits for Run; load all stops at the end; the CSV holds the loaded rows", async ({ page }) => {
-    const errors = collectErrors(page);
+    const errors = collectErrors(page, { expectFailedRequests: true });
     await signInAsAdminWithConsoleKey(page);
     const lookups = recordLookups(page, "followers");
 
@@ -255,7 +243,7 @@ test.describe("followers", () => {
 
 test.describe("publications", () => {
   test("pages through 45 publications; the page survives a reload and Back works", async ({ page }) => {
-    const errors = collectErrors(page);
+    const errors = collectErrors(page, { expectFailedRequests: true });
     await signInAsAdminWithConsoleKey(page);
     const lookups = recordLookups(page, "get_user_publications");
     const creditsBefore = await creditsRemaining(page);

@@ -1,4 +1,5 @@
 import { expect, test, type Page } from "@playwright/test";
+import { collectErrors } from "./support/page-errors";
 
 const operationPaths = [
   "/v1/eventsite/event_details",
@@ -8,16 +9,6 @@ const operationPaths = [
 ] as const;
 
 const colorSchemes = ["light", "dark"] as const;
-
-/** Console errors and uncaught exceptions of a page, collected from the moment of the call. */
-const collectErrors = (page: Page): string[] => {
-  const errors: string[] = [];
-  page.on("console", (message) => {
-    if (message.type() === "error") errors.push(`console: ${message.text()}`);
-  });
-  page.on("pageerror", (error) => errors.push(`pageerror: ${error.message}`));
-  return errors;
-};
 
 const screenshotPath = (name: string, scheme: (typeof colorSchemes)[number]) =>
   `test-results/screenshots/${name}-${scheme}.png`;

@@ -1,5 +1,6 @@
 import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
 import { adminCredentials, signIn } from "./support/session";
+import { collectErrors } from "./support/page-errors";
 
 /**
  * The key issuance page (/keys) in a real browser, against the production server: a token is
@@ -17,16 +18,6 @@ type KeyView = { id: string; name: string; creditsRemaining: number; status: str
 type IssuedKey = { key: KeyView; token: string };
 
 const uniqueName = (label: string) => `${label} ${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
-
-/** Console errors and uncaught exceptions of a page, collected from the moment of the call. */
-const collectErrors = (page: Page): string[] => {
-  const errors: string[] = [];
-  page.on("console", (message) => {
-    if (message.type() === "error") errors.push(`console: ${message.text()}`);
-  });
-  page.on("pageerror", (error) => errors.push(`pageerror: ${error.message}`));
-  return errors;
-};
 
 const openKeysPage = async (page: Page) => {
   await signIn(page, adminCredentials());

@@ -1,7 +1,8 @@
 import fs from "node:fs";
 import { parseCsv } from "../tests/support/csv";
 import { expect, test, type Page } from "@playwright/test";
-import { signInAsAdminWithConsoleKey } from "./support/session";
+import { postFromPage, signInAsAdminWithConsoleKey } from "./support/session";
+import { collectErrors } from "./support/page-errors";
 
 /**
  * Issue 6, usage: a fresh console key with 5 credits makes five lookups (404, 200, 402, 400,
@@ -13,15 +14,6 @@ type Call = { path: string; status: number; credits: number; operation: string; 
 
 const colorSchemes = ["light", "dark"] as const;
 
-const collectErrors = (page: Page): string[] => {
-  const errors: string[] = [];
-  page.on("console", (message) => {
-    if (message.type() === "error" && !message.text().startsWith("Failed to load resource")) errors.push(`console: ${message.text()}`);
-  });
-  page.on("pageerror", (error) => errors.push(`pageerror: ${error.message}`));
-  return errors;
-};
-
 
 const download = async (page: Page, testId: string): Promise<{ name: string; rows: string[][] }> => {
   const [file] = await Promise.all([page.waitForEvent("download"), page.getByTestId(testId).click()]);
@@ -31,14 +23,7 @@ const download = async (page: Page, testId: string): Promise<{ name: string; row
 
 /** A new console key with `credits`, through the console's own API (same-origin, as the UI does it). */
 const newConsoleKey = async (page: Page, credits: number): Promise<string> => {
-  const created = await page.evaluate(async (body) => {
-    const response = await fetch("/api/keys", {
-      method: "POST",
-      headers: { "Content-Type": "application/json", Accept: "application/json" },
-      body: JSON.stringify(body),
-    });
-    return { status: response.status, text: await response.text() };
-  }, { name: `e2e usage ${Date.now()}`, credits, qpsLimit: 100, useForConsole: true });
+  const created = await postFromPage(page, "/api/keys", { name: `e2e usage ${Date.now()}`, credits, qpsLimit: 100, useForConsole: true });
   expect(created.status, created.text).toBe(201);
   return (JSON.parse(created.text) as { key: { id: string } }).key.id;
 };
@@ -68,7 +53,7 @@ test.describe("usage page", () => {
   });
 
   test("shows the key's exact totals, charts with data and the forecast", async ({ page }) => {
-    const errors = collectErrors(page);
+    const errors = collectErrors(page, { expectFailedRequests: true });
     await page.goto(`/usage?keyId=${keyId}`);
     await expect(page.getByRole("heading", { level: 1, name: "Usage" })).toBeVisible();
     await expect(page.getByTestId("total-requests")).toHaveText("5");
@@ -102,7 +87,7 @@ test.describe("usage page", () => {
   });
 
   test("the request log lists the calls newest first and filters by status, operation and request id", async ({ page }) => {
-    const errors = collectErrors(page);
+    const errors = collectErrors(page, { expectFailedRequests: true });
     await page.goto(`/usage?keyId=${keyId}`);
     const rows = page.getByTestId("log-row");
     await expect(rows).toHaveCount(5);
@@ -165,7 +150,7 @@ test.describe("usage page", () => {
 
   for (const colorScheme of colorSchemes) {
     test(`saves a full-page screenshot in ${colorScheme} mode`, async ({ page }) => {
-      const errors = collectErrors(page);
+      const errors = collectErrors(page, { expectFailedRequests: true });
       await page.emulateMedia({ colorScheme });
       await page.goto(`/usage?keyId=${keyId}`);
       await expect(page.getByTestId("chart-latency").locator(".recharts-bar-rectangle").first()).toBeVisible();

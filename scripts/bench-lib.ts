@@ -1,8 +1,9 @@
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import { createRequire } from "node:module";
 import net from "node:net";
 import os from "node:os";
+import { signalGroup } from "./cluster";
 
 /**
  * The pieces of `npm run bench` that know nothing of Social Lookup: a typed face for autocannon
@@ -156,14 +157,6 @@ const groupAlive = (groupId: number): boolean => {
   }
 };
 
-const signalGroup = (groupId: number, signal: NodeJS.Signals): void => {
-  try {
-    process.kill(-groupId, signal);
-  } catch {
-    // the group is already gone
-  }
-};
-
 /** Synchronous last resort for process exit paths: nothing may outlive the bench. */
 export const killGroupNow = (groupId: number): void => signalGroup(groupId, "SIGKILL");
 
@@ -191,15 +184,8 @@ export const stopGroup = async (child: ChildProcess, graceMs: number): Promise<v
   await waitGone(2000);
 };
 
-/** `pgrep -f "next build"`: pids of builds that are running now (ours or anyone's). */
-export const runningBuilds = (): number[] => {
-  const result = spawnSync("pgrep", ["-f", "next build"], { encoding: "utf8" });
-  if (result.error) return [];
-  return result.stdout
-    .split("\n")
-    .map((line) => Number.parseInt(line, 10))
-    .filter((pid) => Number.isInteger(pid) && pid !== process.pid);
-};
+// The cluster script owns process groups and the "is a build running" probe; the benches share them.
+export { runningBuilds } from "./cluster";
 
 /** The last lines of a log file, for error reports. */
 export const tail = (file: string, lines: number): string => {

@@ -3,13 +3,14 @@
 import { useMutation } from "@tanstack/react-query";
 import { signIn } from "next-auth/react";
 import { useState, type FormEvent } from "react";
-import { Button } from "@/components/ui/button";
-import { Card, CardContent, CardDescription, CardFooter, CardHeader, CardTitle } from "@/components/ui/card";
+import { FormCard } from "@/components/ui/form-card";
+import { NewPasswordInput } from "@/components/users/user-fields";
 import { Input } from "@/components/ui/input";
 import { changePassword } from "@/lib/query/account";
-import { ConsoleApiError } from "@/lib/query/fetch-json";
+import { formLevelError, isFieldError } from "@/lib/query/form-errors";
 import { fieldErrors, passwordChangeBody, PASSWORD_MIN_LENGTH } from "@/lib/users/schemas";
 import { FormAlert } from "@/components/ui/form-alert";
+import { SubmitButton } from "@/components/ui/submit-button";
 
 type Fields = { currentPassword?: string; newPassword?: string; confirmPassword?: string };
 
@@ -50,7 +51,7 @@ export function ChangePasswordForm({ email }: { email: string }) {
     try {
       await mutation.mutateAsync(input);
     } catch (error) {
-      if (error instanceof ConsoleApiError && error.code === "wrong_password") setErrors({ currentPassword: error.message });
+      if (isFieldError(error, "wrong_password")) setErrors({ currentPassword: error.message });
       return;
     }
     form.reset();
@@ -62,55 +63,46 @@ export function ChangePasswordForm({ email }: { email: string }) {
     setSuccess("Password changed. Every other session of this account was signed out.");
   };
 
-  const serverError =
-    mutation.error && !(mutation.error instanceof ConsoleApiError && mutation.error.code === "wrong_password")
-      ? mutation.error.message
-      : undefined;
+  const serverError = formLevelError(mutation.error, "wrong_password");
 
   return (
-    <Card>
-      <CardHeader>
-        <CardTitle as="h2">Change password</CardTitle>
-        <CardDescription>Other devices are signed out when the password changes.</CardDescription>
-      </CardHeader>
-      <form noValidate onSubmit={onSubmit} aria-busy={mutation.isPending || undefined}>
-        <CardContent className="flex max-w-md flex-col gap-4">
-          {/* Lets password managers file the new password under the right account. */}
-          <input type="email" name="username" autoComplete="username" value={email} readOnly hidden />
-          <Input
-            label="Current password"
-            name="currentPassword"
-            type="password"
-            autoComplete="current-password"
-            required
-            error={errors.currentPassword}
-          />
-          <Input
-            label="New password"
-            name="newPassword"
-            type="password"
-            autoComplete="new-password"
-            required
-            minLength={PASSWORD_MIN_LENGTH}
-            hint={`At least ${PASSWORD_MIN_LENGTH} characters. A few unrelated words make a strong one.`}
-            error={errors.newPassword}
-          />
-          <Input
-            label="Confirm new password"
-            name="confirmPassword"
-            type="password"
-            autoComplete="new-password"
-            required
-            error={errors.confirmPassword}
-          />
-          <FormAlert error={serverError} success={success} />
-        </CardContent>
-        <CardFooter>
-          <Button type="submit" disabled={mutation.isPending}>
-            {mutation.isPending ? "Changing password…" : "Change password"}
-          </Button>
-        </CardFooter>
-      </form>
-    </Card>
+    <FormCard
+      title="Change password"
+      description="Other devices are signed out when the password changes."
+      onSubmit={onSubmit}
+      pending={mutation.isPending}
+      contentClassName="flex max-w-md flex-col gap-4"
+      footer={
+        <SubmitButton pending={mutation.isPending} pendingLabel="Changing password…">
+          Change password
+        </SubmitButton>
+      }
+    >
+      {/* Lets password managers file the new password under the right account. */}
+      <input type="email" name="username" autoComplete="username" value={email} readOnly hidden />
+      <Input
+        label="Current password"
+        name="currentPassword"
+        type="password"
+        autoComplete="current-password"
+        required
+        error={errors.currentPassword}
+      />
+      <NewPasswordInput
+        label="New password"
+        name="newPassword"
+        hint={`At least ${PASSWORD_MIN_LENGTH} characters. A few unrelated words make a strong one.`}
+        error={errors.newPassword}
+      />
+      <Input
+        label="Confirm new password"
+        name="confirmPassword"
+        type="password"
+        autoComplete="new-password"
+        required
+        error={errors.confirmPassword}
+      />
+      <FormAlert error={serverError} success={success} />
+    </FormCard>
   );
 }

@@ -4,14 +4,16 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { FormAlert } from "@/components/ui/form-alert";
 import { Button } from "@/components/ui/button";
-import { Card, CardContent, CardDescription, CardFooter, CardHeader, CardTitle } from "@/components/ui/card";
+import { FormCard } from "@/components/ui/form-card";
 import { Input } from "@/components/ui/input";
 import { accountKeys, createUser } from "@/lib/query/account";
-import { ConsoleApiError } from "@/lib/query/fetch-json";
-import { fieldErrors, PASSWORD_MIN_LENGTH, userCreateBody } from "@/lib/users/schemas";
+import { formLevelError, isFieldError } from "@/lib/query/form-errors";
+import { fieldErrors, userCreateBody } from "@/lib/users/schemas";
+import { CreditAllowanceInput, NewPasswordInput } from "@/components/users/user-fields";
 import type { AccountUser } from "@/lib/users/views";
 import { labelled, numberValue, textValue } from "./form-values";
 import { Select } from "./select";
+import { SubmitButton } from "@/components/ui/submit-button";
 
 type Fields = Partial<Record<"email" | "name" | "role" | "password" | "creditAllowance", string>>;
 
@@ -34,7 +36,7 @@ export function CreateUserForm({ onCreated, onCancel }: { onCreated: (user: Acco
       onCreated(user);
     },
     onError: (error) => {
-      if (error instanceof ConsoleApiError && error.code === "email_taken") setErrors({ email: error.message });
+      if (isFieldError(error, "email_taken")) setErrors({ email: error.message });
     },
   });
 
@@ -62,61 +64,38 @@ export function CreateUserForm({ onCreated, onCancel }: { onCreated: (user: Acco
     mutation.mutate(parsed.data);
   };
 
-  const serverError =
-    mutation.error && !(mutation.error instanceof ConsoleApiError && mutation.error.code === "email_taken")
-      ? mutation.error.message
-      : undefined;
+  const serverError = formLevelError(mutation.error, "email_taken");
 
   return (
-    <Card>
-      <CardHeader>
-        <CardTitle as="h2">Create a user</CardTitle>
-        <CardDescription>Share the password through a safe channel; they can change it on their account page.</CardDescription>
-      </CardHeader>
-      <form noValidate onSubmit={onSubmit} aria-busy={mutation.isPending || undefined}>
-        <CardContent className="grid gap-4 sm:grid-cols-2">
-          <Input label="Email" name="email" type="email" autoComplete="off" spellCheck={false} required autoFocus error={errors.email} />
-          <Input label="Name" name="name" autoComplete="off" required error={errors.name} />
-          <Select label="Role" name="role" defaultValue="analyst" hint="Admins manage users, credits and every key.">
-            <option value="analyst">Analyst</option>
-            <option value="admin">Admin</option>
-          </Select>
-          <Input
-            label="Credit allowance"
-            name="creditAllowance"
-            type="number"
-            inputMode="numeric"
-            min={0}
-            step={1}
-            defaultValue={0}
-            required
-            hint="Credits an analyst may give to their own keys."
-            error={errors.creditAllowance}
-          />
-          <Input
-            label="Password"
-            name="password"
-            type="password"
-            autoComplete="new-password"
-            required
-            minLength={PASSWORD_MIN_LENGTH}
-            hint={`At least ${PASSWORD_MIN_LENGTH} characters.`}
-            error={errors.password}
-            className="sm:col-span-2"
-          />
-          <div className="sm:col-span-2">
-            <FormAlert error={serverError} />
-          </div>
-        </CardContent>
-        <CardFooter className="justify-end">
+    <FormCard
+      title="Create a user"
+      description="Share the password through a safe channel; they can change it on their account page."
+      onSubmit={onSubmit}
+      pending={mutation.isPending}
+      contentClassName="grid gap-4 sm:grid-cols-2"
+      footerClassName="justify-end"
+      footer={
+        <>
           <Button variant="secondary" onClick={onCancel} disabled={mutation.isPending}>
             Cancel
           </Button>
-          <Button type="submit" disabled={mutation.isPending}>
-            {mutation.isPending ? "Creating…" : "Create user"}
-          </Button>
-        </CardFooter>
-      </form>
-    </Card>
+          <SubmitButton pending={mutation.isPending} pendingLabel="Creating…">
+            Create user
+          </SubmitButton>
+        </>
+      }
+    >
+      <Input label="Email" name="email" type="email" autoComplete="off" spellCheck={false} required autoFocus error={errors.email} />
+      <Input label="Name" name="name" autoComplete="off" required error={errors.name} />
+      <Select label="Role" name="role" defaultValue="analyst" hint="Admins manage users, credits and every key.">
+        <option value="analyst">Analyst</option>
+        <option value="admin">Admin</option>
+      </Select>
+      <CreditAllowanceInput defaultValue={0} hint="Credits an analyst may give to their own keys." error={errors.creditAllowance} />
+      <NewPasswordInput label="Password" name="password" error={errors.password} className="sm:col-span-2" />
+      <div className="sm:col-span-2">
+        <FormAlert error={serverError} />
+      </div>
+    </FormCard>
   );
 }

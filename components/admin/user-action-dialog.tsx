@@ -3,9 +3,9 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { ConfirmDialog } from "@/components/console/confirm-dialog";
-import { Input } from "@/components/ui/input";
 import { accountKeys, updateUser } from "@/lib/query/account";
-import { fieldErrors, PASSWORD_MIN_LENGTH, userPatchBody, type UserPatchInput } from "@/lib/users/schemas";
+import { fieldErrors, userPatchBody, type UserPatchInput } from "@/lib/users/schemas";
+import { CreditAllowanceInput, NewPasswordInput } from "@/components/users/user-fields";
 import type { AccountUser } from "@/lib/users/views";
 import { labelled, numberValue, textValue } from "./form-values";
 
@@ -124,16 +124,7 @@ export function UserActionDialog({
           confirmLabel="Reset password"
           pendingLabel="Resetting…"
         >
-          <Input
-            label="New password"
-            name="password"
-            type="password"
-            autoComplete="new-password"
-            required
-            minLength={PASSWORD_MIN_LENGTH}
-            hint={`At least ${PASSWORD_MIN_LENGTH} characters.`}
-            error={fieldError}
-          />
+          <NewPasswordInput label="New password" name="password" error={fieldError} />
         </ConfirmDialog>
       );
     case "allowance":
@@ -145,17 +136,7 @@ export function UserActionDialog({
           confirmLabel="Save allowance"
           pendingLabel="Saving…"
         >
-          <Input
-            label="Credit allowance"
-            name="creditAllowance"
-            type="number"
-            inputMode="numeric"
-            min={0}
-            step={1}
-            required
-            defaultValue={user.creditAllowance}
-            error={fieldError}
-          />
+          <CreditAllowanceInput defaultValue={user.creditAllowance} error={fieldError} />
         </ConfirmDialog>
       );
   }

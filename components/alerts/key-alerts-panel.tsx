@@ -10,6 +10,7 @@ import { CodeBlock } from "@/components/ui/code-block";
 import { Input } from "@/components/ui/input";
 import { Table, TableBody, TableCell, TableHead, TableHeaderCell, TableRow } from "@/components/ui/table";
 import { FormError } from "@/components/ui/form-alert";
+import { SubmitButton } from "@/components/ui/submit-button";
 import { errorMessage, parseWholeNumber } from "@/components/keys/format";
 import { ConsoleApiError } from "@/lib/query/fetch-json";
 import {
@@ -134,9 +135,9 @@ function AlertSettingsForm({ view }: { view: KeyAlertsView }) {
           <Notice message={notice} />
         </CardContent>
         <CardFooter>
-          <Button type="submit" disabled={save.isPending} data-testid="alert-settings-save">
-            {save.isPending ? "Saving…" : "Save alert settings"}
-          </Button>
+          <SubmitButton pending={save.isPending} pendingLabel="Saving…" data-testid="alert-settings-save">
+            Save alert settings
+          </SubmitButton>
         </CardFooter>
       </form>
     </Card>
@@ -191,9 +192,9 @@ function BudgetForm({ view }: { view: KeyAlertsView }) {
           <Notice message={notice} />
         </CardContent>
         <CardFooter>
-          <Button type="submit" disabled={save.isPending} data-testid="budget-save">
-            {save.isPending ? "Saving…" : "Save budget"}
-          </Button>
+          <SubmitButton pending={save.isPending} pendingLabel="Saving…" data-testid="budget-save">
+            Save budget
+          </SubmitButton>
         </CardFooter>
       </form>
     </Card>

@@ -3,10 +3,7 @@
 import { useInfiniteQuery, useQueryClient } from "@tanstack/react-query";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useCallback, useMemo, useState, type FormEvent } from "react";
-import { OperationCost } from "@/components/credit-meter/operation-cost";
 import { DownloadButtons } from "@/components/export/download-buttons";
-import { Button } from "@/components/ui/button";
-import { Input } from "@/components/ui/input";
 import { followersPageCost, followersQuery, FOLLOWERS_PAGE_SIZE, isUserId, type FollowerEntry } from "@/lib/query/followers";
 import { lookupErrorText } from "@/lib/query/lookup-copy";
 import { isLookupError } from "@/lib/query/lookup-error";
@@ -15,6 +12,9 @@ import { FollowerList, FOLLOWER_ROW_HEIGHT } from "./follower-list";
 import { FollowersStatus } from "./followers-status";
 import { LoadAllControl, type NextPageOutcome } from "./load-all-control";
 import { LookupErrorPanel } from "@/components/lookup/lookup-error-panel";
+import { LookupSkeleton } from "@/components/lookup/lookup-skeleton";
+import { PagedLookupForm } from "@/components/lookup/paged-lookup-form";
+import { useUrlField } from "@/components/lookup/use-url-field";
 
 const PAGE_COST_CREDITS = followersPageCost;
 const INPUT_PROBLEM = "Enter a user id: digits only (up to 20), e.g. 2000000001.";
@@ -27,6 +27,9 @@ const noFollowers: readonly FollowerEntry[] = [];
  * a lookup by itself: the list shows at once only if this session already holds it, otherwise
  * the user presses Run.
  */
+/** A user id from the URL is checked when the user presses Run, not before. */
+const noProblem = (): null => null;
+
 export function FollowersView() {
   const searchParams = useSearchParams();
   const router = useRouter();
@@ -34,15 +37,7 @@ export function FollowersView() {
   const queryClient = useQueryClient();
   const urlUserId = (searchParams.get("userid") ?? "").trim();
 
-  const [input, setInput] = useState(urlUserId);
-  const [inputProblem, setInputProblem] = useState<string | null>(null);
-  // Follow the URL (Back/Forward, a pasted link) without an effect: adjust state while rendering.
-  const [shownUrlUserId, setShownUrlUserId] = useState(urlUserId);
-  if (shownUrlUserId !== urlUserId) {
-    setShownUrlUserId(urlUserId);
-    setInput(urlUserId);
-    setInputProblem(null);
-  }
+  const field = useUrlField(urlUserId, noProblem);
   // User ids the user asked to run in this visit; any other id only shows from the cache.
   const [requested, setRequested] = useState<ReadonlySet<string>>(() => new Set());
   const [loadAllRunning, setLoadAllRunning] = useState(false);
@@ -96,12 +91,12 @@ export function FollowersView() {
 
   const onSubmit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
-    const userId = input.trim();
+    const userId = field.value.trim();
     if (!isUserId(userId)) {
-      setInputProblem(INPUT_PROBLEM);
+      field.setProblem(INPUT_PROBLEM);
       return;
     }
-    setInputProblem(null);
+    field.setProblem(null);
     // A first page that failed earlier (429, 402 before a top-up, …) is asked for again: the
     // query is reset to "never fetched" (the factory does not retry on mount). A list with
     // pages is never refetched — Run just shows it.
@@ -115,35 +110,26 @@ export function FollowersView() {
   };
 
   const fieldProblem =
-    inputProblem ?? (isLookupError(error) && error.field === "userid" ? lookupErrorText(error, "user") : undefined);
+    field.problem ?? (isLookupError(error) && error.field === "userid" ? lookupErrorText(error, "user") : undefined);
   const firstPageFailed = isError && !data;
   const showList = data !== undefined && followers.length > 0;
 
   return (
     <div className="flex flex-col gap-5">
-      <OperationCost credits={PAGE_COST_CREDITS} />
-      <form onSubmit={onSubmit} noValidate className="flex flex-col gap-3 rounded-xl border border-border bg-surface p-4 shadow-sm sm:flex-row sm:items-start sm:p-5">
-        <Input
-          label="Pin-board user id"
-          name="userid"
-          inputMode="numeric"
-          autoComplete="off"
-          spellCheck={false}
-          placeholder="e.g. 2000000001"
-          data-testid="followers-input"
-          value={input}
-          onChange={(event) => {
-            setInput(event.target.value);
-            if (inputProblem) setInputProblem(null);
-          }}
-          error={fieldProblem}
-          hint={`Each page of ${FOLLOWERS_PAGE_SIZE} followers costs ${PAGE_COST_CREDITS} credits. Pages loaded in this session are never bought twice.`}
-          className="flex-1"
-        />
-        <Button type="submit" data-testid="followers-run" className="sm:mt-7" disabled={isPending && isFetching}>
-          {isPending && isFetching ? "Looking up…" : "Run"}
-        </Button>
-      </form>
+      <PagedLookupForm
+        costCredits={PAGE_COST_CREDITS}
+        onSubmit={onSubmit}
+        looking={isPending && isFetching}
+        runTestId="followers-run"
+        field={field}
+        label="Pin-board user id"
+        name="userid"
+        inputMode="numeric"
+        placeholder="e.g. 2000000001"
+        data-testid="followers-input"
+        error={fieldProblem}
+        hint={`Each page of ${FOLLOWERS_PAGE_SIZE} followers costs ${PAGE_COST_CREDITS} credits. Pages loaded in this session are never bought twice.`}
+      />
 
       {activeUserId === null && urlUserIdValid ? (
         <p className="rounded-xl border border-dashed border-border-strong px-4 py-6 text-center text-sm text-muted" data-testid="followers-idle">
@@ -212,12 +198,7 @@ export function FollowersView() {
 /** Same box as the list, so nothing moves when the first page arrives. */
 function ListSkeleton() {
   return (
-    <div aria-busy="true" className="flex flex-col gap-3">
-      <span className="sr-only" role="status">
-        Loading followers…
-      </span>
-      <div className="h-7 w-56 animate-pulse rounded-md bg-surface-muted" />
-      <div className="h-11 animate-pulse rounded-xl bg-surface-muted" />
+    <LookupSkeleton loadingText="Loading followers…" headingWidth="w-56" toolbarHeight="h-11">
       <div className="h-[30rem] overflow-hidden rounded-xl border border-border bg-surface shadow-sm">
         {Array.from({ length: 7 }, (_, index) => (
           <div key={index} className="flex items-center gap-3 border-b border-border px-4" style={{ height: FOLLOWER_ROW_HEIGHT }}>
@@ -229,6 +210,6 @@ function ListSkeleton() {
           </div>
         ))}
       </div>
-    </div>
+    </LookupSkeleton>
   );
 }

@@ -2,12 +2,9 @@
 
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
-import { Button } from "@/components/ui/button";
 import { Input } from "@/components/ui/input";
 import { chooseConsoleKey, keysQueryKey, refreshAfterKeyChange, type ApiKeyView } from "@/lib/query/keys";
-import { FormError } from "@/components/ui/form-alert";
-import { errorMessage } from "./format";
-import { ModalActions } from "@/components/ui/modal";
+import { KeyDialogFooter, type KeyDialogProps } from "./key-dialog-footer";
 
 const TOKEN_HANDLING = "The server checks it against its hash, then keeps it encrypted and never shows it again.";
 
@@ -15,15 +12,7 @@ const TOKEN_HANDLING = "The server checks it against its hash, then keeps it enc
  * Body of the "Use for console" dialog. A key issued for the console switches with one click;
  * any other key needs its token pasted once, which the server checks and keeps encrypted.
  */
-export function ConsoleKeyForm({
-  apiKey,
-  onChosen,
-  onCancel,
-}: {
-  apiKey: ApiKeyView;
-  onChosen: (key: ApiKeyView) => void;
-  onCancel: () => void;
-}) {
+export function ConsoleKeyForm({ apiKey, onChosen, onCancel }: KeyDialogProps & { onChosen: (key: ApiKeyView) => void }) {
   const queryClient = useQueryClient();
   const [token, setToken] = useState("");
   const [missingToken, setMissingToken] = useState(false);
@@ -73,15 +62,13 @@ export function ConsoleKeyForm({
           credits.
         </p>
       )}
-      <FormError message={mutation.isError ? errorMessage(mutation.error) : null} testId="dialog-error" />
-      <ModalActions>
-        <Button variant="secondary" onClick={onCancel} disabled={mutation.isPending} data-testid="cancel-console">
-          Cancel
-        </Button>
-        <Button type="submit" disabled={mutation.isPending} data-testid="confirm-console">
-          {mutation.isPending ? "Saving…" : "Use for console"}
-        </Button>
-      </ModalActions>
+      <KeyDialogFooter
+        action="console"
+        mutation={mutation}
+        onCancel={onCancel}
+        confirmLabel="Use for console"
+        pendingLabel="Saving…"
+      />
     </form>
   );
 }

@@ -2,12 +2,12 @@
 
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useId, useRef, useState, type FormEvent } from "react";
-import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import { Input } from "@/components/ui/input";
 import { createKey, keysQueryKey, refreshAfterKeyChange, type IssuedKey, type NewKeyInput } from "@/lib/query/keys";
 import { FormError } from "@/components/ui/form-alert";
 import { errorMessage, formatCount, parseWholeNumber } from "./format";
+import { SubmitButton } from "@/components/ui/submit-button";
 
 const MAX_CREDITS = 1_000_000_000;
 
@@ -179,9 +179,9 @@ export function CreateKeyForm({ allowance, allowanceText, onIssued }: CreateKeyF
           <div className="flex flex-col gap-3 sm:col-span-2">
             <FormError message={mutation.isError ? errorMessage(mutation.error) : null} testId="create-key-error" />
             <div>
-              <Button type="submit" disabled={mutation.isPending} data-testid="create-key">
-                {mutation.isPending ? "Creating…" : "Create key"}
-              </Button>
+              <SubmitButton pending={mutation.isPending} pendingLabel="Creating…" data-testid="create-key">
+                Create key
+              </SubmitButton>
             </div>
           </div>
         </form>

@@ -8,7 +8,7 @@ import { cx } from "@/components/ui/class-names";
 import { Input } from "@/components/ui/input";
 import { usersQuery } from "@/lib/query/account";
 import { keysQuery, type ApiKeyView } from "@/lib/query/keys";
-import { KeysLoadError } from "./keys-load-error";
+import { KeysNotLoaded } from "./keys-not-loaded";
 import { formatCount, isExpired } from "./format";
 import { TopUpForm } from "./top-up-form";
 
@@ -56,12 +56,8 @@ export function CreditTopUp({ initialKeyId }: { initialKeyId: string | null }) {
             autoComplete="off"
             data-testid="credits-search"
           />
-          {keys.isPending ? (
-            <p role="status" className="text-sm text-muted">
-              Loading keys…
-            </p>
-          ) : keys.data === undefined ? (
-            <KeysLoadError error={keys.error} onRetry={() => void keys.refetch()} />
+          {keys.data === undefined ? (
+            <KeysNotLoaded keys={keys} />
           ) : shown.length === 0 ? (
             <p className="text-sm text-muted" data-testid="credits-no-match">
               {activeKeys.length === 0 ? "There are no active keys." : "No active key matches that search."}

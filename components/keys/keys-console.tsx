@@ -9,7 +9,7 @@ import { keysQuery, keysQueryKey, type ApiKeyView, type KeyScope } from "@/lib/q
 import type { Me } from "@/lib/users/views";
 import { ConsoleKeyForm } from "./console-key-dialog";
 import { CreateKeyForm } from "./create-key-form";
-import { KeysLoadError } from "./keys-load-error";
+import { KeysNotLoaded } from "./keys-not-loaded";
 import { formatCount } from "./format";
 import { KeysTable, type KeyAction } from "./keys-table";
 import { Modal } from "@/components/ui/modal";
@@ -112,12 +112,8 @@ export function KeysConsole({ initialMe }: KeysConsoleProps) {
           {notice}
         </p>
 
-        {keys.isPending ? (
-          <p role="status" className="text-sm text-muted">
-            Loading keys…
-          </p>
-        ) : keys.data === undefined ? (
-          <KeysLoadError error={keys.error} onRetry={() => void keys.refetch()} />
+        {keys.data === undefined ? (
+          <KeysNotLoaded keys={keys} />
         ) : keys.data.length === 0 ? (
           <p
             className="rounded-xl border border-dashed border-border-strong p-6 text-center text-sm text-muted"

@@ -1,22 +1,11 @@
 "use client";
 
 import { useMutation, useQueryClient } from "@tanstack/react-query";
-import { Button } from "@/components/ui/button";
 import { keysQueryKey, refreshAfterKeyChange, revokeKey, type ApiKeyView } from "@/lib/query/keys";
-import { FormError } from "@/components/ui/form-alert";
-import { errorMessage } from "./format";
-import { ModalActions } from "@/components/ui/modal";
+import { KeyDialogFooter, type KeyDialogProps } from "./key-dialog-footer";
 
 /** Body of the "Revoke key" dialog: one confirming click, effective at once. */
-export function RevokeKeyForm({
-  apiKey,
-  onRevoked,
-  onCancel,
-}: {
-  apiKey: ApiKeyView;
-  onRevoked: (key: ApiKeyView) => void;
-  onCancel: () => void;
-}) {
+export function RevokeKeyForm({ apiKey, onRevoked, onCancel }: KeyDialogProps & { onRevoked: (key: ApiKeyView) => void }) {
   const queryClient = useQueryClient();
   const mutation = useMutation({
     mutationKey: [...keysQueryKey, "revoke"],
@@ -32,20 +21,15 @@ export function RevokeKeyForm({
         <span className="font-mono text-muted">({apiKey.tokenHint})</span> will be refused at once
         {apiKey.isConsoleKey ? ", and the console will no longer run lookups with it" : ""}. This cannot be undone.
       </p>
-      <FormError message={mutation.isError ? errorMessage(mutation.error) : null} testId="dialog-error" />
-      <ModalActions>
-        <Button variant="secondary" onClick={onCancel} disabled={mutation.isPending} data-testid="cancel-revoke">
-          Cancel
-        </Button>
-        <Button
-          variant="danger"
-          onClick={() => mutation.mutate()}
-          disabled={mutation.isPending}
-          data-testid="confirm-revoke"
-        >
-          {mutation.isPending ? "Revoking…" : "Revoke key"}
-        </Button>
-      </ModalActions>
+      <KeyDialogFooter
+        action="revoke"
+        mutation={mutation}
+        onCancel={onCancel}
+        confirmLabel="Revoke key"
+        pendingLabel="Revoking…"
+        onConfirm={() => mutation.mutate()}
+        danger
+      />
     </>
   );
 }

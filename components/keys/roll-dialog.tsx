@@ -2,7 +2,6 @@
 
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
-import { Button } from "@/components/ui/button";
 import { cx } from "@/components/ui/class-names";
 import {
   keysQueryKey,
@@ -12,9 +11,7 @@ import {
   type GracePeriod,
   type IssuedKey,
 } from "@/lib/query/keys";
-import { FormError } from "@/components/ui/form-alert";
-import { errorMessage } from "./format";
-import { ModalActions } from "@/components/ui/modal";
+import { KeyDialogFooter, type KeyDialogProps } from "./key-dialog-footer";
 
 const graceOptions: ReadonlyArray<{ value: GracePeriod; label: string; hint: string }> = [
   { value: "none", label: "No grace period", hint: "The current token stops working at once." },
@@ -32,11 +29,7 @@ export function RollKeyForm({
   apiKey,
   onRolled,
   onCancel,
-}: {
-  apiKey: ApiKeyView;
-  onRolled: (rolled: IssuedKey, grace: GracePeriod) => void;
-  onCancel: () => void;
-}) {
+}: KeyDialogProps & { onRolled: (rolled: IssuedKey, grace: GracePeriod) => void }) {
   const queryClient = useQueryClient();
   const [grace, setGrace] = useState<GracePeriod>("1h");
   const mutation = useMutation({
@@ -87,15 +80,7 @@ export function RollKeyForm({
           </label>
         ))}
       </fieldset>
-      <FormError message={mutation.isError ? errorMessage(mutation.error) : null} testId="dialog-error" />
-      <ModalActions>
-        <Button variant="secondary" onClick={onCancel} disabled={mutation.isPending} data-testid="cancel-roll">
-          Cancel
-        </Button>
-        <Button type="submit" disabled={mutation.isPending} data-testid="confirm-roll">
-          {mutation.isPending ? "Rolling…" : "Roll key"}
-        </Button>
-      </ModalActions>
+      <KeyDialogFooter action="roll" mutation={mutation} onCancel={onCancel} confirmLabel="Roll key" pendingLabel="Rolling…" />
     </form>
   );
 }

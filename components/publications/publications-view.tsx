@@ -2,12 +2,13 @@
 
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
-import { useRef, useState, type FormEvent } from "react";
-import { OperationCost } from "@/components/credit-meter/operation-cost";
+import { useRef, type FormEvent } from "react";
 import { DownloadButtons, safeFileName } from "@/components/export/download-buttons";
 import { LookupErrorPanel } from "@/components/lookup/lookup-error-panel";
+import { LookupSkeleton } from "@/components/lookup/lookup-skeleton";
+import { PagedLookupForm } from "@/components/lookup/paged-lookup-form";
+import { useUrlField } from "@/components/lookup/use-url-field";
 import { Button } from "@/components/ui/button";
-import { Input } from "@/components/ui/input";
 import { lookupErrorText } from "@/lib/query/lookup-copy";
 import { isLookupError } from "@/lib/query/lookup-error";
 import {
@@ -31,6 +32,9 @@ const pageFromUrl = (raw: string | null): number => {
   return raw !== null && isPageNumber(raw) ? Number(raw) : 1;
 };
 
+/** A URN from the URL that is not one: said at once, under the field. */
+const urnProblem = (value: string): string | null => (value !== "" && !isProfileUrn(value) ? URN_PROBLEM : null);
+
 const publicationsUrl = (pathname: string, urn: string, page: number) =>
   `${pathname}?${new URLSearchParams({ urn, page: String(page) }).toString()}`;
 
@@ -48,14 +52,7 @@ export function PublicationsView() {
   const page = pageFromUrl(searchParams.get("page"));
   const urnValid = isProfileUrn(urn);
 
-  const [input, setInput] = useState(urn);
-  const [inputProblem, setInputProblem] = useState<string | null>(urn !== "" && !urnValid ? URN_PROBLEM : null);
-  const [shownUrn, setShownUrn] = useState(urn);
-  if (shownUrn !== urn) {
-    setShownUrn(urn);
-    setInput(urn);
-    setInputProblem(urn !== "" && !isProfileUrn(urn) ? URN_PROBLEM : null);
-  }
+  const field = useUrlField(urn, urnProblem);
 
   const { data, error, errorUpdatedAt, isError, isFetching, isPending, isPlaceholderData, refetch } = useQuery({
     ...publicationsQuery(urn, page),
@@ -74,12 +71,12 @@ export function PublicationsView() {
 
   const onSubmit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
-    const value = input.trim();
+    const value = field.value.trim();
     if (!isProfileUrn(value)) {
-      setInputProblem(URN_PROBLEM);
+      field.setProblem(URN_PROBLEM);
       return;
     }
-    setInputProblem(null);
+    field.setProblem(null);
     if (value !== urn || page !== 1) {
       router.push(publicationsUrl(pathname, value, 1), { scroll: false });
     } else if (isError) {
@@ -95,7 +92,7 @@ export function PublicationsView() {
   const exportRows = loadedPublications(heldPages);
   const isLoaded = (target: number) => queryClient.getQueryData(publicationsQuery(urn, target).queryKey) !== undefined;
 
-  const fieldProblem = inputProblem ?? (isLookupError(error) && error.field === "urn" ? lookupErrorText(error, "profile") : undefined);
+  const fieldProblem = field.problem ?? (isLookupError(error) && error.field === "urn" ? lookupErrorText(error, "profile") : undefined);
   const result = data?.data;
   const totalPages = result ? Math.max(1, Math.ceil(result.total / PUBLICATIONS_PAGE_SIZE)) : 1;
   const showError = isError && !isFetching;
@@ -104,28 +101,19 @@ export function PublicationsView() {
 
   return (
     <div className="flex flex-col gap-5">
-      <OperationCost credits={PAGE_COST_CREDITS} />
-      <form onSubmit={onSubmit} noValidate className="flex flex-col gap-3 rounded-xl border border-border bg-surface p-4 shadow-sm sm:flex-row sm:items-start sm:p-5">
-        <Input
-          label="Profile URN"
-          name="urn"
-          autoComplete="off"
-          spellCheck={false}
-          placeholder="e.g. urn:li:member:3000000001"
-          data-testid="publications-input"
-          value={input}
-          onChange={(event) => {
-            setInput(event.target.value);
-            if (inputProblem) setInputProblem(null);
-          }}
-          error={fieldProblem}
-          hint={`Each page of ${PUBLICATIONS_PAGE_SIZE} publications costs ${PAGE_COST_CREDITS} credit. Pages already loaded in this session are free.`}
-          className="flex-1"
-        />
-        <Button type="submit" data-testid="publications-run" className="sm:mt-7" disabled={isPending && isFetching}>
-          {isPending && isFetching ? "Looking up…" : "Run"}
-        </Button>
-      </form>
+      <PagedLookupForm
+        costCredits={PAGE_COST_CREDITS}
+        onSubmit={onSubmit}
+        looking={isPending && isFetching}
+        runTestId="publications-run"
+        field={field}
+        label="Profile URN"
+        name="urn"
+        placeholder="e.g. urn:li:member:3000000001"
+        data-testid="publications-input"
+        error={fieldProblem}
+        hint={`Each page of ${PUBLICATIONS_PAGE_SIZE} publications costs ${PAGE_COST_CREDITS} credit. Pages already loaded in this session are free.`}
+      />
 
       {showError ? (
         <LookupErrorPanel error={error} subject="profile" errorAt={errorUpdatedAt} onRetry={() => void refetch()} retrying={isFetching} />
@@ -211,12 +199,7 @@ export function PublicationsView() {
 
 function PublicationsSkeleton() {
   return (
-    <div aria-busy="true" className="flex flex-col gap-3">
-      <span className="sr-only" role="status">
-        Loading publications…
-      </span>
-      <div className="h-7 w-72 animate-pulse rounded-md bg-surface-muted" />
-      <div className="h-16 animate-pulse rounded-xl bg-surface-muted" />
+    <LookupSkeleton loadingText="Loading publications…" headingWidth="w-72" toolbarHeight="h-16">
       {Array.from({ length: 3 }, (_, index) => (
         <div key={index} className="flex flex-col gap-2 rounded-xl border border-border bg-surface p-5 shadow-sm">
           <div className="h-4 w-2/3 animate-pulse rounded bg-surface-muted" />
@@ -225,6 +208,6 @@ function PublicationsSkeleton() {
           <div className="h-3 w-5/6 animate-pulse rounded bg-surface-muted" />
         </div>
       ))}
-    </div>
+    </LookupSkeleton>
   );
 }

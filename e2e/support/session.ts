@@ -56,6 +56,23 @@ export const consoleKeyCredits = async (page: Page): Promise<MeterKey | null> =>
 };
 
 /**
+ * POSTs JSON from inside the page (same-origin fetch, so the console API's CSRF check passes as
+ * in the real UI) and returns the status and the body as text.
+ */
+export const postFromPage = async (page: Page, path: string, body: unknown): Promise<{ status: number; text: string }> =>
+  page.evaluate(
+    async ({ path, body }) => {
+      const response = await fetch(path, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", Accept: "application/json" },
+        body: JSON.stringify(body),
+      });
+      return { status: response.status, text: await response.text() };
+    },
+    { path, body },
+  );
+
+/**
  * Signs in as the bootstrap admin and makes sure the console key has `minCredits` and a
  * `qpsLimit` at least as high as asked; otherwise issues a new console key (same-origin fetch,
  * so the console API's CSRF check passes as in the real UI). Returns the key in use.
@@ -73,14 +90,7 @@ export const signInAsAdminWithConsoleKey = async (page: Page, options: ConsoleKe
     qpsLimit,
     useForConsole: true,
   };
-  const created = await page.evaluate(async (body) => {
-    const response = await fetch("/api/keys", {
-      method: "POST",
-      headers: { "Content-Type": "application/json", Accept: "application/json" },
-      body: JSON.stringify(body),
-    });
-    return { status: response.status, text: await response.text() };
-  }, input);
+  const created = await postFromPage(page, "/api/keys", input);
   expect(created.status, `POST /api/keys: ${created.text}`).toBe(201);
   const key = await consoleKeyCredits(page);
   expect(key, "the new key is the console key").not.toBeNull();
@@ -106,14 +116,7 @@ export const createAnalyst = async (
     password: options.password ?? `pw-${suffix}-${Math.random().toString(36).slice(2, 12)}`,
     creditAllowance: options.creditAllowance ?? 10_000,
   };
-  const created = await page.evaluate(async (body) => {
-    const response = await fetch("/api/admin/users", {
-      method: "POST",
-      headers: { "Content-Type": "application/json", Accept: "application/json" },
-      body: JSON.stringify(body),
-    });
-    return { status: response.status, text: await response.text() };
-  }, input);
+  const created = await postFromPage(page, "/api/admin/users", input);
   expect(created.status, `POST /api/admin/users: ${created.text}`).toBe(201);
   const user = JSON.parse(created.text) as { id: string; email: string; name: string; creditAllowance: number };
   return { id: user.id, email: user.email, name: user.name, password: input.password, creditAllowance: user.creditAllowance };

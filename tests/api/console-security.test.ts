@@ -704,8 +704,9 @@ describe.each(targets)("$kind server: console API security", (target: ApiTarget)
       ...INVALID_JSON.map((raw) => ({ label: `invalid JSON ${JSON.stringify(raw)}`, raw })),
     ];
 
-    const sendAll = async (session: Session, method: string, path: string, bodies: BadBody[]) => {
-      for (const body of bodies) {
+    /** Sends each case, then each invalid JSON text: every one must be refused with 400. */
+    const sendAll = async (session: Session, method: string, path: string, cases: [label: string, json: unknown][]) => {
+      for (const body of badBodies(cases)) {
         const answer = await api(session, method, path, body.raw !== undefined ? { raw: body.raw } : { json: body.json });
         const error = expectApiError(answer, 400);
         expect(error.code, `${method} ${path} ${body.label}: ${error.message}`).toMatch(body.raw !== undefined ? /^invalid_json$/ : /^invalid_request$/);
@@ -744,7 +745,7 @@ describe.each(targets)("$kind server: console API security", (target: ApiTarget)
       const keysBefore = await client.keyList(analystA);
       const meBefore = await client.me(analystA);
       const auditBefore = await client.newestAuditId(admin);
-      await sendAll(analystA, "POST", "/api/keys", badBodies(newKeyCases));
+      await sendAll(analystA, "POST", "/api/keys", newKeyCases);
       // A number too large for any integer (JSON 1e400 parses as Infinity).
       const infinite = await api(analystA, "POST", "/api/keys", { raw: '{"name":"x","credits":1e400}' });
       expectApiError(infinite, 400);
@@ -758,18 +759,13 @@ describe.each(targets)("$kind server: console API security", (target: ApiTarget)
     it("POST /api/keys/:id/roll", async () => {
       const before = await client.keyOf(analystA, keyA.id);
       const auditBefore = await client.newestAuditId(admin);
-      await sendAll(
-        analystA,
-        "POST",
-        `/api/keys/${keyA.id}/roll`,
-        badBodies([
-          ["no grace", {}],
-          ["grace 2h", { grace: "2h" }],
-          ["grace as a number", { grace: 3600 }],
-          ["grace null", { grace: null }],
-          ["grace NONE", { grace: "NONE" }],
-        ]),
-      );
+      await sendAll(analystA, "POST", `/api/keys/${keyA.id}/roll`, [
+        ["no grace", {}],
+        ["grace 2h", { grace: "2h" }],
+        ["grace as a number", { grace: 3600 }],
+        ["grace null", { grace: null }],
+        ["grace NONE", { grace: "NONE" }],
+      ]);
       expect(await client.keyOf(analystA, keyA.id)).toEqual(before);
       expect(await client.newestAuditId(admin)).toBe(auditBefore);
     });
@@ -778,39 +774,29 @@ describe.each(targets)("$kind server: console API security", (target: ApiTarget)
       const before = await client.keyOf(admin, keyA.id);
       const auditBefore = await client.newestAuditId(admin);
       const reason = "support ticket 42";
-      await sendAll(
-        admin,
-        "POST",
-        `/api/keys/${keyA.id}/credits`,
-        badBodies([
-          ["no fields", {}],
-          ["zero credits", { credits: 0, reason }],
-          ["negative credits", { credits: -100, reason }],
-          ["fractional credits", { credits: 1.5, reason }],
-          ["credits as text", { credits: "10", reason }],
-          ["credits above 1e9", { credits: 1_000_000_001, reason }],
-          ["no reason", { credits: 10 }],
-          ["reason of 2 characters", { credits: 10, reason: "ok" }],
-          ["reason of spaces", { credits: 10, reason: "      " }],
-          ["reason of 501 characters", { credits: 10, reason: "r".repeat(501) }],
-          ["reason as a number", { credits: 10, reason: 12345 }],
-        ]),
-      );
+      await sendAll(admin, "POST", `/api/keys/${keyA.id}/credits`, [
+        ["no fields", {}],
+        ["zero credits", { credits: 0, reason }],
+        ["negative credits", { credits: -100, reason }],
+        ["fractional credits", { credits: 1.5, reason }],
+        ["credits as text", { credits: "10", reason }],
+        ["credits above 1e9", { credits: 1_000_000_001, reason }],
+        ["no reason", { credits: 10 }],
+        ["reason of 2 characters", { credits: 10, reason: "ok" }],
+        ["reason of spaces", { credits: 10, reason: "      " }],
+        ["reason of 501 characters", { credits: 10, reason: "r".repeat(501) }],
+        ["reason as a number", { credits: 10, reason: 12345 }],
+      ]);
       expect(await client.keyOf(admin, keyA.id)).toEqual(before);
       expect(await client.newestAuditId(admin)).toBe(auditBefore);
     });
 
     it("POST /api/keys/:id/console", async () => {
       const meBefore = await client.me(analystA);
-      await sendAll(
-        analystA,
-        "POST",
-        `/api/keys/${keyA.id}/console`,
-        badBodies([
-          ["token as a number", { token: 12345 }],
-          ["token of 501 characters", { token: "t".repeat(501) }],
-        ]),
-      );
+      await sendAll(analystA, "POST", `/api/keys/${keyA.id}/console`, [
+        ["token as a number", { token: 12345 }],
+        ["token of 501 characters", { token: "t".repeat(501) }],
+      ]);
       // A token of another key is a rule problem (422), and the console key stays as it was.
       expectApiError(await api(analystA, "POST", `/api/keys/${keyA.id}/console`, { json: { token: tokenB } }), 422, "key_rule");
       expect(await client.me(analystA)).toEqual(meBefore);
@@ -819,34 +805,24 @@ describe.each(targets)("$kind server: console API security", (target: ApiTarget)
     it("PUT /api/keys/:id/alerts and /budget", async () => {
       const alertsBefore = (await api(analystA, "GET", `/api/keys/${keyA.id}/alerts`)).body;
       const budgetBefore = (await api(analystA, "GET", `/api/keys/${keyA.id}/budget`)).body;
-      await sendAll(
-        analystA,
-        "PUT",
-        `/api/keys/${keyA.id}/alerts`,
-        badBodies([
-          ["threshold 0", { thresholdCredits: 0 }],
-          ["negative threshold", { thresholdCredits: -1 }],
-          ["threshold as text", { thresholdCredits: "5" }],
-          ["100 percent", { thresholdPercent: 100 }],
-          ["both thresholds", { thresholdCredits: 5, thresholdPercent: 5 }],
-          ["plain-http webhook elsewhere", { webhookUrl: "http://evil.example/hook" }],
-          ["metadata-address webhook", { webhookUrl: "https://169.254.169.254/latest/meta-data" }],
-          ["javascript: webhook", { webhookUrl: "javascript:alert(1)" }],
-          ["webhook with credentials", { webhookUrl: "https://user:pass@example.test/hook" }],
-          ["webhook of 2001 characters", { webhookUrl: `https://example.test/${"a".repeat(1990)}` }],
-        ]),
-      );
-      await sendAll(
-        analystA,
-        "PUT",
-        `/api/keys/${keyA.id}/budget`,
-        badBodies([
-          ["no cap field", {}],
-          ["negative cap", { dailyCreditCap: -1 }],
-          ["fractional cap", { dailyCreditCap: 2.5 }],
-          ["cap as text", { dailyCreditCap: "10" }],
-        ]),
-      );
+      await sendAll(analystA, "PUT", `/api/keys/${keyA.id}/alerts`, [
+        ["threshold 0", { thresholdCredits: 0 }],
+        ["negative threshold", { thresholdCredits: -1 }],
+        ["threshold as text", { thresholdCredits: "5" }],
+        ["100 percent", { thresholdPercent: 100 }],
+        ["both thresholds", { thresholdCredits: 5, thresholdPercent: 5 }],
+        ["plain-http webhook elsewhere", { webhookUrl: "http://evil.example/hook" }],
+        ["metadata-address webhook", { webhookUrl: "https://169.254.169.254/latest/meta-data" }],
+        ["javascript: webhook", { webhookUrl: "javascript:alert(1)" }],
+        ["webhook with credentials", { webhookUrl: "https://user:pass@example.test/hook" }],
+        ["webhook of 2001 characters", { webhookUrl: `https://example.test/${"a".repeat(1990)}` }],
+      ]);
+      await sendAll(analystA, "PUT", `/api/keys/${keyA.id}/budget`, [
+        ["no cap field", {}],
+        ["negative cap", { dailyCreditCap: -1 }],
+        ["fractional cap", { dailyCreditCap: 2.5 }],
+        ["cap as text", { dailyCreditCap: "10" }],
+      ]);
       expect((await api(analystA, "GET", `/api/keys/${keyA.id}/alerts`)).body).toEqual(alertsBefore);
       expect((await api(analystA, "GET", `/api/keys/${keyA.id}/budget`)).body).toEqual(budgetBefore);
     });
@@ -855,40 +831,30 @@ describe.each(targets)("$kind server: console API security", (target: ApiTarget)
       const usersBefore = await client.users(admin);
       const auditBefore = await client.newestAuditId(admin);
       const valid = { email: `new-${unique()}@example.test`, name: "New analyst", role: "analyst", password: "a long enough password", creditAllowance: 10 };
-      await sendAll(
-        admin,
-        "POST",
-        "/api/admin/users",
-        badBodies([
-          ["no fields", {}],
-          ["not an email", { ...valid, email: "not-an-email" }],
-          ["email of 321+ characters", { ...valid, email: `${"e".repeat(320)}@example.test` }],
-          ["email as a number", { ...valid, email: 7 }],
-          ["no name", { ...valid, name: undefined }],
-          ["name of 101 characters", { ...valid, name: "n".repeat(101) }],
-          ["role root", { ...valid, role: "root" }],
-          ["password of 11 characters", { ...valid, password: "elevenchars" }],
-          ["password of 201 characters", { ...valid, password: "p".repeat(201) }],
-          ["negative allowance", { ...valid, creditAllowance: -1 }],
-          ["fractional allowance", { ...valid, creditAllowance: 1.5 }],
-          ["allowance as text", { ...valid, creditAllowance: "10" }],
-          ["an unknown field", { ...valid, isSuperuser: true }],
-        ]),
-      );
-      await sendAll(
-        admin,
-        "PATCH",
-        `/api/admin/users/${analystA.id}`,
-        badBodies([
-          ["no change", {}],
-          ["status gone", { status: "gone" }],
-          ["short password", { password: "short" }],
-          ["negative allowance", { creditAllowance: -1 }],
-          ["allowance as text", { creditAllowance: "1000" }],
-          ["a role change (not a field)", { role: "admin" }],
-          ["a valid change plus an unknown field", { creditAllowance: 5, role: "admin" }],
-        ]),
-      );
+      await sendAll(admin, "POST", "/api/admin/users", [
+        ["no fields", {}],
+        ["not an email", { ...valid, email: "not-an-email" }],
+        ["email of 321+ characters", { ...valid, email: `${"e".repeat(320)}@example.test` }],
+        ["email as a number", { ...valid, email: 7 }],
+        ["no name", { ...valid, name: undefined }],
+        ["name of 101 characters", { ...valid, name: "n".repeat(101) }],
+        ["role root", { ...valid, role: "root" }],
+        ["password of 11 characters", { ...valid, password: "elevenchars" }],
+        ["password of 201 characters", { ...valid, password: "p".repeat(201) }],
+        ["negative allowance", { ...valid, creditAllowance: -1 }],
+        ["fractional allowance", { ...valid, creditAllowance: 1.5 }],
+        ["allowance as text", { ...valid, creditAllowance: "10" }],
+        ["an unknown field", { ...valid, isSuperuser: true }],
+      ]);
+      await sendAll(admin, "PATCH", `/api/admin/users/${analystA.id}`, [
+        ["no change", {}],
+        ["status gone", { status: "gone" }],
+        ["short password", { password: "short" }],
+        ["negative allowance", { creditAllowance: -1 }],
+        ["allowance as text", { creditAllowance: "1000" }],
+        ["a role change (not a field)", { role: "admin" }],
+        ["a valid change plus an unknown field", { creditAllowance: 5, role: "admin" }],
+      ]);
       expect(await client.users(admin)).toEqual(usersBefore);
       expect(await client.newestAuditId(admin)).toBe(auditBefore);
       expect(await api(admin, "PATCH", `/api/admin/users/usr_${unique()}`, { json: { creditAllowance: 1 } })).toMatchObject({ status: 404 });
@@ -896,19 +862,14 @@ describe.each(targets)("$kind server: console API security", (target: ApiTarget)
 
     it("POST /api/me/password", async () => {
       const auditBefore = await client.newestAuditId(admin);
-      await sendAll(
-        analystA,
-        "POST",
-        "/api/me/password",
-        badBodies([
-          ["no fields", {}],
-          ["no new password", { currentPassword: analystA.password }],
-          ["new password of 11 characters", { currentPassword: analystA.password, newPassword: "elevenchars" }],
-          ["new password of 201 characters", { currentPassword: analystA.password, newPassword: "p".repeat(201) }],
-          ["current password as a number", { currentPassword: 1234, newPassword: "a long enough password" }],
-          ["an unknown field", { currentPassword: analystA.password, newPassword: "a long enough password", email: "x@example.test" }],
-        ]),
-      );
+      await sendAll(analystA, "POST", "/api/me/password", [
+        ["no fields", {}],
+        ["no new password", { currentPassword: analystA.password }],
+        ["new password of 11 characters", { currentPassword: analystA.password, newPassword: "elevenchars" }],
+        ["new password of 201 characters", { currentPassword: analystA.password, newPassword: "p".repeat(201) }],
+        ["current password as a number", { currentPassword: 1234, newPassword: "a long enough password" }],
+        ["an unknown field", { currentPassword: analystA.password, newPassword: "a long enough password", email: "x@example.test" }],
+      ]);
       const wrongCurrent = await api(analystA, "POST", "/api/me/password", { json: { currentPassword: "not the password", newPassword: "a long enough password" } });
       expectApiError(wrongCurrent, 400, "wrong_password");
       expect(await client.newestAuditId(admin)).toBe(auditBefore);
@@ -917,8 +878,8 @@ describe.each(targets)("$kind server: console API security", (target: ApiTarget)
     });
 
     it("JSON routes of other features answer invalid JSON the same way", async () => {
-      await sendAll(admin, "PUT", "/api/admin/upstream", badBodies([]));
-      await sendAll(analystA, "PUT", "/api/me/provider-key", badBodies([]));
+      await sendAll(admin, "PUT", "/api/admin/upstream", []);
+      await sendAll(analystA, "PUT", "/api/me/provider-key", []);
     });
 
     it.each([

@@ -1,17 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
-  closeAgents,
-  closeDatabase,
   cluster,
   control,
   countStatuses,
   delay,
-  ensureWholeCluster,
   health,
   issueKey,
   readLedger,
   skipped,
   sumCharged,
+  useWholeCluster,
 } from "./harness";
 import { isErrorEnvelope, percentile, startTraffic, type Sample } from "./traffic";
 
@@ -31,12 +29,7 @@ const describeLatency = (samples: readonly Sample[]): string => {
 };
 
 describe.skipIf(skipped())("faults mid-traffic", () => {
-  beforeAll(() => ensureWholeCluster());
-  afterAll(async () => {
-    await ensureWholeCluster();
-    closeAgents();
-    await closeDatabase();
-  });
+  useWholeCluster({ repairAfter: true });
 
   describe("PostgreSQL cut off", () => {
     it("answers 500 envelopes within DB_TIMEOUT_MS while cut, then recovers fully without a restart", async () => {

@@ -4,7 +4,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import zlib from "node:zlib";
 import pg from "pg";
-import { inject } from "vitest";
+import { afterAll, beforeAll, inject } from "vitest";
 
 /**
  * What the scale suite's test files share: the cluster the global setup started (three
@@ -263,6 +263,20 @@ export const closeDatabase = async (): Promise<void> => {
   const open = pool;
   pool = null;
   if (open) await open.end();
+};
+
+/**
+ * The hooks of a suite that drives the whole cluster: it starts whole, and at the end the
+ * suite's agents and database pool are closed. A suite that breaks the cluster (kills an
+ * instance or Redis, cuts PostgreSQL) passes `repairAfter`, so the next file starts whole too.
+ */
+export const useWholeCluster = ({ repairAfter = false }: { repairAfter?: boolean } = {}): void => {
+  beforeAll(() => ensureWholeCluster());
+  afterAll(async () => {
+    if (repairAfter) await ensureWholeCluster();
+    closeAgents();
+    await closeDatabase();
+  });
 };
 
 export type IssuedKey = { id: string; token: string; credits: number; qps: number };

@@ -1,12 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   bearer,
-  closeAgents,
-  closeDatabase,
   control,
   countStatuses,
   delay,
-  ensureWholeCluster,
   FOLLOWERS,
   header,
   health,
@@ -20,6 +17,7 @@ import {
   cluster,
   type Answer,
   type IssuedKey,
+  useWholeCluster,
 } from "./harness";
 
 /**
@@ -53,12 +51,7 @@ const expectExactlyAffordable = async (key: IssuedKey): Promise<void> => {
 };
 
 describe.skipIf(skipped())("300 concurrent followers lookups over 3 instances, credits for 100", () => {
-  beforeAll(() => ensureWholeCluster());
-  afterAll(async () => {
-    await ensureWholeCluster();
-    closeAgents();
-    await closeDatabase();
-  });
+  useWholeCluster({ repairAfter: true });
 
   it("answers exactly 100 × 200 and 200 × 402 and leaves 0 credits, 300 usage records, 200 credits charged", async () => {
     const key = await issueKey("scale-overspend", { credits: AFFORDABLE * FOLLOWERS_COST, qps: 100_000 });

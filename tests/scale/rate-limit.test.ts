@@ -1,11 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   bearer,
-  closeAgents,
-  closeDatabase,
   countStatuses,
   delay,
-  ensureWholeCluster,
   FOLLOWERS,
   header,
   instanceFor,
@@ -14,6 +11,7 @@ import {
   send,
   skipped,
   type Answer,
+  useWholeCluster,
 } from "./harness";
 
 /**
@@ -28,11 +26,7 @@ const SECONDS = 10;
 type Sent = { sentAtMs: number; answer: Answer };
 
 describe.skipIf(skipped())("qps 10 driven at 50 requests/s over 3 instances for 10 s", () => {
-  beforeAll(() => ensureWholeCluster());
-  afterAll(() => {
-    closeAgents();
-    return closeDatabase();
-  });
+  useWholeCluster();
 
   it("admits 95-100 of 100 requests and never more than 10 in a whole second", async () => {
     const key = await issueKey("scale-rate", { credits: 1_000_000, qps: QPS });

@@ -1,12 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   bearer,
-  closeAgents,
-  closeDatabase,
   cluster,
   database,
   delay,
-  ensureWholeCluster,
   header,
   issueKey,
   message,
@@ -16,6 +13,7 @@ import {
   type Answer,
   type IssuedKey,
   type ScaleInstance,
+  useWholeCluster,
 } from "./harness";
 
 /**
@@ -80,11 +78,7 @@ const warm = async (on: ScaleInstance, key: IssuedKey): Promise<void> => {
 };
 
 describe.skipIf(skipped())("a key revoked on instance A", () => {
-  beforeAll(() => ensureWholeCluster());
-  afterAll(() => {
-    closeAgents();
-    return closeDatabase();
-  });
+  useWholeCluster();
 
   it("is refused by instance C within 1 s when revoked through the console API (signed in on B)", async () => {
     const [a, b, c] = [instance(0), instance(1), instance(2)];

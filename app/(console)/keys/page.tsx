@@ -1,25 +1,24 @@
 import type { Metadata } from "next";
-import { redirect } from "next/navigation";
 import { KeysConsole } from "@/components/keys/keys-console";
-import { currentUser } from "@/lib/auth/session";
+import { ConsolePage } from "@/components/ui/page-header";
+import { requireUser } from "@/lib/auth/require-user";
 import { toMe } from "@/lib/users/views";
 
 export const metadata: Metadata = { title: "API keys" };
 
 export default async function KeysPage() {
-  const user = await currentUser();
-  if (!user) redirect("/signin?callbackUrl=%2Fkeys");
-
+  const user = await requireUser("/keys");
   return (
-    <div className="flex flex-col gap-6">
-      <div className="flex flex-col gap-1">
-        <h1 className="text-2xl font-semibold tracking-tight">API keys</h1>
-        <p className="text-sm text-muted">
+    <ConsolePage
+      title="API keys"
+      description={
+        <>
           Keys authenticate calls to <code className="font-mono text-foreground">/v1</code>. Each holds its own credits and
           a per-second limit; its token is shown once, when it is created or rolled.
-        </p>
-      </div>
+        </>
+      }
+    >
       <KeysConsole initialMe={toMe(user)} />
-    </div>
+    </ConsolePage>
   );
 }

@@ -3,11 +3,12 @@
 import { useMutation } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { FormAlert } from "@/components/ui/form-alert";
-import { Button } from "@/components/ui/button";
-import { Card, CardContent, CardDescription, CardFooter, CardHeader, CardTitle } from "@/components/ui/card";
+import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
+import { FormCard } from "@/components/ui/form-card";
 import { Table, TableBody, TableHead } from "@/components/ui/table";
 import type { UploadReport } from "@/lib/import/upload";
 import { fetchJson } from "@/lib/query/fetch-json";
+import { SubmitButton } from "@/components/ui/submit-button";
 
 const upload = ({ file, strict }: { file: File; strict: boolean }) =>
   fetchJson<UploadReport>(`/api/admin/import?name=${encodeURIComponent(file.name)}${strict ? "&strict=1" : ""}`, {
@@ -38,49 +39,49 @@ export function UploadForm() {
   const report = mutation.data;
   return (
     <>
-      <Card>
-        <CardHeader>
-          <CardTitle as="h2">Snapshot file</CardTitle>
-          <CardDescription>
+      <FormCard
+        title="Snapshot file"
+        description={
+          <>
             NDJSON (one record per line) or JSON (an array of records, or one record), in the API&apos;s own shapes:
             an event; <code className="font-mono">{"{userid, node_id, followers: […]}"}</code>;{" "}
             <code className="font-mono">{"{urn, publications: […]}"}</code>.
-          </CardDescription>
-        </CardHeader>
-        <form noValidate onSubmit={onSubmit} aria-busy={mutation.isPending || undefined}>
-          <CardContent className="flex max-w-lg flex-col gap-4">
-            <div className="flex flex-col gap-1.5">
-              <label htmlFor="upload-file" className="text-sm font-medium">
-                File
-              </label>
-              <input
-                id="upload-file"
-                name="file"
-                type="file"
-                accept=".ndjson,.jsonl,.json,application/json,application/x-ndjson"
-                aria-invalid={fieldError ? true : undefined}
-                aria-describedby={fieldError ? "upload-file-error" : undefined}
-                className="text-sm"
-              />
-              {fieldError ? (
-                <p id="upload-file-error" className="text-xs font-medium text-danger">
-                  {fieldError}
-                </p>
-              ) : null}
-            </div>
-            <label className="flex items-center gap-2 text-sm">
-              <input type="checkbox" name="strict" className="size-4" />
-              Strict: write nothing if any record is bad
-            </label>
-            <FormAlert error={mutation.error?.message} />
-          </CardContent>
-          <CardFooter>
-            <Button type="submit" disabled={mutation.isPending}>
-              {mutation.isPending ? "Uploading and importing…" : "Upload"}
-            </Button>
-          </CardFooter>
-        </form>
-      </Card>
+          </>
+        }
+        onSubmit={onSubmit}
+        pending={mutation.isPending}
+        contentClassName="flex max-w-lg flex-col gap-4"
+        footer={
+          <SubmitButton pending={mutation.isPending} pendingLabel="Uploading and importing…">
+            Upload
+          </SubmitButton>
+        }
+      >
+        <div className="flex flex-col gap-1.5">
+          <label htmlFor="upload-file" className="text-sm font-medium">
+            File
+          </label>
+          <input
+            id="upload-file"
+            name="file"
+            type="file"
+            accept=".ndjson,.jsonl,.json,application/json,application/x-ndjson"
+            aria-invalid={fieldError ? true : undefined}
+            aria-describedby={fieldError ? "upload-file-error" : undefined}
+            className="text-sm"
+          />
+          {fieldError ? (
+            <p id="upload-file-error" className="text-xs font-medium text-danger">
+              {fieldError}
+            </p>
+          ) : null}
+        </div>
+        <label className="flex items-center gap-2 text-sm">
+          <input type="checkbox" name="strict" className="size-4" />
+          Strict: write nothing if any record is bad
+        </label>
+        <FormAlert error={mutation.error?.message} />
+      </FormCard>
 
       {report ? (
         <Card>

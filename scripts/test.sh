@@ -59,6 +59,8 @@ for major in $EXTRA_NODE_MAJORS; do
   started=$SECONDS
   # The build fingerprint includes the Node major, so this rebuilds with that Node.
   PATH="$node_bin:$PATH" npx tsx scripts/build.ts
-  PATH="$node_bin:$PATH" npx vitest run --project api
+  # The console fuzz runs its full 2,000 requests per route on the machine's Node above; on each
+  # further line the same generators run a shorter pass, so the suite stays within its budget.
+  PATH="$node_bin:$PATH" FUZZ_REQUESTS_PER_ROUTE="${FUZZ_REQUESTS_PER_ROUTE:-200}" npx vitest run --project api
   echo "== Node.js $major took $((SECONDS - started)) s"
 done

@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, inject, it } from "vitest";
+import type { BatchView } from "@/lib/batches/view";
 import { demoFixtures } from "@/lib/demo/fixtures";
 import { consoleClient, type Session } from "./console-client";
 import { delay, readKeyLedger, startServer, stopServer, killServerNow, type ApiTarget } from "./harness";
@@ -11,21 +12,6 @@ import { parseCsv } from "../support/csv";
  */
 const targets = inject("apiTargets");
 
-type BatchView = {
-  id: string;
-  operation: string;
-  status: string;
-  total: number;
-  done: number;
-  succeeded: number;
-  notFound: number;
-  failed: number;
-  creditsSpent: number;
-  maxCredits: number;
-  startedAt: string | null;
-  finishedAt: string | null;
-  stopReason: string | null;
-};
 type Created = { id: string; status: string; total: number; rejected: { input: string; reason: string }[]; maxCostCredits: number };
 
 const host = demoFixtures.eventUrlHost;

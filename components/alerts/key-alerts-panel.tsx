@@ -7,6 +7,7 @@ import { Badge, type BadgeVariant } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardDescription, CardFooter, CardHeader, CardTitle } from "@/components/ui/card";
 import { CodeBlock } from "@/components/ui/code-block";
+import { bindValue } from "@/components/ui/bind-value";
 import { Input } from "@/components/ui/input";
 import { Table, TableBody, TableCell, TableHead, TableHeaderCell, TableRow } from "@/components/ui/table";
 import { FormError } from "@/components/ui/form-alert";
@@ -111,8 +112,7 @@ function AlertSettingsForm({ view }: { view: KeyAlertsView }) {
             <Input
               label={mode === "credits" ? "Alert at or below (credits)" : "Alert at or below (% of granted)"}
               inputMode="numeric"
-              value={amount}
-              onChange={(event) => setAmount(event.target.value)}
+              {...bindValue(amount, setAmount)}
               hint={
                 settings.effectiveThresholdCredits !== null
                   ? `Now: alerts at ${formatCount(settings.effectiveThresholdCredits)} credits or fewer (${formatCount(settings.creditsRemaining)} left).`
@@ -126,8 +126,7 @@ function AlertSettingsForm({ view }: { view: KeyAlertsView }) {
             label="Webhook URL (optional)"
             type="url"
             placeholder="https://example.com/hooks/social-lookup"
-            value={webhookUrl}
-            onChange={(event) => setWebhookUrl(event.target.value)}
+            {...bindValue(webhookUrl, setWebhookUrl)}
             hint="https, or http://localhost / http://127.0.0.1 for a local receiver. Leave empty for the banner only."
             data-testid="webhook-url"
           />
@@ -182,8 +181,7 @@ function BudgetForm({ view }: { view: KeyAlertsView }) {
             label="Daily credit cap"
             inputMode="numeric"
             placeholder="no cap"
-            value={cap}
-            onChange={(event) => setCap(event.target.value)}
+            {...bindValue(cap, setCap)}
             hint={`Spent today: ${formatCount(view.settings.creditsSpentToday)} credits.`}
             data-testid="budget-cap"
             className="max-w-xs"

@@ -11,6 +11,7 @@ import { batchItemsQuery, batchQuery, changeBatch, refreshBatches, resultsUrl, r
 import { ConsoleApiError } from "@/lib/query/fetch-json";
 import { refreshMeter } from "@/lib/query/meter";
 import { formatEta, formatNumber, statusLabel, statusVariant } from "./format";
+import { bindValue } from "@/components/ui/bind-value";
 
 type Props = { id: string; operationLabel: (id: string) => string; onCreated: (id: string) => void };
 
@@ -127,8 +128,7 @@ export function BatchDetail({ id, operationLabel, onCreated }: Props) {
             <Input
               label="New cap (credits)"
               inputMode="numeric"
-              value={newCap}
-              onChange={(event) => setNewCap(event.target.value)}
+              {...bindValue(newCap, setNewCap)}
               hint={`The next lookup would have passed ${formatNumber(view.maxCredits)} credits; at most ${formatNumber(view.maxCostCredits)}.`}
               className="max-w-xs"
             />

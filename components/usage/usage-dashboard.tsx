@@ -18,6 +18,7 @@ import { formatDay } from "./format";
 import { RequestLog, type LogKeyOption } from "./request-log";
 import { EmptyState, Skeleton } from "./skeleton";
 import { UsageTotals } from "./usage-totals";
+import { bindValue } from "@/components/ui/bind-value";
 
 // The chart library is most of this page's JavaScript: it loads after the page, behind skeletons.
 const chartLoading = () => <Skeleton className="h-72" />;
@@ -177,7 +178,7 @@ export function UsageDashboard({ userId, isAdmin, initialKeyId }: UsageDashboard
               <label htmlFor={`${ids}-scope`} className="text-sm font-medium">
                 Scope
               </label>
-              <select id={`${ids}-scope`} className={inputClass} value={choice} onChange={(event) => setChoice(event.target.value)} data-testid="scope-select">
+              <select id={`${ids}-scope`} className={inputClass} {...bindValue(choice, setChoice)} data-testid="scope-select">
                 <option value="mine">All my keys</option>
                 {isAdmin ? <option value="all">Everyone</option> : null}
                 {!knownChoice ? <option value={choice}>{choice.slice(4)}</option> : null}

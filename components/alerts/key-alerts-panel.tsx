@@ -9,7 +9,7 @@ import { Card, CardContent, CardDescription, CardFooter, CardHeader, CardTitle }
 import { CodeBlock } from "@/components/ui/code-block";
 import { bindValue } from "@/components/ui/bind-value";
 import { Input } from "@/components/ui/input";
-import { Table, TableBody, TableCell, TableHead, TableHeaderCell, TableRow } from "@/components/ui/table";
+import { Table, TableBody, TableCell, TableHeaderRow, TableRow } from "@/components/ui/table";
 import { FormError } from "@/components/ui/form-alert";
 import { SubmitButton } from "@/components/ui/submit-button";
 import { errorMessage, parseWholeNumber } from "@/components/keys/format";
@@ -245,14 +245,7 @@ function AlertsAndDeliveries({ view }: { view: KeyAlertsView }) {
           <EmptyState testId="alerts-empty">No alerts yet: this key has not crossed its threshold.</EmptyState>
         ) : (
           <Table caption="Recent alerts" showCaption data-testid="key-alerts-table">
-            <TableHead>
-              <tr>
-                <TableHeaderCell>When</TableHeaderCell>
-                <TableHeaderCell>Alert</TableHeaderCell>
-                <TableHeaderCell className="text-right">Credits left</TableHeaderCell>
-                <TableHeaderCell>Seen</TableHeaderCell>
-              </tr>
-            </TableHead>
+            <TableHeaderRow columns={["When", "Alert", { label: "Credits left", className: "text-right" }, "Seen"]} />
             <TableBody>
               {view.alerts.map((alert) => (
                 <TableRow key={alert.id} data-testid="key-alert-row">
@@ -275,15 +268,7 @@ function AlertsAndDeliveries({ view }: { view: KeyAlertsView }) {
           <EmptyState testId="deliveries-empty">No webhook deliveries yet.</EmptyState>
         ) : (
           <Table caption="Webhook deliveries" showCaption data-testid="deliveries-table">
-            <TableHead>
-              <tr>
-                <TableHeaderCell>Created</TableHeaderCell>
-                <TableHeaderCell>Status</TableHeaderCell>
-                <TableHeaderCell className="text-right">Attempts</TableHeaderCell>
-                <TableHeaderCell>Last answer</TableHeaderCell>
-                <TableHeaderCell>URL</TableHeaderCell>
-              </tr>
-            </TableHead>
+            <TableHeaderRow columns={["Created", "Status", { label: "Attempts", className: "text-right" }, "Last answer", "URL"]} />
             <TableBody>
               {view.deliveries.map((delivery) => (
                 <TableRow key={delivery.id} data-testid="delivery-row" data-status={delivery.status}>

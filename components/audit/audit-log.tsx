@@ -3,7 +3,7 @@
 import { useInfiniteQuery } from "@tanstack/react-query";
 import { Badge, type BadgeVariant } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
-import { Table, TableBody, TableCell, TableHead, TableHeaderCell, TableRow } from "@/components/ui/table";
+import { Table, TableBody, TableCell, TableHeaderRow, TableRow } from "@/components/ui/table";
 import { FormError } from "@/components/ui/form-alert";
 import { errorMessage, formatDateTime } from "@/components/keys/format";
 import { auditQuery, type AuditEntryView } from "@/lib/query/keys";
@@ -77,15 +77,7 @@ export function AuditLog() {
   return (
     <div className="flex flex-col gap-4">
       <Table caption="Audit log, newest first" data-testid="audit-table">
-        <TableHead>
-          <TableRow>
-            <TableHeaderCell>When</TableHeaderCell>
-            <TableHeaderCell>Who, from which IP</TableHeaderCell>
-            <TableHeaderCell>Action</TableHeaderCell>
-            <TableHeaderCell>Target</TableHeaderCell>
-            <TableHeaderCell>Details</TableHeaderCell>
-          </TableRow>
-        </TableHead>
+        <TableHeaderRow columns={["When", "Who, from which IP", "Action", "Target", "Details"]} />
         <TableBody>
           {entries.map((entry) => {
             const action = actionLabels[entry.action];

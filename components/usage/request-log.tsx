@@ -4,7 +4,7 @@ import { useInfiniteQuery } from "@tanstack/react-query";
 import { useId, useState, type FormEvent, type ReactNode } from "react";
 import { Badge, type BadgeVariant } from "@/components/ui/badge";
 import { Button, buttonStyles } from "@/components/ui/button";
-import { Table, TableBody, TableCell, TableHead, TableHeaderCell, TableRow } from "@/components/ui/table";
+import { Table, TableBody, TableCell, TableHeaderRow, TableRow } from "@/components/ui/table";
 import { FormError } from "@/components/ui/form-alert";
 import { errorMessage } from "@/components/keys/format";
 import {
@@ -267,16 +267,13 @@ export function RequestLog({ scope, range, keys }: { scope: UsageScopeParams; ra
       ) : (
         <>
           <Table caption="Request log, newest first" data-testid="log-table">
-            <TableHead>
-              <tr>
-                <TableHeaderCell>Time · request id</TableHeaderCell>
-                <TableHeaderCell>Key</TableHeaderCell>
-                <TableHeaderCell>Operation · parameters</TableHeaderCell>
-                <TableHeaderCell>Status</TableHeaderCell>
-                <TableHeaderCell className="text-right">Credits</TableHeaderCell>
-                <TableHeaderCell className="text-right">Latency</TableHeaderCell>
-              </tr>
-            </TableHead>
+            <TableHeaderRow
+              columns={[
+                "Time · request id", "Key", "Operation · parameters", "Status",
+                { label: "Credits", className: "text-right" },
+                { label: "Latency", className: "text-right" },
+              ]}
+            />
             <TableBody>
               {events.map((event) => (
                 <LogRow key={event.id} event={event} />

@@ -6,6 +6,7 @@ import { Badge, type BadgeVariant } from "@/components/ui/badge";
 import { Button, buttonStyles } from "@/components/ui/button";
 import { Table, TableBody, TableCell, TableHeaderRow, TableRow } from "@/components/ui/table";
 import { FormError } from "@/components/ui/form-alert";
+import { LoadError } from "@/components/ui/load-error";
 import { errorMessage } from "@/components/keys/format";
 import {
   eventsExportUrl,
@@ -256,12 +257,11 @@ export function RequestLog({ scope, range, keys }: { scope: UsageScopeParams; ra
           ))}
         </div>
       ) : log.isError && log.data === undefined ? (
-        <div className="flex flex-col items-start gap-3">
-          <FormError message={`The request log could not be loaded: ${errorMessage(log.error)}`} testId="log-error" />
-          <Button variant="secondary" size="sm" onClick={() => void log.refetch()}>
-            Try again
-          </Button>
-        </div>
+        <LoadError
+          message={`The request log could not be loaded: ${errorMessage(log.error)}`}
+          testId="log-error"
+          onRetry={() => void log.refetch()}
+        />
       ) : events.length === 0 ? (
         <EmptyState testId="log-empty">{filtered ? "No requests match these filters." : "No requests in this period."}</EmptyState>
       ) : (

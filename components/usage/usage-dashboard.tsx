@@ -120,6 +120,13 @@ export function UsageDashboard({ userId, isAdmin, initialKeyId }: UsageDashboard
           ? allKeys
           : myKeys
   ).map((key) => ({ id: key.id, name: key.name }));
+  // Beyond "mine" and "all": the keys and users a scope can name; empty groups are left out.
+  const keyOption = (key: (typeof allKeys)[number], label: string) => ({ value: `key:${key.id}`, label });
+  const scopeGroups = [
+    { label: "My keys", options: myKeys.map((key) => keyOption(key, key.status === "revoked" ? `${key.name} (revoked)` : key.name)) },
+    { label: "Users", options: isAdmin ? otherUsers.map((user) => ({ value: `user:${user.id}`, label: user.email })) : [] },
+    { label: "Other users' keys", options: isAdmin ? otherKeys.map((key) => keyOption(key, key.name)) : [] },
+  ].filter((group) => group.options.length > 0);
   // A key from a link that is not in the list (yet) still shows as the choice.
   const knownChoice = choice === "mine" || choice === "all" || choice.startsWith("user:") || allKeys.some((key) => `key:${key.id}` === choice);
 
@@ -182,34 +189,15 @@ export function UsageDashboard({ userId, isAdmin, initialKeyId }: UsageDashboard
                 <option value="mine">All my keys</option>
                 {isAdmin ? <option value="all">Everyone</option> : null}
                 {!knownChoice ? <option value={choice}>{choice.slice(4)}</option> : null}
-                {myKeys.length > 0 ? (
-                  <optgroup label="My keys">
-                    {myKeys.map((key) => (
-                      <option key={key.id} value={`key:${key.id}`}>
-                        {key.name}
-                        {key.status === "revoked" ? " (revoked)" : ""}
+                {scopeGroups.map((group) => (
+                  <optgroup key={group.label} label={group.label}>
+                    {group.options.map((option) => (
+                      <option key={option.value} value={option.value}>
+                        {option.label}
                       </option>
                     ))}
                   </optgroup>
-                ) : null}
-                {isAdmin && otherUsers.length > 0 ? (
-                  <optgroup label="Users">
-                    {otherUsers.map((user) => (
-                      <option key={user.id} value={`user:${user.id}`}>
-                        {user.email}
-                      </option>
-                    ))}
-                  </optgroup>
-                ) : null}
-                {isAdmin && otherKeys.length > 0 ? (
-                  <optgroup label="Other users' keys">
-                    {otherKeys.map((key) => (
-                      <option key={key.id} value={`key:${key.id}`}>
-                        {key.name}
-                      </option>
-                    ))}
-                  </optgroup>
-                ) : null}
+                ))}
               </select>
             </div>
             <a href={dailyExportUrl(scope, range)} download className={buttonStyles({ variant: "secondary" })} data-testid="download-daily-csv">

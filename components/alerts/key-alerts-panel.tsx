@@ -11,6 +11,7 @@ import { bindValue } from "@/components/ui/bind-value";
 import { Input } from "@/components/ui/input";
 import { Table, TableBody, TableCell, TableHeaderRow, TableRow } from "@/components/ui/table";
 import { FormError } from "@/components/ui/form-alert";
+import { TruncatedText } from "@/components/ui/truncated-text";
 import { SubmitButton } from "@/components/ui/submit-button";
 import { errorMessage, parseWholeNumber } from "@/components/keys/format";
 import { ConsoleApiError } from "@/lib/query/fetch-json";
@@ -286,9 +287,7 @@ function AlertsAndDeliveries({ view }: { view: KeyAlertsView }) {
                     {delivery.lastStatus !== null ? `HTTP ${delivery.lastStatus}` : (delivery.lastError ?? "—")}
                   </TableCell>
                   <TableCell className="max-w-64">
-                    <span className="block truncate font-mono text-xs" title={delivery.url}>
-                      {delivery.url}
-                    </span>
+                    <TruncatedText text={delivery.url} className="font-mono text-xs" />
                   </TableCell>
                 </TableRow>
               ))}

@@ -8,6 +8,7 @@ import { Table, TableBody, TableCell, TableHeaderRow, TableRow } from "@/compone
 import { bindValue } from "@/components/ui/bind-value";
 import { controlClass, Field } from "@/components/ui/field";
 import { FormError } from "@/components/ui/form-alert";
+import { TruncatedText } from "@/components/ui/truncated-text";
 import { LoadError } from "@/components/ui/load-error";
 import { errorMessage } from "@/components/keys/format";
 import {
@@ -76,15 +77,11 @@ function LogRow({ event }: { event: UsageEvent }) {
         </code>
       </TableCell>
       <TableCell className="max-w-36">
-        <span className="block truncate" title={event.keyName}>
-          {event.keyName}
-        </span>
+        <TruncatedText text={event.keyName} />
       </TableCell>
       <TableCell className="max-w-56" data-testid="log-operation" data-operation={event.operation}>
         <span className="block whitespace-nowrap">{operationLabel(event.operation)}</span>
-        <span className="block truncate font-mono text-xs text-muted" title={event.paramsSummary} data-testid="log-params">
-          {event.paramsSummary || "—"}
-        </span>
+        <TruncatedText text={event.paramsSummary || "—"} title={event.paramsSummary} className="font-mono text-xs text-muted" data-testid="log-params" />
       </TableCell>
       <TableCell className="whitespace-nowrap">
         <div className="flex flex-col items-start gap-0.5">

@@ -7,7 +7,7 @@ import { eventDetailsIdOperation } from "./descriptor";
 
 export { eventDetailsIdOperation };
 
-export const eventDetailsId = defineOperation<"event_details_id", { event: EventRecord }, EventByIdParams>({
+export const eventDetailsId = defineOperation<(typeof eventDetailsIdOperation)["id"], { event: EventRecord }, EventByIdParams>({
   ...eventDetailsIdOperation,
   summary: "Get event details by id",
   notFoundMessage: "Event not found",

@@ -8,7 +8,7 @@ import { eventDetailsOperation } from "./descriptor";
 
 export { eventDetailsOperation };
 
-export const eventDetails = defineOperation<"event_details", { event: EventRecord }, EventByUrlParams>({
+export const eventDetails = defineOperation<(typeof eventDetailsOperation)["id"], { event: EventRecord }, EventByUrlParams>({
   ...eventDetailsOperation,
   summary: "Get event details by url",
   rule: "The url is https://<host>/events/<digits>/ on a configured event-site host; www./m. prefixes and a query string are accepted.",

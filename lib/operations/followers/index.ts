@@ -49,7 +49,7 @@ const example: JsonObject = {
   page_info: { has_next_page: true, end_cursor: "MjU.c2lnbmVk" },
 };
 
-export const followers = defineOperation<"followers", FollowersData, FollowersQuery>({
+export const followers = defineOperation<(typeof followersOperation)["id"], FollowersData, FollowersQuery>({
   ...followersOperation,
   summary: "Get followers detail",
   rule:

@@ -29,7 +29,7 @@ const example: JsonObject = {
   ],
 };
 
-export const publications = defineOperation<"get_user_publications", PublicationsData, PublicationsParams>({
+export const publications = defineOperation<(typeof publicationsOperation)["id"], PublicationsData, PublicationsParams>({
   ...publicationsOperation,
   summary: "Get user publications",
   rule: `Page size ${PUBLICATIONS_PAGE_SIZE}. A page past the end answers 200 with data: [], has_more: false and the real total.`,

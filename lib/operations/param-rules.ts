@@ -1,9 +1,7 @@
-import type { ParamName } from "@/lib/api/params";
-
 /**
- * The rules of the operations' query parameters as plain data, for checks in the browser (the
- * console's inputs): `lib/api/params.ts` states them as zod schemas, which would put zod (≈32 kB
- * gzip) into every lookup page. param-rules.test.ts holds both to the same answers.
+ * The rules of the operations' query parameters as plain data, written once: the console's inputs
+ * check them in the browser (without zod, ≈32 kB gzip on every lookup page), and lib/api/params.ts
+ * builds the /v1 zod schemas (and so the OpenAPI document) from them.
  */
 export const MAX_PARAM_LENGTH = 2048;
 
@@ -23,7 +21,9 @@ export const paramRules = {
   cursor: { maxLength: 500, pattern: /^[A-Za-z0-9_.-]+$/ },
   urn: { maxLength: 200, pattern: /^urn:li:[A-Za-z_]+:[A-Za-z0-9_-]{1,100}$/ },
   page: { pattern: /^\d{1,6}$/, minimum: 1 },
-} as const satisfies Record<ParamName, ParamRule>;
+} as const satisfies Record<string, ParamRule>;
+
+export type ParamName = keyof typeof paramRules;
 
 /** Whether /v1 accepts this value of the parameter (absence and repetition are the caller's). */
 export const acceptsParam = (name: ParamName, value: string): boolean => {

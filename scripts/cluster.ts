@@ -5,6 +5,7 @@ import path from "node:path";
 import readline from "node:readline";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
+import { serverArgs } from "./server-process";
 
 /**
  * `npm run start:cluster -- --instances 3 [--port 4000]`: several production instances of this
@@ -186,7 +187,6 @@ export const listen = (server: http.Server, port: number, host = "127.0.0.1"): P
 // Instances
 
 const root = process.cwd();
-const tsxCli = (appDir: string): string => path.join(appDir, "node_modules", "tsx", "dist", "cli.mjs");
 
 /**
  * One production instance (server.ts, the process front, on PORT) in its own process group, so that a signal to
@@ -203,7 +203,7 @@ export const spawnInstance = (options: {
   const appDir = options.appDir ?? root;
   const stdio: ["ignore", "pipe" | number, "pipe" | number] =
     typeof options.output === "function" ? ["ignore", "pipe", "pipe"] : ["ignore", options.output.fd, options.output.fd];
-  const child = spawn(process.execPath, [tsxCli(appDir), "server.ts"], {
+  const child = spawn(process.execPath, serverArgs(appDir), {
     cwd: appDir,
     env: { ...options.env, NODE_ENV: "production", PORT: String(options.port) },
     detached: true,

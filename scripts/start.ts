@@ -1,5 +1,4 @@
 import { spawn } from "node:child_process";
-import path from "node:path";
 import { env, EnvError } from "@/lib/env";
 import { openDb } from "@/lib/db/client";
 import { DataDirError, secureDataDir } from "@/lib/db/data-dir";
@@ -9,6 +8,7 @@ import type { ApiKey } from "@/lib/keys/repository";
 import { ensureBuild } from "@/lib/cli/build";
 import { authSecret } from "@/lib/security/secrets";
 import { bootstrapAdmin, type BootstrapResult } from "@/lib/users/bootstrap";
+import { serverArgs } from "./server-process";
 
 /**
  * `npm start`: build when there is no current build, migrate, load the demo data into an empty
@@ -16,7 +16,6 @@ import { bootstrapAdmin, type BootstrapResult } from "@/lib/users/bootstrap";
  * (PGlite allows one process at a time).
  */
 const root = process.cwd();
-const tsxCli = path.join(root, "node_modules", "tsx", "dist", "cli.mjs");
 
 const prepare = async () => {
   const config = env();
@@ -76,7 +75,7 @@ const waitUntilHealthy = async (url: string, timeoutMs: number): Promise<boolean
 const main = async () => {
   const { config, admin, demoKey } = await prepare();
   // The process front (server.ts): /v1 on its own, everything else through Next.
-  const server = spawn(process.execPath, [tsxCli, "server.ts"], {
+  const server = spawn(process.execPath, serverArgs(root), {
     stdio: "inherit",
     env: { ...process.env, NODE_ENV: "production" },
   });

@@ -5,6 +5,7 @@ import net from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
+import { serverArgs } from "@/scripts/server-process";
 
 /**
  * The API suite's servers: what a target is, the keys every test file gets, and how to start,
@@ -334,7 +335,7 @@ export const startServer = async (
     fs.appendFileSync(target.logFile, prepared.stdout + prepared.stderr);
     if (prepared.code !== 0) throw new Error(`preparing the ${target.kind} database failed:\n${logTail(target)}`);
   }
-  const args = mode === "start-script" ? [TSX_CLI, "scripts/start.ts"] : [TSX_CLI, "server.ts"];
+  const args = mode === "start-script" ? [TSX_CLI, "scripts/start.ts"] : serverArgs(ROOT);
   const logFd = fs.openSync(target.logFile, "a");
   let child: ChildProcess;
   try {

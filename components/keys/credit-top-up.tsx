@@ -4,8 +4,8 @@ import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useId, useMemo, useState } from "react";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
-import { cx } from "@/components/ui/class-names";
 import { Input } from "@/components/ui/input";
+import { RadioCard } from "@/components/ui/radio-card";
 import { usersQuery } from "@/lib/query/account";
 import { keysQuery, type ApiKeyView } from "@/lib/query/keys";
 import { KeysNotLoaded } from "./keys-not-loaded";
@@ -68,25 +68,17 @@ export function CreditTopUp({ initialKeyId }: { initialKeyId: string | null }) {
                 Key to top up
               </legend>
               {shown.map((key) => (
-                <label
+                <RadioCard
                   key={key.id}
-                  className={cx(
-                    "flex cursor-pointer items-start gap-3 rounded-lg border p-3 transition-colors",
-                    key.id === selectedId ? "border-accent bg-accent-soft" : "border-border-strong hover:bg-surface-muted",
-                  )}
+                  name="key"
+                  value={key.id}
+                  checked={key.id === selectedId}
+                  onChange={() => {
+                    setSelectedId(key.id);
+                    setResult(null);
+                  }}
+                  testId={`pick-${key.id}`}
                 >
-                  <input
-                    type="radio"
-                    name="key"
-                    value={key.id}
-                    checked={key.id === selectedId}
-                    onChange={() => {
-                      setSelectedId(key.id);
-                      setResult(null);
-                    }}
-                    data-testid={`pick-${key.id}`}
-                    className="mt-1 size-4 shrink-0 accent-accent"
-                  />
                   <span className="flex min-w-0 flex-col gap-0.5">
                     <span className="text-sm font-medium break-words">
                       {key.name}
@@ -97,7 +89,7 @@ export function CreditTopUp({ initialKeyId }: { initialKeyId: string | null }) {
                       {ownerOf(key)} · {formatCount(key.creditsRemaining)} of {formatCount(key.creditsGranted)} credits left
                     </span>
                   </span>
-                </label>
+                </RadioCard>
               ))}
               {found.length > shown.length ? (
                 <p className="text-xs text-muted">

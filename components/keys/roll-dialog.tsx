@@ -2,7 +2,7 @@
 
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
-import { cx } from "@/components/ui/class-names";
+import { RadioCard } from "@/components/ui/radio-card";
 import {
   keysQueryKey,
   refreshAfterKeyChange,
@@ -57,27 +57,19 @@ export function RollKeyForm({
           How long may the current token ({apiKey.tokenHint}) keep working?
         </legend>
         {graceOptions.map((option) => (
-          <label
+          <RadioCard
             key={option.value}
-            className={cx(
-              "flex cursor-pointer items-start gap-3 rounded-lg border border-border-strong p-3",
-              "has-[:checked]:border-accent has-[:checked]:bg-accent-soft",
-            )}
+            name="grace"
+            value={option.value}
+            checked={grace === option.value}
+            onChange={() => setGrace(option.value)}
+            testId={`grace-${option.value}`}
           >
-            <input
-              type="radio"
-              name="grace"
-              value={option.value}
-              checked={grace === option.value}
-              onChange={() => setGrace(option.value)}
-              data-testid={`grace-${option.value}`}
-              className="mt-0.5 size-4 shrink-0 accent-accent"
-            />
             <span className="flex flex-col gap-0.5">
               <span className="text-sm font-medium">{option.label}</span>
               <span className="text-xs text-muted">{option.hint}</span>
             </span>
-          </label>
+          </RadioCard>
         ))}
       </fieldset>
       <KeyDialogFooter action="roll" mutation={mutation} onCancel={onCancel} confirmLabel="Roll key" pendingLabel="Rolling…" />

@@ -89,35 +89,36 @@ function SubHeading({ children }: { children: ReactNode }) {
   return <h3 className="text-sm font-semibold tracking-wide text-muted uppercase">{children}</h3>;
 }
 
+/** The OpenAPI document this page is generated from, linked by its path. */
+function OpenApiLink() {
+  return (
+    <a href={OPENAPI_PATH} className="font-medium text-accent underline-offset-4 hover:underline">
+      {OPENAPI_PATH}
+    </a>
+  );
+}
+
 function TableOfContents({ operations }: { operations: OperationDoc[] }) {
-  const linkClass =
-    "block rounded-md px-2 py-1 text-sm text-muted transition-colors hover:bg-surface-muted hover:text-foreground";
+  const entries = [
+    { id: "basics", label: "Basics" },
+    { id: "headers", label: "Response headers" },
+    ...operations.map((operation) => ({ id: operation.name, label: operation.summary })),
+    { id: "account", label: "Account balance" },
+  ];
   return (
     <nav aria-label="On this page" className="lg:sticky lg:top-20">
       <p className="px-2 text-xs font-semibold tracking-wide text-muted uppercase">On this page</p>
       <ul className="mt-2 grid grid-cols-1 gap-0.5 sm:grid-cols-2 lg:grid-cols-1">
-        <li>
-          <a href="#basics" className={linkClass}>
-            Basics
-          </a>
-        </li>
-        <li>
-          <a href="#headers" className={linkClass}>
-            Response headers
-          </a>
-        </li>
-        {operations.map((operation) => (
-          <li key={operation.name}>
-            <a href={`#${operation.name}`} className={linkClass}>
-              {operation.summary}
+        {entries.map((entry) => (
+          <li key={entry.id}>
+            <a
+              href={`#${entry.id}`}
+              className="block rounded-md px-2 py-1 text-sm text-muted transition-colors hover:bg-surface-muted hover:text-foreground"
+            >
+              {entry.label}
             </a>
           </li>
         ))}
-        <li>
-          <a href="#account" className={linkClass}>
-            Account balance
-          </a>
-        </li>
       </ul>
     </nav>
   );
@@ -146,9 +147,7 @@ function BasicsSection({ document, origin }: { document: OpenApiDocument; origin
             <dt className="font-medium text-foreground">Version</dt>
             <dd className="text-muted">
               {document.info.version} (OpenAPI {document.openapi}) ·{" "}
-              <a href={OPENAPI_PATH} className="font-medium text-accent underline-offset-4 hover:underline">
-                {OPENAPI_PATH}
-              </a>
+              <OpenApiLink />
             </dd>
           </dl>
           <div className="flex flex-col gap-3 border-t border-border pt-4 text-muted">
@@ -304,9 +303,7 @@ export default async function ApiDocsPage() {
         <p className="text-lg text-pretty text-muted">
           Four read-only lookups over HTTP GET, authenticated with a Bearer key and metered in credits. This page is
           generated from the same OpenAPI document the API serves at{" "}
-          <a href={OPENAPI_PATH} className="font-medium text-accent underline-offset-4 hover:underline">
-            {OPENAPI_PATH}
-          </a>
+          <OpenApiLink />
           .
         </p>
       </header>

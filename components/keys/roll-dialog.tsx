@@ -2,7 +2,7 @@
 
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
-import { RadioCard } from "@/components/ui/radio-card";
+import { RadioCardGroup } from "@/components/ui/radio-card";
 import {
   keysQueryKey,
   refreshAfterKeyChange,
@@ -52,26 +52,22 @@ export function RollKeyForm({
 
   return (
     <form onSubmit={onSubmit} className="flex flex-col gap-4">
-      <fieldset className="flex flex-col gap-2">
-        <legend className="mb-2 text-sm font-medium">
-          How long may the current token ({apiKey.tokenHint}) keep working?
-        </legend>
-        {graceOptions.map((option) => (
-          <RadioCard
-            key={option.value}
-            name="grace"
-            value={option.value}
-            checked={grace === option.value}
-            onChange={() => setGrace(option.value)}
-            testId={`grace-${option.value}`}
-          >
-            <span className="flex flex-col gap-0.5">
-              <span className="text-sm font-medium">{option.label}</span>
-              <span className="text-xs text-muted">{option.hint}</span>
-            </span>
-          </RadioCard>
-        ))}
-      </fieldset>
+      <RadioCardGroup
+        legend={<>How long may the current token ({apiKey.tokenHint}) keep working?</>}
+        legendClassName="mb-2 text-sm font-medium"
+        name="grace"
+        options={graceOptions}
+        valueOf={(option) => option.value}
+        selected={grace}
+        onSelect={setGrace}
+        testId={(value) => `grace-${value}`}
+        describe={(option) => (
+          <>
+            <span className="text-sm font-medium">{option.label}</span>
+            <span className="text-xs text-muted">{option.hint}</span>
+          </>
+        )}
+      />
       <KeyDialogFooter action="roll" mutation={mutation} onCancel={onCancel} confirmLabel="Roll key" pendingLabel="Rolling…" />
     </form>
   );

@@ -3,7 +3,7 @@ import { cx } from "./class-names";
 
 /**
  * One choice of a radio group drawn as a card: the radio, then what choosing it means
- * (`children`). The whole card is the radio's label, so a click anywhere on it picks it.
+ * (`children`, stacked lines). The whole card is the radio's label, so a click anywhere on it picks it.
  */
 export function RadioCard({
   name,
@@ -36,7 +36,57 @@ export function RadioCard({
         data-testid={testId}
         className="mt-0.5 size-4 shrink-0 accent-accent"
       />
-      {children}
+      <span className="flex min-w-0 flex-col gap-0.5">{children}</span>
     </label>
+  );
+}
+
+/**
+ * A radio group of cards: a fieldset named by its legend, one RadioCard per option, then
+ * `children` (a note under the choices). `testId` names each option's radio for the browser tests.
+ */
+export function RadioCardGroup<Option, Value extends string>({
+  legend,
+  legendClassName,
+  name,
+  options,
+  valueOf,
+  selected,
+  onSelect,
+  testId,
+  describe,
+  children,
+}: {
+  legend: ReactNode;
+  legendClassName: string;
+  name: string;
+  options: readonly Option[];
+  valueOf: (option: Option) => Value;
+  selected: Value | null;
+  onSelect: (value: Value) => void;
+  testId: (value: Value) => string;
+  describe: (option: Option) => ReactNode;
+  children?: ReactNode;
+}) {
+  return (
+    <fieldset className="flex flex-col gap-2">
+      <legend className={legendClassName}>{legend}</legend>
+      {options.map((option) => {
+        const value = valueOf(option);
+        return (
+          <RadioCard
+            key={value}
+            name={name}
+            value={value}
+            checked={value === selected}
+            onChange={() => onSelect(value)}
+            testId={testId(value)}
+          >
+            {describe(option)}
+          </RadioCard>
+        );
+      })}
+      {children}
+    </fieldset>
   );
 }

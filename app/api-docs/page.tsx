@@ -7,11 +7,11 @@ import { ACCOUNT_PATH } from "@/lib/openapi/meta-operations";
 import { jsonMedia } from "@/lib/openapi/responses";
 import type { BodilessResponseObject, JsonValue, OpenApiDocument, ResponseObject } from "@/lib/openapi/types";
 import { AccountSection } from "@/components/api-docs/account-section";
+import { ReferenceTable } from "@/components/api-docs/reference-table";
 import { TryIt } from "@/components/api-docs/try-it";
 import { Badge, type BadgeVariant } from "@/components/ui/badge";
 import { Card, CardContent } from "@/components/ui/card";
 import { CodeBlock } from "@/components/ui/code-block";
-import { Table, TableBody, TableCell, TableHeaderRow, TableRow } from "@/components/ui/table";
 
 export const metadata: Metadata = {
   title: "API reference",
@@ -167,17 +167,15 @@ function HeadersSection({ document }: { document: OpenApiDocument }) {
   return (
     <section aria-labelledby="headers" className="flex flex-col gap-4">
       <SectionHeading id="headers">Response headers</SectionHeading>
-      <Table caption="Response headers">
-        <TableHeaderRow columns={["Header", "Meaning"]} />
-        <TableBody>
-          {Object.entries(document.components.headers).map(([name, header]) => (
-            <TableRow key={name}>
-              <TableCell className="font-mono text-[13px] whitespace-nowrap">{name}</TableCell>
-              <TableCell className="text-muted">{header.description}</TableCell>
-            </TableRow>
-          ))}
-        </TableBody>
-      </Table>
+      <ReferenceTable
+        caption="Response headers"
+        rows={Object.entries(document.components.headers)}
+        rowKey={([name]) => name}
+        columns={[
+          { label: "Header", className: "font-mono text-[13px] whitespace-nowrap", cell: ([name]) => name },
+          { label: "Meaning", className: "text-muted", cell: ([, header]) => header.description },
+        ]}
+      />
     </section>
   );
 }
@@ -216,54 +214,64 @@ function OperationSection({
 
       <div className="flex flex-col gap-3">
         <SubHeading>Query parameters</SubHeading>
-        <Table caption={`Query parameters of ${operation.path}`}>
-          <TableHeaderRow columns={["Name", "Description", "Example"]} />
-          <TableBody>
-            {operation.parameters.map((parameter) => (
-              <TableRow key={parameter.name}>
-                <TableCell className="whitespace-nowrap">
+        <ReferenceTable
+          caption={`Query parameters of ${operation.path}`}
+          rows={operation.parameters}
+          rowKey={(parameter) => parameter.name}
+          columns={[
+            {
+              label: "Name",
+              className: "whitespace-nowrap",
+              cell: (parameter) => (
+                <>
                   <span className="font-mono text-[13px] font-semibold">{parameter.name}</span>
                   <Badge variant={parameter.required ? "accent" : "neutral"} className="ml-2">
                     {parameter.required ? "required" : "optional"}
                   </Badge>
-                </TableCell>
-                <TableCell className="min-w-56 text-muted">{parameter.description}</TableCell>
-                <TableCell className="min-w-40 font-mono text-[13px] break-all">{parameter.example}</TableCell>
-              </TableRow>
-            ))}
-          </TableBody>
-        </Table>
+                </>
+              ),
+            },
+            { label: "Description", className: "min-w-56 text-muted", cell: (parameter) => parameter.description },
+            { label: "Example", className: "min-w-40 font-mono text-[13px] break-all", cell: (parameter) => parameter.example },
+          ]}
+        />
       </div>
 
       <div className="flex flex-col gap-3">
         <SubHeading>Responses</SubHeading>
-        <Table caption={`Responses of ${operation.path}`}>
-          <TableHeaderRow columns={["Status", "Message", "When"]} />
-          <TableBody>
-            {Object.entries(responses).map(([status, response]) => (
-              <TableRow key={status}>
-                <TableCell className="whitespace-nowrap">
+        <ReferenceTable
+          caption={`Responses of ${operation.path}`}
+          rows={Object.entries(responses)}
+          rowKey={([status]) => status}
+          columns={[
+            {
+              label: "Status",
+              className: "whitespace-nowrap",
+              cell: ([status]) => (
+                <>
                   <Badge variant={statusVariant(status)} className="font-mono">
                     {status}
                   </Badge>
                   <span className="ml-2 text-xs text-muted">{statusText[status]}</span>
-                </TableCell>
-                <TableCell className="min-w-52">
-                  <ul className="flex flex-col gap-1">
-                    {responseMessages(response).map((message) => (
-                      <li key={message} className="font-mono text-[13px]">
-                        {message}
-                      </li>
-                    ))}
-                  </ul>
-                </TableCell>
-                <TableCell className="min-w-56 text-muted">
-                  <RichText text={response.description} />
-                </TableCell>
-              </TableRow>
-            ))}
-          </TableBody>
-        </Table>
+                </>
+              ),
+            },
+            {
+              label: "Message",
+              className: "min-w-52",
+              cell: ([, response]) => (
+                <ul className="flex flex-col gap-1">
+                  {responseMessages(response).map((message) => (
+                    <li key={message} className="font-mono text-[13px]">
+                      {message}
+                    </li>
+                  ))}
+                </ul>
+              ),
+            },
+            { label: "When", className: "min-w-56 text-muted", cell: ([, response]) => <RichText text={response.description} /> },
+          ]}
+        />
       </div>
 
       <div className="flex flex-col gap-3">

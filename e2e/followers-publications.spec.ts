@@ -74,6 +74,14 @@ const expectRefused = async (page: Page, view: "followers" | "publications", val
   expect(lookups).toHaveLength(0);
 };
 
+/** Signs in with a console key and opens `/<view>` with nothing run yet; the lookups it sends from then on. */
+const openLookupView = async (page: Page, view: "followers" | "publications"): Promise<URL[]> => {
+  await signInAsAdminWithConsoleKey(page);
+  const lookups = recordLookups(page, view === "followers" ? "followers" : "get_user_publications");
+  await page.goto(`/${view}`);
+  return lookups;
+};
+
 test.describe("followers", () => {
   test("scrolls 10,000 followers to the end: small DOM, each follower once, 2 credits a page", async ({ page }) => {
     test.setTimeout(300_000);
@@ -232,10 +240,7 @@ test.describe("followers", () => {
   });
 
   test("an empty list, a bad id and an unknown user each say what happened", async ({ page }) => {
-    await signInAsAdminWithConsoleKey(page);
-    const lookups = recordLookups(page, "followers");
-    await page.goto("/followers");
-
+    const lookups = await openLookupView(page, "followers");
     await expectRefused(page, "followers", "12ab", lookups);
     await expect(page.getByText(/digits only/)).toBeVisible();
 
@@ -320,10 +325,7 @@ test.describe("publications", () => {
   });
 
   test("an empty profile and a malformed URN each say what happened", async ({ page }) => {
-    await signInAsAdminWithConsoleKey(page);
-    const lookups = recordLookups(page, "get_user_publications");
-    await page.goto("/publications");
-
+    const lookups = await openLookupView(page, "publications");
     await expectRefused(page, "publications", "member:3000000001", lookups);
 
     await run(page, "publications", EMPTY_PROFILE);

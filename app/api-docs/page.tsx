@@ -7,11 +7,11 @@ import { ACCOUNT_PATH } from "@/lib/openapi/meta-operations";
 import { jsonMedia } from "@/lib/openapi/responses";
 import type { BodilessResponseObject, JsonValue, OpenApiDocument, ResponseObject } from "@/lib/openapi/types";
 import { AccountSection } from "@/components/api-docs/account-section";
+import { ReferenceTable } from "@/components/api-docs/reference-table";
 import { TryIt } from "@/components/api-docs/try-it";
 import { Badge, type BadgeVariant } from "@/components/ui/badge";
 import { Card, CardContent } from "@/components/ui/card";
 import { CodeBlock } from "@/components/ui/code-block";
-import { Table, TableBody, TableCell, TableHeaderRow, TableRow } from "@/components/ui/table";
 
 export const metadata: Metadata = {
   title: "API reference",
@@ -89,35 +89,36 @@ function SubHeading({ children }: { children: ReactNode }) {
   return <h3 className="text-sm font-semibold tracking-wide text-muted uppercase">{children}</h3>;
 }
 
+/** The OpenAPI document this page is generated from, linked by its path. */
+function OpenApiLink() {
+  return (
+    <a href={OPENAPI_PATH} className="font-medium text-accent underline-offset-4 hover:underline">
+      {OPENAPI_PATH}
+    </a>
+  );
+}
+
 function TableOfContents({ operations }: { operations: OperationDoc[] }) {
-  const linkClass =
-    "block rounded-md px-2 py-1 text-sm text-muted transition-colors hover:bg-surface-muted hover:text-foreground";
+  const entries = [
+    { id: "basics", label: "Basics" },
+    { id: "headers", label: "Response headers" },
+    ...operations.map((operation) => ({ id: operation.name, label: operation.summary })),
+    { id: "account", label: "Account balance" },
+  ];
   return (
     <nav aria-label="On this page" className="lg:sticky lg:top-20">
       <p className="px-2 text-xs font-semibold tracking-wide text-muted uppercase">On this page</p>
       <ul className="mt-2 grid grid-cols-1 gap-0.5 sm:grid-cols-2 lg:grid-cols-1">
-        <li>
-          <a href="#basics" className={linkClass}>
-            Basics
-          </a>
-        </li>
-        <li>
-          <a href="#headers" className={linkClass}>
-            Response headers
-          </a>
-        </li>
-        {operations.map((operation) => (
-          <li key={operation.name}>
-            <a href={`#${operation.name}`} className={linkClass}>
-              {operation.summary}
+        {entries.map((entry) => (
+          <li key={entry.id}>
+            <a
+              href={`#${entry.id}`}
+              className="block rounded-md px-2 py-1 text-sm text-muted transition-colors hover:bg-surface-muted hover:text-foreground"
+            >
+              {entry.label}
             </a>
           </li>
         ))}
-        <li>
-          <a href="#account" className={linkClass}>
-            Account balance
-          </a>
-        </li>
       </ul>
     </nav>
   );
@@ -146,9 +147,7 @@ function BasicsSection({ document, origin }: { document: OpenApiDocument; origin
             <dt className="font-medium text-foreground">Version</dt>
             <dd className="text-muted">
               {document.info.version} (OpenAPI {document.openapi}) ·{" "}
-              <a href={OPENAPI_PATH} className="font-medium text-accent underline-offset-4 hover:underline">
-                {OPENAPI_PATH}
-              </a>
+              <OpenApiLink />
             </dd>
           </dl>
           <div className="flex flex-col gap-3 border-t border-border pt-4 text-muted">
@@ -168,17 +167,15 @@ function HeadersSection({ document }: { document: OpenApiDocument }) {
   return (
     <section aria-labelledby="headers" className="flex flex-col gap-4">
       <SectionHeading id="headers">Response headers</SectionHeading>
-      <Table caption="Response headers">
-        <TableHeaderRow columns={["Header", "Meaning"]} />
-        <TableBody>
-          {Object.entries(document.components.headers).map(([name, header]) => (
-            <TableRow key={name}>
-              <TableCell className="font-mono text-[13px] whitespace-nowrap">{name}</TableCell>
-              <TableCell className="text-muted">{header.description}</TableCell>
-            </TableRow>
-          ))}
-        </TableBody>
-      </Table>
+      <ReferenceTable
+        caption="Response headers"
+        rows={Object.entries(document.components.headers)}
+        rowKey={([name]) => name}
+        columns={[
+          { label: "Header", className: "font-mono text-[13px] whitespace-nowrap", cell: ([name]) => name },
+          { label: "Meaning", className: "text-muted", cell: ([, header]) => header.description },
+        ]}
+      />
     </section>
   );
 }
@@ -217,54 +214,64 @@ function OperationSection({
 
       <div className="flex flex-col gap-3">
         <SubHeading>Query parameters</SubHeading>
-        <Table caption={`Query parameters of ${operation.path}`}>
-          <TableHeaderRow columns={["Name", "Description", "Example"]} />
-          <TableBody>
-            {operation.parameters.map((parameter) => (
-              <TableRow key={parameter.name}>
-                <TableCell className="whitespace-nowrap">
+        <ReferenceTable
+          caption={`Query parameters of ${operation.path}`}
+          rows={operation.parameters}
+          rowKey={(parameter) => parameter.name}
+          columns={[
+            {
+              label: "Name",
+              className: "whitespace-nowrap",
+              cell: (parameter) => (
+                <>
                   <span className="font-mono text-[13px] font-semibold">{parameter.name}</span>
                   <Badge variant={parameter.required ? "accent" : "neutral"} className="ml-2">
                     {parameter.required ? "required" : "optional"}
                   </Badge>
-                </TableCell>
-                <TableCell className="min-w-56 text-muted">{parameter.description}</TableCell>
-                <TableCell className="min-w-40 font-mono text-[13px] break-all">{parameter.example}</TableCell>
-              </TableRow>
-            ))}
-          </TableBody>
-        </Table>
+                </>
+              ),
+            },
+            { label: "Description", className: "min-w-56 text-muted", cell: (parameter) => parameter.description },
+            { label: "Example", className: "min-w-40 font-mono text-[13px] break-all", cell: (parameter) => parameter.example },
+          ]}
+        />
       </div>
 
       <div className="flex flex-col gap-3">
         <SubHeading>Responses</SubHeading>
-        <Table caption={`Responses of ${operation.path}`}>
-          <TableHeaderRow columns={["Status", "Message", "When"]} />
-          <TableBody>
-            {Object.entries(responses).map(([status, response]) => (
-              <TableRow key={status}>
-                <TableCell className="whitespace-nowrap">
+        <ReferenceTable
+          caption={`Responses of ${operation.path}`}
+          rows={Object.entries(responses)}
+          rowKey={([status]) => status}
+          columns={[
+            {
+              label: "Status",
+              className: "whitespace-nowrap",
+              cell: ([status]) => (
+                <>
                   <Badge variant={statusVariant(status)} className="font-mono">
                     {status}
                   </Badge>
                   <span className="ml-2 text-xs text-muted">{statusText[status]}</span>
-                </TableCell>
-                <TableCell className="min-w-52">
-                  <ul className="flex flex-col gap-1">
-                    {responseMessages(response).map((message) => (
-                      <li key={message} className="font-mono text-[13px]">
-                        {message}
-                      </li>
-                    ))}
-                  </ul>
-                </TableCell>
-                <TableCell className="min-w-56 text-muted">
-                  <RichText text={response.description} />
-                </TableCell>
-              </TableRow>
-            ))}
-          </TableBody>
-        </Table>
+                </>
+              ),
+            },
+            {
+              label: "Message",
+              className: "min-w-52",
+              cell: ([, response]) => (
+                <ul className="flex flex-col gap-1">
+                  {responseMessages(response).map((message) => (
+                    <li key={message} className="font-mono text-[13px]">
+                      {message}
+                    </li>
+                  ))}
+                </ul>
+              ),
+            },
+            { label: "When", className: "min-w-56 text-muted", cell: ([, response]) => <RichText text={response.description} /> },
+          ]}
+        />
       </div>
 
       <div className="flex flex-col gap-3">
@@ -304,9 +311,7 @@ export default async function ApiDocsPage() {
         <p className="text-lg text-pretty text-muted">
           Four read-only lookups over HTTP GET, authenticated with a Bearer key and metered in credits. This page is
           generated from the same OpenAPI document the API serves at{" "}
-          <a href={OPENAPI_PATH} className="font-medium text-accent underline-offset-4 hover:underline">
-            {OPENAPI_PATH}
-          </a>
+          <OpenApiLink />
           .
         </p>
       </header>

@@ -3,6 +3,7 @@
 import Link from "next/link";
 import { useEffect, useId, useRef, useState, type KeyboardEvent } from "react";
 import { Badge } from "@/components/ui/badge";
+import { bindValue } from "@/components/ui/bind-value";
 import { Button } from "@/components/ui/button";
 import { Input, verbatimText } from "@/components/ui/input";
 import type { OperationDoc } from "@/lib/openapi/docs";
@@ -206,11 +207,7 @@ export function TryIt({ operation, baseUrl }: TryItProps) {
               label="A key you paste"
               type="password"
               name="api-key"
-              value={token}
-              onChange={(change) => {
-                setToken(change.target.value);
-                setTokenError(null);
-              }}
+              {...bindValue(token, setToken, () => setTokenError(null))}
               placeholder="Paste an API key"
               hint={`Sent from your browser straight to ${operation.path}; kept on this page only, never stored.`}
               error={tokenError ?? undefined}

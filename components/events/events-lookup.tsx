@@ -4,6 +4,7 @@ import { useQuery, useQueryClient, type UseQueryResult } from "@tanstack/react-q
 import { useSearchParams } from "next/navigation";
 import { useId, useRef, useState, type FormEvent } from "react";
 import { useOperationCost } from "@/components/credit-meter";
+import { bindValue } from "@/components/ui/bind-value";
 import { Button } from "@/components/ui/button";
 import { cx } from "@/components/ui/class-names";
 import { verbatimText } from "@/components/ui/input";
@@ -203,11 +204,7 @@ export function EventsLookup({ hosts, publicOrigin }: EventsLookupProps) {
             id={inputId}
             name="q"
             type="text"
-            value={draft}
-            onChange={(change) => {
-              setDraft(change.target.value);
-              setSubmittedInvalid(false);
-            }}
+            {...bindValue(draft, setDraft, () => setSubmittedInvalid(false))}
             placeholder={`https://${hosts.find((host) => host !== "*") ?? "events.demo.test"}/events/1000000000000001/`}
             {...verbatimText}
             aria-describedby={hintId}

@@ -2,10 +2,10 @@
 
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
-import { useId, useMemo, useState } from "react";
+import { useMemo, useState } from "react";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
-import { cx } from "@/components/ui/class-names";
 import { Input } from "@/components/ui/input";
+import { RadioCardGroup } from "@/components/ui/radio-card";
 import { usersQuery } from "@/lib/query/account";
 import { keysQuery, type ApiKeyView } from "@/lib/query/keys";
 import { KeysNotLoaded } from "./keys-not-loaded";
@@ -27,7 +27,6 @@ export function CreditTopUp({ initialKeyId }: { initialKeyId: string | null }) {
   const [search, setSearch] = useState("");
   const [selectedId, setSelectedId] = useState<string | null>(initialKeyId);
   const [result, setResult] = useState<Result | null>(null);
-  const groupId = useId();
 
   const ownerOf = useMemo(() => {
     const emails = new Map((users.data ?? []).map((user) => [user.id, user.email] as const));
@@ -63,48 +62,37 @@ export function CreditTopUp({ initialKeyId }: { initialKeyId: string | null }) {
               {activeKeys.length === 0 ? "There are no active keys." : "No active key matches that search."}
             </p>
           ) : (
-            <fieldset className="flex flex-col gap-2">
-              <legend id={groupId} className="sr-only">
-                Key to top up
-              </legend>
-              {shown.map((key) => (
-                <label
-                  key={key.id}
-                  className={cx(
-                    "flex cursor-pointer items-start gap-3 rounded-lg border p-3 transition-colors",
-                    key.id === selectedId ? "border-accent bg-accent-soft" : "border-border-strong hover:bg-surface-muted",
-                  )}
-                >
-                  <input
-                    type="radio"
-                    name="key"
-                    value={key.id}
-                    checked={key.id === selectedId}
-                    onChange={() => {
-                      setSelectedId(key.id);
-                      setResult(null);
-                    }}
-                    data-testid={`pick-${key.id}`}
-                    className="mt-1 size-4 shrink-0 accent-accent"
-                  />
-                  <span className="flex min-w-0 flex-col gap-0.5">
-                    <span className="text-sm font-medium break-words">
-                      {key.name}
-                      {isExpired(key.expiresAt) ? <span className="ml-2 text-xs text-warning">(expired)</span> : null}
-                    </span>
-                    <span className="font-mono text-xs break-all text-muted">{key.id}</span>
-                    <span className="text-xs text-muted">
-                      {ownerOf(key)} · {formatCount(key.creditsRemaining)} of {formatCount(key.creditsGranted)} credits left
-                    </span>
+            <RadioCardGroup
+              legend="Key to top up"
+              legendClassName="sr-only"
+              name="key"
+              options={shown}
+              valueOf={(key) => key.id}
+              selected={selectedId}
+              onSelect={(keyId) => {
+                setSelectedId(keyId);
+                setResult(null);
+              }}
+              testId={(keyId) => `pick-${keyId}`}
+              describe={(key) => (
+                <>
+                  <span className="text-sm font-medium break-words">
+                    {key.name}
+                    {isExpired(key.expiresAt) ? <span className="ml-2 text-xs text-warning">(expired)</span> : null}
                   </span>
-                </label>
-              ))}
+                  <span className="font-mono text-xs break-all text-muted">{key.id}</span>
+                  <span className="text-xs text-muted">
+                    {ownerOf(key)} · {formatCount(key.creditsRemaining)} of {formatCount(key.creditsGranted)} credits left
+                  </span>
+                </>
+              )}
+            >
               {found.length > shown.length ? (
                 <p className="text-xs text-muted">
                   Showing {shown.length} of {found.length} matching keys; narrow the search to see the rest.
                 </p>
               ) : null}
-            </fieldset>
+            </RadioCardGroup>
           )}
         </CardContent>
       </Card>

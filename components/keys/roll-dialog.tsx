@@ -2,7 +2,7 @@
 
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
-import { cx } from "@/components/ui/class-names";
+import { RadioCardGroup } from "@/components/ui/radio-card";
 import {
   keysQueryKey,
   refreshAfterKeyChange,
@@ -52,34 +52,22 @@ export function RollKeyForm({
 
   return (
     <form onSubmit={onSubmit} className="flex flex-col gap-4">
-      <fieldset className="flex flex-col gap-2">
-        <legend className="mb-2 text-sm font-medium">
-          How long may the current token ({apiKey.tokenHint}) keep working?
-        </legend>
-        {graceOptions.map((option) => (
-          <label
-            key={option.value}
-            className={cx(
-              "flex cursor-pointer items-start gap-3 rounded-lg border border-border-strong p-3",
-              "has-[:checked]:border-accent has-[:checked]:bg-accent-soft",
-            )}
-          >
-            <input
-              type="radio"
-              name="grace"
-              value={option.value}
-              checked={grace === option.value}
-              onChange={() => setGrace(option.value)}
-              data-testid={`grace-${option.value}`}
-              className="mt-0.5 size-4 shrink-0 accent-accent"
-            />
-            <span className="flex flex-col gap-0.5">
-              <span className="text-sm font-medium">{option.label}</span>
-              <span className="text-xs text-muted">{option.hint}</span>
-            </span>
-          </label>
-        ))}
-      </fieldset>
+      <RadioCardGroup
+        legend={<>How long may the current token ({apiKey.tokenHint}) keep working?</>}
+        legendClassName="mb-2 text-sm font-medium"
+        name="grace"
+        options={graceOptions}
+        valueOf={(option) => option.value}
+        selected={grace}
+        onSelect={setGrace}
+        testId={(value) => `grace-${value}`}
+        describe={(option) => (
+          <>
+            <span className="text-sm font-medium">{option.label}</span>
+            <span className="text-xs text-muted">{option.hint}</span>
+          </>
+        )}
+      />
       <KeyDialogFooter action="roll" mutation={mutation} onCancel={onCancel} confirmLabel="Roll key" pendingLabel="Rolling…" />
     </form>
   );

@@ -2,6 +2,7 @@
 
 import type { FormEvent } from "react";
 import { OperationCost } from "@/components/credit-meter/operation-cost";
+import { bindValue } from "@/components/ui/bind-value";
 import { Button } from "@/components/ui/button";
 import { Input, type InputProps } from "@/components/ui/input";
 import { lookupErrorText, type LookupSubject } from "@/lib/query/lookup-copy";
@@ -48,11 +49,9 @@ export function PagedLookupForm({
           error={field.problem ?? lookupProblem}
           autoComplete="off"
           spellCheck={false}
-          value={field.value}
-          onChange={(event) => {
-            field.setValue(event.target.value);
+          {...bindValue(field.value, field.setValue, () => {
             if (field.problem) field.setProblem(null);
-          }}
+          })}
           className="flex-1"
         />
         <Button type="submit" data-testid={`${testId}-run`} className="sm:mt-7" disabled={looking}>

@@ -1,4 +1,4 @@
-import { isLookupError } from "./lookup-error";
+import { isLookupError, type LookupErrorCode } from "./lookup-error";
 
 /** What the console says about a failed lookup (issue 5 "States"), and where to fix it. */
 export type LookupSubject = "event" | "user" | "profile";
@@ -56,19 +56,17 @@ export const lookupErrorText = (error: unknown, what: LookupSubject): string => 
   }
 };
 
-/** Where the user can fix the problem, if anywhere but this form. */
-export const lookupErrorAction = (error: unknown): { href: string; label: string } | null => {
-  if (!isLookupError(error)) return null;
-  switch (error.code) {
-    case "out_of_credits":
-    case "no_console_key":
-    case "key_rejected":
-      return { href: "/keys", label: "Go to Keys" };
-    case "no_provider_key":
-      return { href: "/account/provider-key", label: "Add provider key" };
-    case "signed_out":
-      return { href: "/signin", label: "Sign in" };
-    default:
-      return null;
-  }
+const keysPage = { href: "/keys", label: "Go to Keys" };
+
+/** Where the user can fix each kind of failure, when it is not this form. */
+const errorActions: Partial<Record<LookupErrorCode, { href: string; label: string }>> = {
+  out_of_credits: keysPage,
+  no_console_key: keysPage,
+  key_rejected: keysPage,
+  no_provider_key: { href: "/account/provider-key", label: "Add provider key" },
+  signed_out: { href: "/signin", label: "Sign in" },
 };
+
+/** Where the user can fix the problem, if anywhere but this form. */
+export const lookupErrorAction = (error: unknown): { href: string; label: string } | null =>
+  isLookupError(error) ? (errorActions[error.code] ?? null) : null;

@@ -200,19 +200,20 @@ $fn$;
 -- (and the room under its daily cap) for every lookup of the batch while staying above its alert
 -- threshold and above zero. Called with the keys locked, the answer holds until commit.
 CREATE OR REPLACE FUNCTION settle_batch_is_plain(batch json) RETURNS boolean LANGUAGE sql STABLE AS $p$
+  WITH x AS MATERIALIZED (
+    SELECT * FROM json_to_recordset(batch) AS x(request_id uuid, key_id text, cost integer, outcome text, deadline timestamptz)
+  ), needs AS (
+    SELECT x.key_id, COALESCE(sum(x.cost) FILTER (WHERE x.outcome IN ('found', 'not_found')), 0) AS needed FROM x GROUP BY x.key_id
+  )
   SELECT COALESCE((
       SELECT bool_and(x.outcome IN ('found', 'not_found', '400', '429', '500'))
              AND count(DISTINCT x.request_id) = count(*)
              AND clock_timestamp() <= min(x.deadline)
-      FROM json_to_recordset(batch) AS x(request_id uuid, outcome text, deadline timestamptz)), false)
-    AND NOT EXISTS (
-      SELECT 1 FROM usage_events u
-      WHERE u.request_id IN (SELECT x.request_id FROM json_to_recordset(batch) AS x(request_id uuid)))
+      FROM x), false)
+    AND NOT EXISTS (SELECT 1 FROM x JOIN usage_events u ON u.request_id = x.request_id)
     AND NOT EXISTS (
       SELECT 1
-      FROM (SELECT x.key_id, COALESCE(sum(x.cost) FILTER (WHERE x.outcome IN ('found', 'not_found')), 0) AS needed
-            FROM json_to_recordset(batch) AS x(key_id text, cost integer, outcome text) GROUP BY x.key_id) n
-      LEFT JOIN api_keys kk ON kk.id = n.key_id
+      FROM needs n LEFT JOIN api_keys kk ON kk.id = n.key_id
       WHERE kk.id IS NULL
          OR NOT EXISTS (SELECT 1 FROM usable_keys uk WHERE uk.id = kk.id)
          OR kk.credits_remaining - n.needed <= GREATEST(0, COALESCE(kk.alert_threshold_credits,

@@ -95,7 +95,11 @@ export const parsePublications = (query: URLSearchParams): PublicationsParams =>
 /** Control characters and lone surrogate halves cannot be stored as text (PostgreSQL refuses \u0000). */
 const UNSTORABLE = /[\u0000-\u001f\u007f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 
+/** Printable ASCII only: nothing to cut on a code point boundary, nothing unstorable (the usual query). */
+const PLAIN_ASCII = /^[\x20-\x7e]*$/;
+
 const storable = (value: string, maxLength: number): string => {
+  if (value.length <= maxLength && PLAIN_ASCII.test(value)) return value;
   // Cut on a code point boundary so an emoji is never split in half.
   const cut = Array.from(value).slice(0, maxLength).join("");
   return cut.replace(UNSTORABLE, "\uFFFD");

@@ -3,7 +3,8 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { freePort, killGroupNow, machineSummary, sleep, spawnLogged, stopGroup, tail } from "./bench-lib";
+import { freePort, groupRssKiB } from "@/lib/cli/processes";
+import { killGroupNow, machineSummary, sleep, spawnLogged, stopGroup, tail } from "./bench-lib";
 
 /**
  * `npm run bench:batch`: a batch of N publications lookups (default 10,000 distinct profiles,
@@ -33,23 +34,9 @@ if (!Number.isInteger(inputs) || inputs < 1 || inputs > 100_000) {
 
 const urnOf = (index: number) => `urn:li:member:bench${String(index).padStart(6, "0")}`;
 
-/** Resident memory of every process in the group, in MiB (from /proc). */
-const groupRssMiB = (groupId: number): number => {
-  let kib = 0;
-  for (const entry of fs.readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = fs.readFileSync(`/proc/${entry}/stat`, "utf8");
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      if (Number(fields[2]) !== groupId) continue;
-      const rss = /^VmRSS:\s+(\d+) kB$/m.exec(fs.readFileSync(`/proc/${entry}/status`, "utf8"));
-      kib += Number(rss?.[1] ?? 0);
-    } catch {
-      // the process ended meanwhile
-    }
-  }
-  return kib / 1024;
-};
+
+/** Resident memory of every process in the group, in MiB. */
+const groupRssMiB = (groupId: number): number => groupRssKiB(groupId) / 1024;
 
 const cookiesOf = (response: Response, only?: string): string =>
   response.headers

@@ -8,7 +8,8 @@ import zlib from "node:zlib";
 import { chromium, type Browser, type BrowserContext } from "@playwright/test";
 import { z } from "zod";
 import { ensureBuild } from "@/lib/cli/build";
-import { formatRow, freePort, killGroupNow, machineSummary, runningBuilds, sleep, spawnLogged, stopGroup, tail } from "./bench-lib";
+import { freePort } from "@/lib/cli/processes";
+import { formatRow, killGroupNow, machineSummary, runningBuilds, sleep, spawnLogged, stopGroup, tail } from "./bench-lib";
 import { LIGHTHOUSE_TARGET, measureLighthouse, printLighthouse } from "./bench-lighthouse";
 
 /**

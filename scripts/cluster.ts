@@ -5,6 +5,7 @@ import path from "node:path";
 import readline from "node:readline";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
+import { groupAlive, signalGroup } from "@/lib/cli/processes";
 
 /**
  * `npm run start:cluster -- --instances 3 [--port 4000]`: several production instances of this
@@ -235,23 +236,6 @@ export const waitHealthy = async (baseUrl: string, timeoutMs: number, child?: Ch
     await sleep(200);
   }
   return false;
-};
-
-const groupAlive = (groupId: number): boolean => {
-  try {
-    process.kill(-groupId, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-};
-
-export const signalGroup = (groupId: number, signal: NodeJS.Signals): void => {
-  try {
-    process.kill(-groupId, signal);
-  } catch {
-    // already gone
-  }
 };
 
 /** SIGTERM to the instance's group, SIGKILL after `graceMs`; resolves once the group is gone. */

@@ -1,5 +1,5 @@
-import fs from "node:fs";
 import { describe, expect, inject, it } from "vitest";
+import { groupRssKiB } from "@/lib/cli/processes";
 import { generatedBody } from "@/tests/support/streams";
 import { serverPid, type ApiTarget } from "./harness";
 
@@ -42,24 +42,6 @@ const signIn = async (target: ApiTarget, email: string, password: string): Promi
   );
 };
 
-/** RSS of every process in the server's process group (the server may run Next in a child). */
-const groupRssBytes = (groupId: number): number => {
-  let total = 0;
-  for (const entry of fs.readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      // Field 5 of /proc/PID/stat is the process group; the command name (field 2) may hold spaces.
-      const stat = fs.readFileSync(`/proc/${entry}/stat`, "utf8");
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      if (Number(fields[2]) !== groupId) continue;
-      const rss = /^VmRSS:\s+(\d+) kB$/m.exec(fs.readFileSync(`/proc/${entry}/status`, "utf8"));
-      total += Number(rss?.[1] ?? 0) * 1024;
-    } catch {
-      // The process ended between listing and reading.
-    }
-  }
-  return total;
-};
 
 const nested = (depth: number): string => `${"[".repeat(depth)}${"]".repeat(depth)}`;
 const validEvent = (id: string): string =>
@@ -94,6 +76,9 @@ const uploadBody = (): ReadableStream<Uint8Array> => {
   const head = `${validEvent("9300000001")}\n${deep}\n{"event_id":"9300000003","title":"`;
   return generatedBody(head, UPLOAD_LINE_BYTES, `"}\n${validEvent("9300000004")}\n`);
 };
+
+/** RSS of every process in the server's process group (the server may run Next in a child). */
+const groupRssBytes = (groupId: number): number => groupRssKiB(groupId) * 1024;
 
 describe.each(targets)("$kind server: POST /api/admin/import", (target: ApiTarget) => {
   it(`takes a 100 MB upload with a deep record and a 100 MB line: two reported errors, RSS within +${RSS_BOUND_BYTES / MB} MB`, async () => {

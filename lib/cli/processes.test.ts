@@ -58,7 +58,7 @@ describe("process helpers of the scripts and harnesses", () => {
 
   it("captures a command's output and exit code, or appends it to a log", async () => {
     const script = "process.stdout.write('out'); process.stderr.write('err'); process.exit(3)";
-    expect(await runCaptured(process.execPath, ["-e", script], { cwd: os.tmpdir(), env: inheritedEnv() })).toEqual({
+    expect(await runCaptured(process.execPath, ["-e", script], { cwd: os.tmpdir(), env: { ...inheritedEnv(), NODE_ENV: "test" } })).toEqual({
       code: 3,
       stdout: "out",
       stderr: "err",
@@ -66,7 +66,7 @@ describe("process helpers of the scripts and harnesses", () => {
     const logFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "sl-processes-")), "run.log");
     try {
       fs.writeFileSync(logFile, "before\n");
-      expect(await runLogged(process.execPath, ["-e", script], { cwd: os.tmpdir(), env: inheritedEnv(), logFile })).toBe(3);
+      expect(await runLogged(process.execPath, ["-e", script], { cwd: os.tmpdir(), env: { ...inheritedEnv(), NODE_ENV: "test" }, logFile })).toBe(3);
       expect(fs.readFileSync(logFile, "utf8")).toMatch(/^before\n(outerr|errout)$/);
     } finally {
       fs.rmSync(path.dirname(logFile), { recursive: true, force: true });

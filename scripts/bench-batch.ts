@@ -3,6 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
+import { signInWithPassword } from "@/lib/cli/console-session";
 import { freePort, groupRssKiB } from "@/lib/cli/processes";
 import { killGroupNow, machineSummary, sleep, spawnLogged, stopGroup, tail } from "./bench-lib";
 
@@ -37,13 +38,6 @@ const urnOf = (index: number) => `urn:li:member:bench${String(index).padStart(6,
 
 /** Resident memory of every process in the group, in MiB. */
 const groupRssMiB = (groupId: number): number => groupRssKiB(groupId) / 1024;
-
-const cookiesOf = (response: Response, only?: string): string =>
-  response.headers
-    .getSetCookie()
-    .map((line) => line.split(";")[0] ?? "")
-    .filter((pair) => only === undefined || pair.startsWith(only))
-    .join("; ");
 
 const runTsx = (args: string[], env: NodeJS.ProcessEnv, logFile: string): Promise<number> =>
   new Promise((resolve) => {
@@ -103,16 +97,9 @@ const main = async () => {
       if (Date.now() > deadline || server.exitCode !== null) throw new Error(`the server did not start:\n${tail(logFile, 30)}`);
       await sleep(500);
     }
-    const csrf = await fetch(`${baseUrl}/api/auth/csrf`);
-    const { csrfToken } = (await csrf.json()) as { csrfToken: string };
-    const signIn = await fetch(`${baseUrl}/api/auth/callback/credentials`, {
-      method: "POST",
-      redirect: "manual",
-      headers: { "Content-Type": "application/x-www-form-urlencoded", Cookie: cookiesOf(csrf) },
-      body: new URLSearchParams({ csrfToken, ...admin, callbackUrl: `${baseUrl}/batches`, json: "true" }),
-    });
-    await signIn.arrayBuffer();
-    const cookie = cookiesOf(signIn, "next-auth.session-token");
+    const signIn = await signInWithPassword(baseUrl, admin, "/batches");
+    if (signIn.session === null) throw new Error(`signing in as ${admin.email} failed (status ${signIn.status})`);
+    const cookie = signIn.session;
     const api = async <T>(method: string, route: string, body?: unknown): Promise<T> => {
       const response = await fetch(`${baseUrl}${route}`, {
         method,

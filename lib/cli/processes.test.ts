@@ -21,10 +21,15 @@ describe("process helpers of the scripts and harnesses", () => {
   });
 
   it("sees a process group, its memory, and its end after a signal", async () => {
-    const child = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"], { detached: true, stdio: "ignore" });
+    const child = spawn(process.execPath, ["-e", "console.log('ready'); setInterval(() => {}, 1000)"], {
+      detached: true,
+      stdio: ["ignore", "pipe", "ignore"],
+    });
     const groupId = child.pid;
     if (groupId === undefined) throw new Error("no pid");
     const gone = exited(child);
+    // Node is up (not still being exec'd) once it prints.
+    await new Promise((resolve) => child.stdout?.once("data", resolve));
     try {
       expect(groupAlive(groupId)).toBe(true);
       expect(groupRssKiB(groupId)).toBeGreaterThan(1024);

@@ -1,4 +1,5 @@
 import { describe, expect, inject, it } from "vitest";
+import { signInWithPassword } from "@/lib/cli/console-session";
 import { groupRssKiB } from "@/lib/cli/processes";
 import { generatedBody } from "@/tests/support/streams";
 import { serverPid, type ApiTarget } from "./harness";
@@ -16,31 +17,15 @@ const targets = inject("apiTargets");
 const MB = 1024 * 1024;
 const RSS_BOUND_BYTES = 300 * MB;
 const UPLOAD_LINE_BYTES = 100 * MB;
-const SESSION_COOKIE = "next-auth.session-token";
 
 const must = <T>(value: T | null | undefined, what: string): T => {
   if (value === null || value === undefined) throw new Error(`missing ${what}`);
   return value;
 };
 
-const cookiesOf = (response: Response): string[] => response.headers.getSetCookie().map((cookie) => cookie.split(";")[0] ?? "");
-
-/** Signs in as the browser does: the CSRF cookie and token, then the credentials callback. */
-const signIn = async (target: ApiTarget, email: string, password: string): Promise<string> => {
-  const csrf = await fetch(`${target.baseUrl}/api/auth/csrf`, { redirect: "manual" });
-  const { csrfToken } = (await csrf.json()) as { csrfToken: string };
-  const response = await fetch(`${target.baseUrl}/api/auth/callback/credentials`, {
-    method: "POST",
-    redirect: "manual",
-    headers: { "Content-Type": "application/x-www-form-urlencoded", Cookie: cookiesOf(csrf).join("; ") },
-    body: new URLSearchParams({ csrfToken, email, password, callbackUrl: `${target.baseUrl}/keys`, json: "true" }),
-  });
-  await response.text();
-  return must(
-    cookiesOf(response).find((cookie) => cookie.startsWith(SESSION_COOKIE)),
-    "session cookie",
-  );
-};
+/** Signs in as the browser does; the session's Cookie header. */
+const signIn = async (target: ApiTarget, email: string, password: string): Promise<string> =>
+  must((await signInWithPassword(target.baseUrl, { email, password })).session, "session cookie");
 
 
 const nested = (depth: number): string => `${"[".repeat(depth)}${"]".repeat(depth)}`;

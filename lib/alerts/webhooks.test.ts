@@ -37,6 +37,16 @@ const receiver = async (status: number) => {
   };
 };
 
+/** Runs `work` with a receiver answering `status`, and closes the receiver whatever happens. */
+const withReceiver = async (status: number, work: (hook: Awaited<ReturnType<typeof receiver>>) => Promise<void>): Promise<void> => {
+  const hook = await receiver(status);
+  try {
+    await work(hook);
+  } finally {
+    await hook.close();
+  }
+};
+
 /** A port nothing listens on. */
 const closedPort = async (): Promise<number> => {
   const server = http.createServer();
@@ -91,8 +101,7 @@ describe.each(await testDatabases())("low-credit webhooks on $name", (database) 
   });
 
   it("a key crossing its threshold gets exactly one delivery, with a valid signature", async () => {
-    const hook = await receiver(204);
-    try {
+    await withReceiver(204, async (hook) => {
       const key = await newKey(db, null, 10, "nightly sync");
       await db.query("UPDATE api_keys SET alert_threshold_credits = 5, alert_webhook_url = $2 WHERE id = $1", [key.id, hook.url]);
       // 10 → 8 → 6 → 4 (crosses 5) → 2: one crossing, one alert.
@@ -122,23 +131,18 @@ describe.each(await testDatabases())("low-credit webhooks on $name", (database) 
       const [delivery] = await keyDeliveries(db, key.id);
       expect(delivery).toMatchObject({ status: "delivered", attempts: 1, lastStatus: 204, payload: request?.body });
       expect(request?.headers["x-sociallookup-delivery"]).toBe(delivery?.id);
-    } finally {
-      await hook.close();
-    }
+    });
   });
 
   it("sends key.credits.zero when a key reaches 0", async () => {
-    const hook = await receiver(200);
-    try {
+    await withReceiver(200, async (hook) => {
       const key = await newKey(db, null, 4, "draining");
       await db.query("UPDATE api_keys SET alert_webhook_url = $2 WHERE id = $1", [key.id, hook.url]);
       await spend(key.id, 2);
       workers.push(startAlertWorker(db, fast));
       await until(async () => hook.received.length === 1);
       expect(JSON.parse(hook.received[0]?.body ?? "")).toMatchObject({ event: "key.credits.zero", creditsRemaining: 0, threshold: null });
-    } finally {
-      await hook.close();
-    }
+    });
   });
 
   it("retries a receiver that answers 500, with backoff, until it accepts", async () => {
@@ -189,8 +193,7 @@ describe.each(await testDatabases())("low-credit webhooks on $name", (database) 
   });
 
   it("sends nothing for a key without a webhook URL, nor for an alert older than a day", async () => {
-    const hook = await receiver(200);
-    try {
+    await withReceiver(200, async (hook) => {
       const quiet = await newKey(db, null, 10);
       await db.query("UPDATE api_keys SET alert_threshold_credits = 9 WHERE id = $1", [quiet.id]);
       await spend(quiet.id, 1);
@@ -205,14 +208,11 @@ describe.each(await testDatabases())("low-credit webhooks on $name", (database) 
       expect(await keyDeliveries(db, quiet.id)).toEqual([]);
       expect(await keyDeliveries(db, late.id)).toEqual([]);
       expect(hook.received).toEqual([]);
-    } finally {
-      await hook.close();
-    }
+    });
   });
 
   it("two workers (two instances) still deliver an alert once", async () => {
-    const hook = await receiver(200);
-    try {
+    await withReceiver(200, async (hook) => {
       const key = await newKey(db, null, 10);
       await db.query("UPDATE api_keys SET alert_threshold_credits = 9, alert_webhook_url = $2 WHERE id = $1", [key.id, hook.url]);
       await spend(key.id, 1);
@@ -220,8 +220,6 @@ describe.each(await testDatabases())("low-credit webhooks on $name", (database) 
       await until(async () => (await keyDeliveries(db, key.id))[0]?.status === "delivered");
       await new Promise((resolve) => setTimeout(resolve, 100));
       expect(hook.received).toHaveLength(1);
-    } finally {
-      await hook.close();
-    }
+    });
   });
 });

@@ -54,8 +54,6 @@ const validQuery: Record<OperationPath, Query> = {
 
 const operationPaths = Object.values(paths);
 
-const queries = (...list: Query[]): Query[] => list;
-
 /** A token with one character changed (to another character of the base64url alphabet). */
 const withCharChanged = (token: string, index: number): string => {
   const current = token.charAt(index);
@@ -82,6 +80,14 @@ describe.each(targets)("$kind server", (target: ApiTarget) => {
   const seedPublications = (urn: string) => seed.publicationLists.find((list) => list.urn === urn)?.publications ?? [];
   const get = (path: string, query: Query = {}, auth: IssuedKey | { authorization: string } | null = key) =>
     call(target, path, { auth, query });
+  /** Each query answers `status` with `message`, and none of them moves the key's credits. */
+  const expectFreeErrors = async (path: OperationPath, list: readonly Query[], status: number, message: string, costCredits: number) => {
+    for (const query of list) {
+      const answer = await get(path, query);
+      expectError(answer, status, message);
+      credits.free(answer, costCredits);
+    }
+  };
 
   describe("the demo data set the server was seeded with", () => {
     it("has the fixtures this suite relies on", () => {
@@ -121,17 +127,11 @@ describe.each(targets)("$kind server", (target: ApiTarget) => {
     });
 
     it("answers 404 Event not found for an unknown id and charges nothing", async () => {
-      const answer = await get(paths.eventById, { event_id: UNKNOWN_EVENT });
-      expectError(answer, 404, messages.eventNotFound);
-      credits.free(answer, 4);
+      await expectFreeErrors(paths.eventById, [{ event_id: UNKNOWN_EVENT }], 404, messages.eventNotFound, 4);
     });
 
     it("answers 400 Missing required parameter: event_id without it (or empty) and charges nothing", async () => {
-      for (const query of queries({}, { event_id: "" })) {
-        const answer = await get(paths.eventById, query);
-        expectError(answer, 400, messages.missing("event_id"));
-        credits.free(answer, 4);
-      }
+      await expectFreeErrors(paths.eventById, [{}, { event_id: "" }], 400, messages.missing("event_id"), 4);
     });
 
     it("answers 400 Invalid parameter: event_id for a value that is not 1-20 digits", async () => {
@@ -169,17 +169,11 @@ describe.each(targets)("$kind server", (target: ApiTarget) => {
     });
 
     it("answers 404 Event not found for the URL of an unknown event and charges nothing", async () => {
-      const answer = await get(paths.eventByUrl, { url: eventUrl(UNKNOWN_EVENT) });
-      expectError(answer, 404, messages.eventNotFound);
-      credits.free(answer, 4);
+      await expectFreeErrors(paths.eventByUrl, [{ url: eventUrl(UNKNOWN_EVENT) }], 404, messages.eventNotFound, 4);
     });
 
     it("answers 400 Missing required parameter: url without it (or empty)", async () => {
-      for (const query of queries({}, { url: "" }, { event_id: "1000000000000001" })) {
-        const answer = await get(paths.eventByUrl, query);
-        expectError(answer, 400, messages.missing("url"));
-        credits.free(answer, 4);
-      }
+      await expectFreeErrors(paths.eventByUrl, [{}, { url: "" }, { event_id: "1000000000000001" }], 400, messages.missing("url"), 4);
     });
 
     it("answers 400 Invalid parameter: url for http:, another host, or a path that is not an event page", async () => {
@@ -273,19 +267,11 @@ describe.each(targets)("$kind server", (target: ApiTarget) => {
     });
 
     it("answers 404 User not found for an unknown userid or node_id and charges nothing", async () => {
-      for (const query of queries({ userid: UNKNOWN_USER }, { node_id: nodeIdOf(UNKNOWN_USER) })) {
-        const answer = await get(paths.followers, query);
-        expectError(answer, 404, messages.userNotFound);
-        credits.free(answer, 2);
-      }
+      await expectFreeErrors(paths.followers, [{ userid: UNKNOWN_USER }, { node_id: nodeIdOf(UNKNOWN_USER) }], 404, messages.userNotFound, 2);
     });
 
     it("answers 400 Missing required parameter: userid when neither userid nor node_id is given", async () => {
-      for (const query of queries({}, { userid: "" }, { node_id: "" }, { cursor: "abc" })) {
-        const answer = await get(paths.followers, query);
-        expectError(answer, 400, messages.missing("userid"));
-        credits.free(answer, 2);
-      }
+      await expectFreeErrors(paths.followers, [{}, { userid: "" }, { node_id: "" }, { cursor: "abc" }], 400, messages.missing("userid"), 2);
     });
 
     it("answers 400 Invalid parameter: userid / node_id / cursor for malformed values", async () => {
@@ -359,17 +345,11 @@ describe.each(targets)("$kind server", (target: ApiTarget) => {
     });
 
     it("answers 404 Profile not found for an unknown urn and charges nothing", async () => {
-      const answer = await get(paths.publications, { urn: UNKNOWN_PROFILE });
-      expectError(answer, 404, messages.profileNotFound);
-      credits.free(answer, 1);
+      await expectFreeErrors(paths.publications, [{ urn: UNKNOWN_PROFILE }], 404, messages.profileNotFound, 1);
     });
 
     it("answers 400 Missing required parameter: urn without it (or empty)", async () => {
-      for (const query of queries({}, { urn: "" }, { page: "2" })) {
-        const answer = await get(paths.publications, query);
-        expectError(answer, 400, messages.missing("urn"));
-        credits.free(answer, 1);
-      }
+      await expectFreeErrors(paths.publications, [{}, { urn: "" }, { page: "2" }], 400, messages.missing("urn"), 1);
     });
 
     it("answers 400 Invalid parameter: page for a page that is not an integer ≥ 1, and urn for a malformed urn", async () => {

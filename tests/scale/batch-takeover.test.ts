@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { signInWithPassword } from "@/lib/cli/console-session";
-import { closeAgents, closeDatabase, cluster, control, database, delay, ensureWholeCluster, readLedger, skipped } from "./harness";
+import { cluster, control, database, delay, readLedger, skipped, useWholeCluster } from "./harness";
 
 /**
  * Issue 14: a batch runs on exactly one instance at a time (a lease in PostgreSQL). When that
@@ -12,12 +12,7 @@ const EVENT_IDS = Array.from({ length: 40 }, (_, index) => String(1_000_000_000_
 type BatchView = { id: string; status: string; done: number; succeeded: number; failed: number; creditsSpent: number };
 
 describe.skipIf(skipped())("a batch whose instance is killed", () => {
-  beforeAll(() => ensureWholeCluster());
-  afterAll(async () => {
-    await ensureWholeCluster();
-    closeAgents();
-    await closeDatabase();
-  });
+  useWholeCluster({ repairAfter: true });
 
   it("finishes on another instance with every input charged once", async () => {
     const [first] = cluster().instances;

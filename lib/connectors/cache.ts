@@ -126,10 +126,9 @@ export const probePublications = async (db: Queryable, query: { urn: string; pag
   };
 };
 
-const upsertPageRow = (
-  db: Queryable,
-  row: { kind: "event" | "followers" | "publications"; subject: string; page: number; start: number; count: number; hasMore: boolean; total: number | null; fetchedAt: Date },
-) =>
+type StoredPage = { kind: "event" | "followers" | "publications"; subject: string; page: number; start: number; count: number; hasMore: boolean; total: number | null; fetchedAt: Date };
+
+const upsertPageRow = (db: Queryable, row: StoredPage) =>
   db.query(
     `INSERT INTO upstream_pages (kind, subject, page, start_position, entry_count, has_more, total, fetched_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
@@ -137,6 +136,12 @@ const upsertPageRow = (
        entry_count = EXCLUDED.entry_count, has_more = EXCLUDED.has_more, total = EXCLUDED.total, fetched_at = EXCLUDED.fetched_at`,
     [row.kind, row.subject, row.page, row.start, row.count, row.hasMore, row.total, row.fetchedAt],
   );
+
+/** Records the page of a list that was just rewritten; the pages after it were cut off by the rewrite. */
+const recordRewrittenPage = async (tx: Queryable, row: StoredPage & { kind: "followers" | "publications" }): Promise<void> => {
+  await tx.query("DELETE FROM upstream_pages WHERE kind = $1 AND subject = $2 AND page > $3", [row.kind, row.subject, row.page]);
+  await upsertPageRow(tx, row);
+};
 
 export const storeEvent = (db: Db, event: EventRecord, fetchedAt: Date): Promise<void> =>
   db.transaction(async (tx) => {
@@ -193,9 +198,7 @@ export const storeFollowersPage = (db: Db, page: FollowersPageToStore, fetchedAt
       prefix = stored;
     }
     await upsertFollowerList(tx, { userid: page.userId, followers: [...prefix, ...page.entries] }, UPSTREAM_SOURCE);
-    // Pages after this one were cut off by the rewrite.
-    await tx.query("DELETE FROM upstream_pages WHERE kind = 'followers' AND subject = $1 AND page > $2", [page.userId, page.offset]);
-    await upsertPageRow(tx, {
+    await recordRewrittenPage(tx, {
       kind: "followers",
       subject: page.userId,
       page: page.offset,
@@ -247,8 +250,7 @@ export const storePublicationsPage = (db: Db, page: PublicationsPageToStore, fet
       prefix = stored;
     }
     await upsertPublicationList(tx, { urn: page.urn, publications: [...prefix, ...page.entries] }, UPSTREAM_SOURCE);
-    await tx.query("DELETE FROM upstream_pages WHERE kind = 'publications' AND subject = $1 AND page > $2", [page.urn, page.page]);
-    await upsertPageRow(tx, {
+    await recordRewrittenPage(tx, {
       kind: "publications",
       subject: page.urn,
       page: page.page,

@@ -8,8 +8,6 @@ import {
   upsertEvents,
   upsertFollowerList,
   upsertPublicationList,
-  type FollowerList,
-  type PublicationList,
 } from "@/lib/connectors/store-records";
 import type { Db, Queryable } from "@/lib/db/client";
 import { detectFormat, readItems, type FileFormat } from "./read-items";
@@ -144,27 +142,17 @@ const lazyTexts = <Entry>(entries: readonly Entry[], toJson: (entry: Entry) => s
 const FOLLOWER_TABLES: ListTables = { owners: "pin_users", countColumn: "follower_count", entries: "pin_followers", ownerColumn: "user_id" };
 const PUBLICATION_TABLES: ListTables = { owners: "profiles", countColumn: "publication_count", entries: "publications", ownerColumn: "urn" };
 
+type ListWrite = { tables: ListTables; owner: string; texts: ReturnType<typeof lazyTexts>; upsert(tx: Queryable): Promise<unknown> };
+
 /** How a follower or publication list is compared with the stored one and written; null for an event. */
-const listWrite = (record: ImportRecord, source: string) => {
+const listWrite = (record: ImportRecord, source: string): ListWrite | null => {
+  if (record.kind === "event") return null;
   if (record.kind === "followers") {
-    const list: FollowerList = record.list;
-    return {
-      tables: FOLLOWER_TABLES,
-      owner: list.userid,
-      texts: lazyTexts(list.followers, followerJson),
-      upsert: (tx: Queryable) => upsertFollowerList(tx, list, source),
-    };
+    const { list } = record;
+    return { tables: FOLLOWER_TABLES, owner: list.userid, texts: lazyTexts(list.followers, followerJson), upsert: (tx) => upsertFollowerList(tx, list, source) };
   }
-  if (record.kind === "publications") {
-    const list: PublicationList = record.list;
-    return {
-      tables: PUBLICATION_TABLES,
-      owner: list.urn,
-      texts: lazyTexts(list.publications, publicationJson),
-      upsert: (tx: Queryable) => upsertPublicationList(tx, list, source),
-    };
-  }
-  return null;
+  const { list } = record;
+  return { tables: PUBLICATION_TABLES, owner: list.urn, texts: lazyTexts(list.publications, publicationJson), upsert: (tx) => upsertPublicationList(tx, list, source) };
 };
 
 const writeBatch = async (db: Db, batch: ImportRecord[], source: string, counts: ImportCounts): Promise<void> => {

@@ -1,15 +1,5 @@
 import { describe, expect, it } from "vitest";
-import {
-  control,
-  countStatuses,
-  delay,
-  ensureWholeCluster,
-  issueKey,
-  readLedger,
-  skipped,
-  sumCharged,
-  useWholeCluster,
-} from "./harness";
+import { control, countStatuses, delay, ensureWholeCluster, issueKey, readLedger, skipped, sumCharged, useWholeCluster } from "./harness";
 import { startTraffic } from "./traffic";
 
 /**

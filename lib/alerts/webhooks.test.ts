@@ -83,6 +83,13 @@ describe.each(await testDatabases())("low-credit webhooks on $name", (database) 
       Array.from({ length: times }, () => ({ keyId, operation: "followers", costCredits, outcome: "found" as const, agoMs: 10, latencyMs: 1 })),
     );
 
+  /** A key whose low-credit alerts (below `threshold`, or only at zero when null) go to `url`. */
+  const keyAlertingTo = async (url: string, settings: { credits: number; threshold: number | null; name?: string }) => {
+    const key = await newKey(db, null, settings.credits, settings.name);
+    await db.query("UPDATE api_keys SET alert_threshold_credits = $3, alert_webhook_url = $2 WHERE id = $1", [key.id, url, settings.threshold]);
+    return key;
+  };
+
   // The receivers here listen on 127.0.0.1, which a self-hoster has to allow explicitly.
   const fast = { pollMs: 10, backoffMs: [20, 40, 80, 160], timeoutMs: 1000, policy: { allowPrivate: false, allowedCidrs: ["127.0.0.1/32"] } };
 
@@ -102,8 +109,7 @@ describe.each(await testDatabases())("low-credit webhooks on $name", (database) 
 
   it("a key crossing its threshold gets exactly one delivery, with a valid signature", async () => {
     await withReceiver(204, async (hook) => {
-      const key = await newKey(db, null, 10, "nightly sync");
-      await db.query("UPDATE api_keys SET alert_threshold_credits = 5, alert_webhook_url = $2 WHERE id = $1", [key.id, hook.url]);
+      const key = await keyAlertingTo(hook.url, { credits: 10, threshold: 5, name: "nightly sync" });
       // 10 → 8 → 6 → 4 (crosses 5) → 2: one crossing, one alert.
       await spend(key.id, 4);
       workers.push(startAlertWorker(db, fast));
@@ -136,8 +142,7 @@ describe.each(await testDatabases())("low-credit webhooks on $name", (database) 
 
   it("sends key.credits.zero when a key reaches 0", async () => {
     await withReceiver(200, async (hook) => {
-      const key = await newKey(db, null, 4, "draining");
-      await db.query("UPDATE api_keys SET alert_webhook_url = $2 WHERE id = $1", [key.id, hook.url]);
+      const key = await keyAlertingTo(hook.url, { credits: 4, threshold: null, name: "draining" });
       await spend(key.id, 2);
       workers.push(startAlertWorker(db, fast));
       await until(async () => hook.received.length === 1);
@@ -158,8 +163,7 @@ describe.each(await testDatabases())("low-credit webhooks on $name", (database) 
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     const { port } = server.address() as AddressInfo;
     try {
-      const key = await newKey(db, null, 10);
-      await db.query("UPDATE api_keys SET alert_threshold_credits = 9, alert_webhook_url = $2 WHERE id = $1", [key.id, `http://127.0.0.1:${port}/`]);
+      const key = await keyAlertingTo(`http://127.0.0.1:${port}/`, { credits: 10, threshold: 9 });
       await spend(key.id, 1);
       workers.push(startAlertWorker(db, fast));
       await until(async () => (await keyDeliveries(db, key.id))[0]?.status === "delivered");
@@ -174,9 +178,8 @@ describe.each(await testDatabases())("low-credit webhooks on $name", (database) 
   });
 
   it("receiver down: retried up to 5 attempts, then marked failed — and /v1 charges never wait", async () => {
-    const key = await newKey(db, null, 100);
     const url = `http://127.0.0.1:${await closedPort()}/down`;
-    await db.query("UPDATE api_keys SET alert_threshold_credits = 99, alert_webhook_url = $2 WHERE id = $1", [key.id, url]);
+    const key = await keyAlertingTo(url, { credits: 100, threshold: 99 });
     await spend(key.id, 1);
     workers.push(startAlertWorker(db, fast));
     // Requests keep settling at full speed while deliveries fail in the background.
@@ -213,8 +216,7 @@ describe.each(await testDatabases())("low-credit webhooks on $name", (database) 
 
   it("two workers (two instances) still deliver an alert once", async () => {
     await withReceiver(200, async (hook) => {
-      const key = await newKey(db, null, 10);
-      await db.query("UPDATE api_keys SET alert_threshold_credits = 9, alert_webhook_url = $2 WHERE id = $1", [key.id, hook.url]);
+      const key = await keyAlertingTo(hook.url, { credits: 10, threshold: 9 });
       await spend(key.id, 1);
       workers.push(startAlertWorker(db, fast), startAlertWorker(db, fast));
       await until(async () => (await keyDeliveries(db, key.id))[0]?.status === "delivered");

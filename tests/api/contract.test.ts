@@ -88,6 +88,10 @@ describe.each(targets)("$kind server", (target: ApiTarget) => {
       credits.free(answer, costCredits);
     }
   };
+  /** Each query answers 400 Invalid parameter with the parameter named beside it, at no cost. */
+  const expectInvalid = async (path: OperationPath, cases: readonly [Query, string][], costCredits: number) => {
+    for (const [query, name] of cases) await expectFreeErrors(path, [query], 400, messages.invalid(name), costCredits);
+  };
 
   describe("the demo data set the server was seeded with", () => {
     it("has the fixtures this suite relies on", () => {
@@ -135,11 +139,8 @@ describe.each(targets)("$kind server", (target: ApiTarget) => {
     });
 
     it("answers 400 Invalid parameter: event_id for a value that is not 1-20 digits", async () => {
-      for (const eventId of ["abc", "12a", "-1", "1.5", "1".repeat(21)]) {
-        const answer = await get(paths.eventById, { event_id: eventId });
-        expectError(answer, 400, messages.invalid("event_id"));
-        credits.free(answer, 4);
-      }
+      const eventIds = ["abc", "12a", "-1", "1.5", "1".repeat(21)];
+      await expectFreeErrors(paths.eventById, eventIds.map((eventId) => ({ event_id: eventId })), 400, messages.invalid("event_id"), 4);
     });
   });
 
@@ -177,17 +178,14 @@ describe.each(targets)("$kind server", (target: ApiTarget) => {
     });
 
     it("answers 400 Invalid parameter: url for http:, another host, or a path that is not an event page", async () => {
-      for (const url of [
+      const urls = [
         `http://${demoFixtures.eventUrlHost}/events/1000000000000001/`,
         "https://evil.example/events/1000000000000001/",
         `https://${demoFixtures.eventUrlHost}/groups/1000000000000001/`,
         `https://${demoFixtures.eventUrlHost}/events/abc/`,
         "1000000000000001",
-      ]) {
-        const answer = await get(paths.eventByUrl, { url });
-        expectError(answer, 400, messages.invalid("url"));
-        credits.free(answer, 4);
-      }
+      ];
+      await expectFreeErrors(paths.eventByUrl, urls.map((url) => ({ url })), 400, messages.invalid("url"), 4);
     });
   });
 
@@ -287,11 +285,7 @@ describe.each(targets)("$kind server", (target: ApiTarget) => {
         // A genuine cursor, but of another user's list.
         [{ node_id: nodeIdOf(USER_30), cursor: otherUsersCursor }, "cursor"],
       ];
-      for (const [query, name] of cases) {
-        const answer = await get(paths.followers, query);
-        expectError(answer, 400, messages.invalid(name));
-        credits.free(answer, 2);
-      }
+      await expectInvalid(paths.followers, cases, 2);
     });
   });
 
@@ -358,11 +352,7 @@ describe.each(targets)("$kind server", (target: ApiTarget) => {
         [{ urn: "3000000001" }, "urn"],
         [{ urn: "urn:li:member:" }, "urn"],
       ];
-      for (const [query, name] of cases) {
-        const answer = await get(paths.publications, query);
-        expectError(answer, 400, messages.invalid(name));
-        credits.free(answer, 1);
-      }
+      await expectInvalid(paths.publications, cases, 1);
     });
   });
 

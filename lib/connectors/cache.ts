@@ -67,6 +67,22 @@ const readRecords = async (
   return rows.map((row) => row.record);
 };
 
+/**
+ * The page a probe found, with its entries, when it can be served: fresh from upstream and its
+ * entries all still stored; null otherwise.
+ */
+const servedPage = async (
+  db: Queryable,
+  row: PageRow,
+  list: { table: "pin_followers" | "publications"; ownerColumn: "user_id" | "urn"; owner: string },
+  freshness: Freshness,
+) => {
+  const page = servablePage(row, freshness);
+  if (!page) return null;
+  const entries = await readRecords(db, list.table, list.ownerColumn, list.owner, page.start, page.count);
+  return entries.length === page.count ? { ...page, entries } : null;
+};
+
 export const probeEvent = async (db: Queryable, eventId: string, freshness: Freshness): Promise<CacheProbe> => {
   const rows = await db.query<{ source: string; record: string; fetched_at: Date | string | null }>(
     `SELECT e.source, e.record::text AS record, p.fetched_at FROM events e
@@ -95,14 +111,12 @@ export const probeFollowers = async (
   );
   const row = rows[0];
   if (!row) return { storeSource: null, fresh: null };
-  const page = servablePage(row, freshness);
+  const page = await servedPage(db, row, { table: "pin_followers", ownerColumn: "user_id", owner: query.userId }, freshness);
   if (!page) return { storeSource: row.source, fresh: null };
-  const entries = await readRecords(db, "pin_followers", "user_id", query.userId, page.start, page.count);
-  if (entries.length !== page.count) return { storeSource: row.source, fresh: null };
   const endCursor = page.hasMore ? cursors.encode({ userId: query.userId, offset: query.offset + page.count }) : null;
   return {
     storeSource: row.source,
-    fresh: { dataJson: followersDataJson(entries, nodeIdFor(query.userId), page.hasMore, endCursor), asOf: page.fetchedAt },
+    fresh: { dataJson: followersDataJson(page.entries, nodeIdFor(query.userId), page.hasMore, endCursor), asOf: page.fetchedAt },
   };
 };
 
@@ -116,13 +130,12 @@ export const probePublications = async (db: Queryable, query: { urn: string; pag
   );
   const row = rows[0];
   if (!row) return { storeSource: null, fresh: null };
-  const page = servablePage(row, freshness);
+  // A publication page is stored with its total; one without cannot be answered from the cache.
+  const page = row.total === null ? null : await servedPage(db, row, { table: "publications", ownerColumn: "urn", owner: query.urn }, freshness);
   if (!page || page.total === null) return { storeSource: row.source, fresh: null };
-  const entries = await readRecords(db, "publications", "urn", query.urn, page.start, page.count);
-  if (entries.length !== page.count) return { storeSource: row.source, fresh: null };
   return {
     storeSource: row.source,
-    fresh: { dataJson: publicationsDataJson(query.page, page.total, page.hasMore, entries), asOf: page.fetchedAt },
+    fresh: { dataJson: publicationsDataJson(query.page, page.total, page.hasMore, page.entries), asOf: page.fetchedAt },
   };
 };
 

@@ -2,8 +2,8 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { parseArgs } from "node:util";
 import { signInWithPassword } from "@/lib/cli/console-session";
+import { parseCliOptions } from "@/lib/cli/options";
 import { freePort, groupRssKiB } from "@/lib/cli/processes";
 import { killGroupNow, machineSummary, sleep, spawnLogged, stopGroup, tail } from "./bench-lib";
 
@@ -20,13 +20,7 @@ const TSX_CLI = path.join(ROOT, "node_modules", "tsx", "dist", "cli.mjs");
 const PUBLICATIONS_PER_PROFILE = 3;
 const QPS_LIMIT = 1000;
 
-const { values } = parseArgs({
-  options: { inputs: { type: "string", default: "10000" }, keep: { type: "boolean", default: false }, help: { type: "boolean", default: false } },
-});
-if (values.help) {
-  console.log(USAGE);
-  process.exit(0);
-}
+const values = parseCliOptions(USAGE, { inputs: { type: "string", default: "10000" }, keep: { type: "boolean", default: false } });
 const inputs = Number(values.inputs);
 if (!Number.isInteger(inputs) || inputs < 1 || inputs > 100_000) {
   console.error(USAGE);

@@ -3,8 +3,8 @@ import fs from "node:fs";
 import http from "node:http";
 import os from "node:os";
 import path from "node:path";
-import { parseArgs } from "node:util";
 import pg from "pg";
+import { parseCliOptions } from "@/lib/cli/options";
 import { openDb } from "@/lib/db/client";
 import { followers } from "@/lib/operations/followers";
 import { seedIfEmpty } from "@/lib/demo/seed";
@@ -58,23 +58,11 @@ class BenchError extends Error {}
 const say = (message: string) => console.log(message);
 
 const options = () => {
-  let values: { duration?: string; connections?: string; help?: boolean };
-  try {
-    values = parseArgs({
-      args: process.argv.slice(2),
-      options: {
-        duration: { type: "string", default: "10" },
-        connections: { type: "string", default: "50" },
-        help: { type: "boolean", default: false },
-      },
-    }).values;
-  } catch (error) {
-    throw new BenchError(`${error instanceof Error ? error.message : String(error)}\n${USAGE}`);
-  }
-  if (values.help) {
-    console.log(USAGE);
-    process.exit(0);
-  }
+  const values = parseCliOptions(
+    USAGE,
+    { duration: { type: "string", default: "10" }, connections: { type: "string", default: "50" } },
+    (message) => new BenchError(message),
+  );
   const durationSeconds = Number(values.duration);
   const connections = Number(values.connections);
   if (!Number.isInteger(durationSeconds) || durationSeconds < 1 || durationSeconds > 600) throw new BenchError(`--duration must be 1-600\n${USAGE}`);

@@ -4,8 +4,8 @@ import http from "node:http";
 import path from "node:path";
 import readline from "node:readline";
 import { pathToFileURL } from "node:url";
-import { parseArgs } from "node:util";
 import { groupAlive, signalGroup } from "@/lib/cli/processes";
+import { parseCliOptions } from "@/lib/cli/options";
 
 /**
  * `npm run start:cluster -- --instances 3 [--port 4000]`: several production instances of this
@@ -340,24 +340,11 @@ const parseUpstreams = (text: string): Upstream[] =>
   });
 
 const readOptions = (): Options => {
-  let values: { instances?: string; port?: string; upstreams?: string; help?: boolean };
-  try {
-    values = parseArgs({
-      args: process.argv.slice(2),
-      options: {
-        instances: { type: "string", default: "3" },
-        port: { type: "string", default: "4000" },
-        upstreams: { type: "string" },
-        help: { type: "boolean", default: false },
-      },
-    }).values;
-  } catch (error) {
-    throw new UsageError(`${error instanceof Error ? error.message : String(error)}\n${USAGE}`);
-  }
-  if (values.help) {
-    console.log(USAGE);
-    process.exit(0);
-  }
+  const values = parseCliOptions(
+    USAGE,
+    { instances: { type: "string", default: "3" }, port: { type: "string", default: "4000" }, upstreams: { type: "string" } },
+    (message) => new UsageError(message),
+  );
   const instances = Number(values.instances);
   const port = Number(values.port);
   if (!Number.isInteger(instances) || instances < 1 || instances > 32) throw new UsageError(`--instances must be 1-32\n${USAGE}`);

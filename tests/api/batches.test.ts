@@ -64,6 +64,15 @@ describe.each(targets.map((target) => [target.kind, target] as const))("batches 
   const act = (session: Session, id: string, action: "pause" | "resume" | "cancel", body: unknown = {}) =>
     client.api(session, "POST", `/api/batches/${id}/${action}`, body);
 
+  /** A 20-input batch on a 4/s key, and `action` sent to it (answering 200) once `doneAtLeast` inputs are done. */
+  const actMidway = async (label: string, action: "pause" | "cancel", doneAtLeast: number) => {
+    const started = await analystBatch(label, { credits: 500, qpsLimit: 4 }, demoUrls.slice(0, 20), 1000);
+    await waitFor(started.analyst, started.created.id, (batch) => batch.done >= doneAtLeast);
+    const answer = await act(started.analyst, started.created.id, action);
+    expect(answer.status, answer.text).toBe(200);
+    return { ...started, answer };
+  };
+
   beforeAll(async () => {
     admin = await client.admin();
   });
@@ -138,10 +147,7 @@ describe.each(targets.map((target) => [target.kind, target] as const))("batches 
   });
 
   it("pauses and resumes: nothing moves while paused", async () => {
-    const { analyst, key, created } = await analystBatch("batch-pause", { credits: 500, qpsLimit: 4 }, demoUrls.slice(0, 20), 1000);
-    await waitFor(analyst, created.id, (batch) => batch.done >= 2);
-    const paused = await act(analyst, created.id, "pause");
-    expect(paused.status, paused.text).toBe(200);
+    const { analyst, key, created, answer: paused } = await actMidway("batch-pause", "pause", 2);
     expect((paused.body as BatchView).status).toBe("paused");
     await delay(1500);
     const still = await view(analyst, created.id);
@@ -158,10 +164,7 @@ describe.each(targets.map((target) => [target.kind, target] as const))("batches 
   });
 
   it("cancels: the batch ends and charges nothing more", async () => {
-    const { analyst, key, created } = await analystBatch("batch-cancel", { credits: 500, qpsLimit: 4 }, demoUrls.slice(0, 20), 1000);
-    await waitFor(analyst, created.id, (batch) => batch.done >= 1);
-    const canceled = await act(analyst, created.id, "cancel");
-    expect(canceled.status, canceled.text).toBe(200);
+    const { analyst, key, created } = await actMidway("batch-cancel", "cancel", 1);
     await delay(2000);
     const after = await view(analyst, created.id);
     expect(after.status).toBe("canceled");

@@ -56,10 +56,22 @@ const expectPublicationsPage = async (page: Page, number: number, totalPages = 5
   await expect(page.getByTestId("publications-list")).toHaveAttribute("aria-busy", "false");
 };
 
+/** Types `value` into a paged lookup's field (`<view>-input`) and presses its Run. */
+const run = async (page: Page, view: "followers" | "publications", value: string) => {
+  await page.getByTestId(`${view}-input`).fill(value);
+  await page.getByTestId(`${view}-run`).click();
+};
+
 const runFollowers = async (page: Page, userId: string) => {
-  await page.getByTestId("followers-input").fill(userId);
-  await page.getByTestId("followers-run").click();
+  await run(page, "followers", userId);
   await expect(page).toHaveURL(new RegExp(`/followers\\?userid=${userId}$`));
+};
+
+/** A value the field refuses: marked invalid at once, and no lookup is bought. */
+const expectRefused = async (page: Page, view: "followers" | "publications", value: string, lookups: readonly unknown[]) => {
+  await run(page, view, value);
+  await expect(page.getByTestId(`${view}-input`)).toHaveAttribute("aria-invalid", "true");
+  expect(lookups).toHaveLength(0);
 };
 
 test.describe("followers", () => {
@@ -224,11 +236,8 @@ test.describe("followers", () => {
     const lookups = recordLookups(page, "followers");
     await page.goto("/followers");
 
-    await page.getByTestId("followers-input").fill("12ab");
-    await page.getByTestId("followers-run").click();
-    await expect(page.getByTestId("followers-input")).toHaveAttribute("aria-invalid", "true");
+    await expectRefused(page, "followers", "12ab", lookups);
     await expect(page.getByText(/digits only/)).toBeVisible();
-    expect(lookups).toHaveLength(0);
 
     await runFollowers(page, EMPTY_USER);
     await expect(page.getByTestId("followers-end")).toHaveText("This user has no followers.");
@@ -253,8 +262,7 @@ test.describe("publications", () => {
     };
 
     await page.goto("/publications");
-    await page.getByTestId("publications-input").fill(BIG_PROFILE);
-    await page.getByTestId("publications-run").click();
+    await run(page, "publications", BIG_PROFILE);
     await expectPublicationsPage(page, 1);
     await expect(page.getByTestId("pager-summary")).toContainText("Page 1 of 5 · 45 publications");
     await expect(page.getByTestId("publication-item")).toHaveCount(10);
@@ -316,13 +324,9 @@ test.describe("publications", () => {
     const lookups = recordLookups(page, "get_user_publications");
     await page.goto("/publications");
 
-    await page.getByTestId("publications-input").fill("member:3000000001");
-    await page.getByTestId("publications-run").click();
-    await expect(page.getByTestId("publications-input")).toHaveAttribute("aria-invalid", "true");
-    expect(lookups).toHaveLength(0);
+    await expectRefused(page, "publications", "member:3000000001", lookups);
 
-    await page.getByTestId("publications-input").fill(EMPTY_PROFILE);
-    await page.getByTestId("publications-run").click();
+    await run(page, "publications", EMPTY_PROFILE);
     await expect(page.getByText("This profile has no publications.")).toBeVisible();
     await expect(page.getByTestId("publication-item")).toHaveCount(0);
   });

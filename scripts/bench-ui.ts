@@ -22,6 +22,7 @@ import { LIGHTHOUSE_TARGET, measureLighthouse, printLighthouse } from "./bench-l
  *      server on a throw-away database; median of 3 runs. Targets: LCP ≤ 1.5 s, CLS ≤ 0.05.
  *  (c) Lighthouse's performance, accessibility and best-practices scores of each page (desktop
  *      preset, signed in where the page needs it). Target ≥ 95 each (scripts/bench-lighthouse.ts).
+ * `npm run bench:ui -- --only=bundle` runs (a) alone: no server, no browser, a second or two.
  */
 const root = process.cwd();
 const nextDir = path.join(root, ".next");
@@ -375,12 +376,21 @@ const reportVitals = async () => {
   printLighthouse(await measureLighthouse(baseUrl, PAGES, storageState, CHROMIUM_ARGS));
 };
 
+/** `--only=bundle`: the First Load JS table alone (part a), for checking a bundle change. */
+const onlyBundle = (argv: readonly string[]): boolean => {
+  const only = argv.find((arg) => arg.startsWith("--only="))?.slice("--only=".length);
+  if (only === undefined) return false;
+  if (only !== "bundle") throw new BenchError(`--only=${only}: the one part that runs alone is --only=bundle`);
+  return true;
+};
+
 const main = async () => {
+  const bundleOnly = onlyBundle(process.argv.slice(2));
   console.log(machineSummary());
   await waitForOtherBuilds();
   if (ensureBuild(root) === "current") console.log("production build: current");
   reportFirstLoad();
-  await reportVitals();
+  if (!bundleOnly) await reportVitals();
 };
 
 main()

@@ -11,7 +11,7 @@ import { TryIt } from "@/components/api-docs/try-it";
 import { Badge, type BadgeVariant } from "@/components/ui/badge";
 import { Card, CardContent } from "@/components/ui/card";
 import { CodeBlock } from "@/components/ui/code-block";
-import { Table, TableBody, TableCell, TableHead, TableHeaderCell, TableRow } from "@/components/ui/table";
+import { Table, TableBody, TableCell, TableHeaderRow, TableRow } from "@/components/ui/table";
 
 export const metadata: Metadata = {
   title: "API reference",
@@ -169,12 +169,7 @@ function HeadersSection({ document }: { document: OpenApiDocument }) {
     <section aria-labelledby="headers" className="flex flex-col gap-4">
       <SectionHeading id="headers">Response headers</SectionHeading>
       <Table caption="Response headers">
-        <TableHead>
-          <TableRow>
-            <TableHeaderCell>Header</TableHeaderCell>
-            <TableHeaderCell>Meaning</TableHeaderCell>
-          </TableRow>
-        </TableHead>
+        <TableHeaderRow columns={["Header", "Meaning"]} />
         <TableBody>
           {Object.entries(document.components.headers).map(([name, header]) => (
             <TableRow key={name}>
@@ -223,13 +218,7 @@ function OperationSection({
       <div className="flex flex-col gap-3">
         <SubHeading>Query parameters</SubHeading>
         <Table caption={`Query parameters of ${operation.path}`}>
-          <TableHead>
-            <TableRow>
-              <TableHeaderCell>Name</TableHeaderCell>
-              <TableHeaderCell>Description</TableHeaderCell>
-              <TableHeaderCell>Example</TableHeaderCell>
-            </TableRow>
-          </TableHead>
+          <TableHeaderRow columns={["Name", "Description", "Example"]} />
           <TableBody>
             {operation.parameters.map((parameter) => (
               <TableRow key={parameter.name}>
@@ -250,13 +239,7 @@ function OperationSection({
       <div className="flex flex-col gap-3">
         <SubHeading>Responses</SubHeading>
         <Table caption={`Responses of ${operation.path}`}>
-          <TableHead>
-            <TableRow>
-              <TableHeaderCell>Status</TableHeaderCell>
-              <TableHeaderCell>Message</TableHeaderCell>
-              <TableHeaderCell>When</TableHeaderCell>
-            </TableRow>
-          </TableHead>
+          <TableHeaderRow columns={["Status", "Message", "When"]} />
           <TableBody>
             {Object.entries(responses).map(([status, response]) => (
               <TableRow key={status}>

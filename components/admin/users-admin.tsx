@@ -4,7 +4,7 @@ import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
-import { Table, TableBody, TableCell, TableHead, TableHeaderCell, TableRow } from "@/components/ui/table";
+import { Table, TableBody, TableCell, TableHeaderRow, TableRow } from "@/components/ui/table";
 import { usersQuery } from "@/lib/query/account";
 import type { AccountUser } from "@/lib/users/views";
 import { CreateUserForm } from "./create-user-form";
@@ -64,17 +64,13 @@ export function UsersAdmin({ initialUsers, currentUserId }: { initialUsers: Acco
       ) : null}
 
       <Table caption="Console accounts">
-        <TableHead>
-          <TableRow>
-            <TableHeaderCell>User</TableHeaderCell>
-            <TableHeaderCell>Role</TableHeaderCell>
-            <TableHeaderCell>Status</TableHeaderCell>
-            <TableHeaderCell className="text-right">Allowance</TableHeaderCell>
-            <TableHeaderCell className="relative">
-              <span className="sr-only">Actions</span>
-            </TableHeaderCell>
-          </TableRow>
-        </TableHead>
+        <TableHeaderRow
+          columns={[
+            "User", "Role", "Status",
+            { label: "Allowance", className: "text-right" },
+            { label: "Actions", className: "relative", visuallyHidden: true },
+          ]}
+        />
         <TableBody>
           {users.map((user) => {
             const isSelf = user.id === currentUserId;

@@ -3,6 +3,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { Button } from "@/components/ui/button";
+import { Icon } from "@/components/ui/icon";
 import { acknowledgeAlert, openAlertsQuery, refreshAlerts, type KeyAlert } from "@/lib/query/usage";
 
 const numbers = new Intl.NumberFormat(undefined);
@@ -43,13 +44,7 @@ export function AlertBanner() {
       <ul className="flex flex-col gap-2">
         {open.map((alert) => (
           <li key={alert.id} data-testid={`alert-item-${alert.id}`} data-kind={alert.kind} className="flex flex-col gap-2 sm:flex-row sm:items-center sm:gap-3">
-            <svg viewBox="0 0 20 20" fill="currentColor" aria-hidden="true" className="hidden size-5 shrink-0 text-warning sm:block">
-              <path
-                fillRule="evenodd"
-                d="M8.48 2.7a1.75 1.75 0 0 1 3.04 0l6.28 10.9A1.75 1.75 0 0 1 16.28 16H3.72a1.75 1.75 0 0 1-1.52-2.4L8.48 2.7ZM10 7a.75.75 0 0 1 .75.75v3a.75.75 0 0 1-1.5 0v-3A.75.75 0 0 1 10 7Zm0 6.5a1 1 0 1 0 0-2 1 1 0 0 0 0 2Z"
-                clipRule="evenodd"
-              />
-            </svg>
+            <Icon name="warningTriangle" className="hidden size-5 shrink-0 text-warning sm:block" />
             <p className="min-w-0 flex-1">{message(alert)}</p>
             <div className="flex shrink-0 items-center gap-3">
               <Link

@@ -7,9 +7,11 @@ import { Badge, type BadgeVariant } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardDescription, CardFooter, CardHeader, CardTitle } from "@/components/ui/card";
 import { CodeBlock } from "@/components/ui/code-block";
+import { bindValue } from "@/components/ui/bind-value";
 import { Input } from "@/components/ui/input";
-import { Table, TableBody, TableCell, TableHead, TableHeaderCell, TableRow } from "@/components/ui/table";
+import { Table, TableBody, TableCell, TableHeaderRow, TableRow } from "@/components/ui/table";
 import { FormError } from "@/components/ui/form-alert";
+import { TruncatedText } from "@/components/ui/truncated-text";
 import { SubmitButton } from "@/components/ui/submit-button";
 import { errorMessage, parseWholeNumber } from "@/components/keys/format";
 import { ConsoleApiError } from "@/lib/query/fetch-json";
@@ -111,8 +113,7 @@ function AlertSettingsForm({ view }: { view: KeyAlertsView }) {
             <Input
               label={mode === "credits" ? "Alert at or below (credits)" : "Alert at or below (% of granted)"}
               inputMode="numeric"
-              value={amount}
-              onChange={(event) => setAmount(event.target.value)}
+              {...bindValue(amount, setAmount)}
               hint={
                 settings.effectiveThresholdCredits !== null
                   ? `Now: alerts at ${formatCount(settings.effectiveThresholdCredits)} credits or fewer (${formatCount(settings.creditsRemaining)} left).`
@@ -126,8 +127,7 @@ function AlertSettingsForm({ view }: { view: KeyAlertsView }) {
             label="Webhook URL (optional)"
             type="url"
             placeholder="https://example.com/hooks/social-lookup"
-            value={webhookUrl}
-            onChange={(event) => setWebhookUrl(event.target.value)}
+            {...bindValue(webhookUrl, setWebhookUrl)}
             hint="https, or http://localhost / http://127.0.0.1 for a local receiver. Leave empty for the banner only."
             data-testid="webhook-url"
           />
@@ -182,8 +182,7 @@ function BudgetForm({ view }: { view: KeyAlertsView }) {
             label="Daily credit cap"
             inputMode="numeric"
             placeholder="no cap"
-            value={cap}
-            onChange={(event) => setCap(event.target.value)}
+            {...bindValue(cap, setCap)}
             hint={`Spent today: ${formatCount(view.settings.creditsSpentToday)} credits.`}
             data-testid="budget-cap"
             className="max-w-xs"
@@ -247,14 +246,7 @@ function AlertsAndDeliveries({ view }: { view: KeyAlertsView }) {
           <EmptyState testId="alerts-empty">No alerts yet: this key has not crossed its threshold.</EmptyState>
         ) : (
           <Table caption="Recent alerts" showCaption data-testid="key-alerts-table">
-            <TableHead>
-              <tr>
-                <TableHeaderCell>When</TableHeaderCell>
-                <TableHeaderCell>Alert</TableHeaderCell>
-                <TableHeaderCell className="text-right">Credits left</TableHeaderCell>
-                <TableHeaderCell>Seen</TableHeaderCell>
-              </tr>
-            </TableHead>
+            <TableHeaderRow columns={["When", "Alert", { label: "Credits left", className: "text-right" }, "Seen"]} />
             <TableBody>
               {view.alerts.map((alert) => (
                 <TableRow key={alert.id} data-testid="key-alert-row">
@@ -277,15 +269,7 @@ function AlertsAndDeliveries({ view }: { view: KeyAlertsView }) {
           <EmptyState testId="deliveries-empty">No webhook deliveries yet.</EmptyState>
         ) : (
           <Table caption="Webhook deliveries" showCaption data-testid="deliveries-table">
-            <TableHead>
-              <tr>
-                <TableHeaderCell>Created</TableHeaderCell>
-                <TableHeaderCell>Status</TableHeaderCell>
-                <TableHeaderCell className="text-right">Attempts</TableHeaderCell>
-                <TableHeaderCell>Last answer</TableHeaderCell>
-                <TableHeaderCell>URL</TableHeaderCell>
-              </tr>
-            </TableHead>
+            <TableHeaderRow columns={["Created", "Status", { label: "Attempts", className: "text-right" }, "Last answer", "URL"]} />
             <TableBody>
               {view.deliveries.map((delivery) => (
                 <TableRow key={delivery.id} data-testid="delivery-row" data-status={delivery.status}>
@@ -303,9 +287,7 @@ function AlertsAndDeliveries({ view }: { view: KeyAlertsView }) {
                     {delivery.lastStatus !== null ? `HTTP ${delivery.lastStatus}` : (delivery.lastError ?? "—")}
                   </TableCell>
                   <TableCell className="max-w-64">
-                    <span className="block truncate font-mono text-xs" title={delivery.url}>
-                      {delivery.url}
-                    </span>
+                    <TruncatedText text={delivery.url} className="font-mono text-xs" />
                   </TableCell>
                 </TableRow>
               ))}

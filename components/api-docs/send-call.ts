@@ -1,4 +1,4 @@
-import { AUTHENTICATED_HEADERS } from "@/lib/openapi/responses";
+import { AUTHENTICATED_HEADERS } from "@/lib/openapi/headers";
 import { lookupUrl } from "@/lib/query/fetch-lookup";
 import { callUrl, sentParams, type QueryParam } from "@/lib/snippets/call";
 

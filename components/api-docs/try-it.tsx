@@ -4,7 +4,7 @@ import Link from "next/link";
 import { useEffect, useId, useRef, useState, type KeyboardEvent } from "react";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
-import { Input } from "@/components/ui/input";
+import { Input, verbatimText } from "@/components/ui/input";
 import type { OperationDoc } from "@/lib/openapi/docs";
 import { parseParamProblem } from "@/lib/query/lookup-error";
 import type { ApiCall, QueryParam } from "@/lib/snippets/call";
@@ -161,9 +161,7 @@ export function TryIt({ operation, baseUrl }: TryItProps) {
               placeholder={parameter.example}
               hint={parameter.description}
               error={fieldProblem?.field === parameter.name ? fieldProblem.message : undefined}
-              autoComplete="off"
-              autoCapitalize="off"
-              spellCheck={false}
+              {...verbatimText}
               className="min-w-0 [&_input]:font-mono"
               data-testid={`try-${op}-param-${parameter.name}`}
             />
@@ -216,9 +214,7 @@ export function TryIt({ operation, baseUrl }: TryItProps) {
               placeholder="Paste an API key"
               hint={`Sent from your browser straight to ${operation.path}; kept on this page only, never stored.`}
               error={tokenError ?? undefined}
-              autoComplete="off"
-              autoCapitalize="off"
-              spellCheck={false}
+              {...verbatimText}
               data-1p-ignore=""
               data-lpignore="true"
               data-testid={`try-${op}-token`}

@@ -3,8 +3,9 @@
 import { useInfiniteQuery } from "@tanstack/react-query";
 import { Badge, type BadgeVariant } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
-import { Table, TableBody, TableCell, TableHead, TableHeaderCell, TableRow } from "@/components/ui/table";
+import { Table, TableBody, TableCell, TableHeaderRow, TableRow } from "@/components/ui/table";
 import { FormError } from "@/components/ui/form-alert";
+import { LoadError } from "@/components/ui/load-error";
 import { errorMessage, formatDateTime } from "@/components/keys/format";
 import { auditQuery, type AuditEntryView } from "@/lib/query/keys";
 
@@ -53,12 +54,11 @@ export function AuditLog() {
   // A failed "Load more" (or background refresh) keeps the entries already shown.
   if (audit.isError && audit.data === undefined)
     return (
-      <div className="flex flex-col items-start gap-3">
-        <FormError message={`The audit log could not be loaded: ${errorMessage(audit.error)}`} testId="audit-error" />
-        <Button variant="secondary" size="sm" onClick={() => void audit.refetch()}>
-          Try again
-        </Button>
-      </div>
+      <LoadError
+        message={`The audit log could not be loaded: ${errorMessage(audit.error)}`}
+        testId="audit-error"
+        onRetry={() => void audit.refetch()}
+      />
     );
 
   const entries = (audit.data?.pages ?? []).flatMap((page) => page.entries);
@@ -77,15 +77,7 @@ export function AuditLog() {
   return (
     <div className="flex flex-col gap-4">
       <Table caption="Audit log, newest first" data-testid="audit-table">
-        <TableHead>
-          <TableRow>
-            <TableHeaderCell>When</TableHeaderCell>
-            <TableHeaderCell>Who, from which IP</TableHeaderCell>
-            <TableHeaderCell>Action</TableHeaderCell>
-            <TableHeaderCell>Target</TableHeaderCell>
-            <TableHeaderCell>Details</TableHeaderCell>
-          </TableRow>
-        </TableHead>
+        <TableHeaderRow columns={["When", "Who, from which IP", "Action", "Target", "Details"]} />
         <TableBody>
           {entries.map((entry) => {
             const action = actionLabels[entry.action];

@@ -3,6 +3,7 @@
 import { signIn } from "next-auth/react";
 import { useEffect, useState, type FormEvent } from "react";
 import { Button } from "@/components/ui/button";
+import { Icon } from "@/components/ui/icon";
 import { Input } from "@/components/ui/input";
 import { safeCallbackUrl } from "@/lib/auth/callback-url";
 
@@ -87,13 +88,7 @@ export function SignInForm({ callbackUrl, oidcEnabled, initialError }: SignInFor
       <div role="alert" aria-live="assertive" className="empty:hidden">
         {error ? (
           <p className="flex gap-2 rounded-lg border border-danger/30 bg-danger-soft px-3 py-2.5 text-sm font-medium text-danger">
-            <svg viewBox="0 0 20 20" fill="currentColor" aria-hidden="true" className="mt-0.5 size-4 shrink-0">
-              <path
-                fillRule="evenodd"
-                d="M18 10a8 8 0 1 1-16 0 8 8 0 0 1 16 0Zm-8-5a.75.75 0 0 1 .75.75v4.5a.75.75 0 0 1-1.5 0v-4.5A.75.75 0 0 1 10 5Zm0 10a1 1 0 1 0 0-2 1 1 0 0 0 0 2Z"
-                clipRule="evenodd"
-              />
-            </svg>
+            <Icon name="errorCircle" className="mt-0.5 size-4 shrink-0" />
             <span>{error}</span>
           </p>
         ) : null}

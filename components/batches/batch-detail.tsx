@@ -6,11 +6,12 @@ import { Input } from "@/components/ui/input";
 import { Badge } from "@/components/ui/badge";
 import { Button, buttonStyles } from "@/components/ui/button";
 import { Card, CardContent, CardHeader, CardTitle } from "@/components/ui/card";
-import { Table, TableBody, TableCell, TableHead, TableHeaderCell, TableRow } from "@/components/ui/table";
+import { Table, TableBody, TableCell, TableHeaderRow, TableRow } from "@/components/ui/table";
 import { batchItemsQuery, batchQuery, changeBatch, refreshBatches, resultsUrl, retryBatch, type BatchAction, type BatchView } from "@/lib/query/batches";
 import { ConsoleApiError } from "@/lib/query/fetch-json";
 import { refreshMeter } from "@/lib/query/meter";
 import { formatEta, formatNumber, statusLabel, statusVariant } from "./format";
+import { bindValue } from "@/components/ui/bind-value";
 
 type Props = { id: string; operationLabel: (id: string) => string; onCreated: (id: string) => void };
 
@@ -127,8 +128,7 @@ export function BatchDetail({ id, operationLabel, onCreated }: Props) {
             <Input
               label="New cap (credits)"
               inputMode="numeric"
-              value={newCap}
-              onChange={(event) => setNewCap(event.target.value)}
+              {...bindValue(newCap, setNewCap)}
               hint={`The next lookup would have passed ${formatNumber(view.maxCredits)} credits; at most ${formatNumber(view.maxCostCredits)}.`}
               className="max-w-xs"
             />
@@ -147,16 +147,7 @@ export function BatchDetail({ id, operationLabel, onCreated }: Props) {
           </p>
         ) : null}
         <Table caption="Results per input">
-          <TableHead>
-            <TableRow>
-              <TableHeaderCell>#</TableHeaderCell>
-              <TableHeaderCell>Input</TableHeaderCell>
-              <TableHeaderCell>Page</TableHeaderCell>
-              <TableHeaderCell>Status</TableHeaderCell>
-              <TableHeaderCell>Record</TableHeaderCell>
-              <TableHeaderCell>Credits</TableHeaderCell>
-            </TableRow>
-          </TableHead>
+          <TableHeaderRow columns={["#", "Input", "Page", "Status", "Record", "Credits"]} />
           <TableBody>
             {(items.data?.items ?? []).map((item) => (
               <TableRow key={`${item.position}-${item.page}`}>

@@ -12,6 +12,7 @@ import { createBatch, refreshBatches } from "@/lib/query/batches";
 import { ConsoleApiError } from "@/lib/query/fetch-json";
 import { meterQuery } from "@/lib/query/meter";
 import { formatNumber } from "./format";
+import { bindValue } from "@/components/ui/bind-value";
 
 export type BatchLimits = { eventSiteHosts: string[]; maxInputs: number; maxPages: number };
 
@@ -101,8 +102,7 @@ export function NewBatchForm({ operations, limits, onCreated }: Props) {
           </label>
           <select
             id={ids.operation}
-            value={operation.id}
-            onChange={(event) => setOperationId(event.target.value)}
+            {...bindValue(operation.id, setOperationId)}
             className="h-10 rounded-lg border border-border-strong bg-surface px-3 text-sm shadow-sm"
           >
             {operations.map((candidate) => (
@@ -180,8 +180,7 @@ export function NewBatchForm({ operations, limits, onCreated }: Props) {
                 type="number"
                 min={1}
                 max={limits.maxPages}
-                value={maxPages}
-                onChange={(event) => setMaxPages(event.target.value)}
+                {...bindValue(maxPages, setMaxPages)}
                 className="h-8 w-20 rounded-lg border border-border-strong bg-surface px-2"
               />
               pages per input (at most {limits.maxPages})
@@ -231,8 +230,7 @@ export function NewBatchForm({ operations, limits, onCreated }: Props) {
           <Input
             label="Credit cap"
             inputMode="numeric"
-            value={cap ?? String(maxCost)}
-            onChange={(event) => setCap(event.target.value)}
+            {...bindValue(cap ?? String(maxCost), setCap)}
             hint="The batch stops before a lookup would take it past this many credits. Lower it to spend less."
             error={capError}
             className="max-w-xs"

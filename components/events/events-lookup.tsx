@@ -6,6 +6,7 @@ import { useId, useRef, useState, type FormEvent } from "react";
 import { useOperationCost } from "@/components/credit-meter";
 import { Button } from "@/components/ui/button";
 import { cx } from "@/components/ui/class-names";
+import { verbatimText } from "@/components/ui/input";
 import {
   eventInputValue,
   eventLookupCost,
@@ -208,9 +209,7 @@ export function EventsLookup({ hosts, publicOrigin }: EventsLookupProps) {
               setSubmittedInvalid(false);
             }}
             placeholder={`https://${hosts.find((host) => host !== "*") ?? "events.demo.test"}/events/1000000000000001/`}
-            autoComplete="off"
-            autoCapitalize="off"
-            spellCheck={false}
+            {...verbatimText}
             aria-describedby={hintId}
             aria-invalid={invalidShown ? true : undefined}
             className={cx(

@@ -3,6 +3,7 @@
 import { toCsv, type CsvColumn } from "@/lib/export/csv";
 import { Button } from "@/components/ui/button";
 import { cx } from "@/components/ui/class-names";
+import { Icon } from "@/components/ui/icon";
 
 export type DownloadButtonsProps<Row> = {
   /** Rows to export, read when a button is pressed (so a long list is only serialised on demand). */
@@ -52,47 +53,28 @@ export function DownloadButtons<Row>({
   const disabled = rowCount === 0;
   const label = `${numberFormat.format(rowCount)} loaded ${noun}`;
 
-  const exportCsv = () => saveFile(toCsv(rows(), csvColumns), `${fileName}.csv`, "text/csv;charset=utf-8");
-  const exportJson = () => {
-    const current = rows();
-    const json = JSON.stringify(toJsonRow ? current.map(toJsonRow) : current, null, 2);
-    saveFile(`${json}\n`, `${fileName}.json`, "application/json;charset=utf-8");
-  };
+  const exports = [
+    { format: "CSV", save: () => saveFile(toCsv(rows(), csvColumns), `${fileName}.csv`, "text/csv;charset=utf-8") },
+    {
+      format: "JSON",
+      save: () => {
+        const current = rows();
+        const json = JSON.stringify(toJsonRow ? current.map(toJsonRow) : current, null, 2);
+        saveFile(`${json}\n`, `${fileName}.json`, "application/json;charset=utf-8");
+      },
+    },
+  ];
 
   return (
     <div className={cx("flex flex-wrap items-center gap-2", className)} role="group" aria-label={`Export ${noun}`}>
-      <Button
-        variant="secondary"
-        size="sm"
-        data-testid="export-csv"
-        disabled={disabled}
-        onClick={exportCsv}
-      >
-        <DownloadIcon />
-        Export CSV
-        {/* The name starts with the visible text (voice control users say what they see). */}
-        <span className="sr-only"> of {label}</span>
-      </Button>
-      <Button
-        variant="secondary"
-        size="sm"
-        data-testid="export-json"
-        disabled={disabled}
-        onClick={exportJson}
-      >
-        <DownloadIcon />
-        Export JSON
-        {/* The name starts with the visible text (voice control users say what they see). */}
-        <span className="sr-only"> of {label}</span>
-      </Button>
+      {exports.map(({ format, save }) => (
+        <Button key={format} variant="secondary" size="sm" data-testid={`export-${format.toLowerCase()}`} disabled={disabled} onClick={save}>
+          <Icon name="download" className="size-3.5" />
+          Export {format}
+          {/* The name starts with the visible text (voice control users say what they see). */}
+          <span className="sr-only"> of {label}</span>
+        </Button>
+      ))}
     </div>
-  );
-}
-
-function DownloadIcon() {
-  return (
-    <svg aria-hidden="true" viewBox="0 0 16 16" className="size-3.5" fill="none" stroke="currentColor" strokeWidth="1.8">
-      <path d="M8 2.5v8m0 0 3-3m-3 3-3-3M3 13.5h10" strokeLinecap="round" strokeLinejoin="round" />
-    </svg>
   );
 }

@@ -1,6 +1,7 @@
 import { memo, useState } from "react";
 import { Badge } from "@/components/ui/badge";
 import { cx } from "@/components/ui/class-names";
+import { Icon } from "@/components/ui/icon";
 import type { FollowerEntry } from "@/lib/query/followers";
 
 type FollowerNode = FollowerEntry["node"];
@@ -74,23 +75,6 @@ function Avatar({ node }: { node: FollowerNode }) {
   );
 }
 
-function LockIcon() {
-  return (
-    <svg aria-hidden="true" viewBox="0 0 16 16" className="size-3" fill="none" stroke="currentColor" strokeWidth="1.6">
-      <rect x="3.5" y="7" width="9" height="6.5" rx="1.5" />
-      <path d="M5.5 7V5a2.5 2.5 0 0 1 5 0v2" />
-    </svg>
-  );
-}
-
-function CheckIcon() {
-  return (
-    <svg aria-hidden="true" viewBox="0 0 16 16" className="size-3" fill="none" stroke="currentColor" strokeWidth="2">
-      <path d="m3.5 8.5 3 3 6-7" strokeLinecap="round" strokeLinejoin="round" />
-    </svg>
-  );
-}
-
 export type FollowerRowProps = {
   node: FollowerNode;
   /** 1-based position in the list, for assistive tech (only a window of rows is in the DOM). */
@@ -126,13 +110,13 @@ export const FollowerRow = memo(function FollowerRow({ node, position, setSize, 
       <div className="flex shrink-0 items-center gap-1.5">
         {node.isPrivateProfile ? (
           <Badge variant="neutral" title="Private profile: no image, no verification status">
-            <LockIcon />
+            <Icon name="lock" className="size-3" />
             Private
           </Badge>
         ) : null}
         {verified ? (
           <Badge variant="success" title="Verified identity">
-            <CheckIcon />
+            <Icon name="check" className="size-3" />
             Verified
           </Badge>
         ) : null}

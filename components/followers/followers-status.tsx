@@ -1,3 +1,5 @@
+import { Icon } from "@/components/ui/icon";
+
 const numberFormat = new Intl.NumberFormat("en-US");
 
 export type FollowersStatusProps = {
@@ -34,9 +36,7 @@ export function FollowersStatus({ loaded, pages, creditsSpent, hasNextPage, isFe
       <p role="status" aria-live="polite" className="text-sm">
         {!hasNextPage ? (
           <span data-testid="followers-end" className="inline-flex items-center gap-1.5 font-semibold text-success">
-            <svg aria-hidden="true" viewBox="0 0 16 16" className="size-4" fill="none" stroke="currentColor" strokeWidth="2">
-              <path d="m3.5 8.5 3 3 6-7" strokeLinecap="round" strokeLinejoin="round" />
-            </svg>
+            <Icon name="check" className="size-4" />
             {loaded === 0 ? "This user has no followers." : "End of list"}
           </span>
         ) : isFetching ? (

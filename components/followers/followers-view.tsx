@@ -3,18 +3,16 @@
 import { useInfiniteQuery, useQueryClient } from "@tanstack/react-query";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useCallback, useMemo, useState, type FormEvent } from "react";
-import { DownloadButtons } from "@/components/export/download-buttons";
 import { followersPageCost, followersQuery, FOLLOWERS_PAGE_SIZE, isUserId, type FollowerEntry } from "@/lib/query/followers";
-import { lookupErrorText } from "@/lib/query/lookup-copy";
-import { isLookupError } from "@/lib/query/lookup-error";
 import { followerCsvColumns } from "./follower-export";
 import { FollowerList, FOLLOWER_ROW_HEIGHT } from "./follower-list";
 import { FollowersStatus } from "./followers-status";
 import { LoadAllControl, type NextPageOutcome } from "./load-all-control";
 import { LookupErrorPanel } from "@/components/lookup/lookup-error-panel";
+import { LookupResultSection } from "@/components/lookup/lookup-result-section";
 import { LookupSkeleton } from "@/components/lookup/lookup-skeleton";
 import { PagedLookupForm } from "@/components/lookup/paged-lookup-form";
-import { useUrlField } from "@/components/lookup/use-url-field";
+import { submittedValue, useUrlField } from "@/components/lookup/use-url-field";
 
 const PAGE_COST_CREDITS = followersPageCost;
 const INPUT_PROBLEM = "Enter a user id: digits only (up to 20), e.g. 2000000001.";
@@ -90,13 +88,8 @@ export function FollowersView() {
   };
 
   const onSubmit = (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault();
-    const userId = field.value.trim();
-    if (!isUserId(userId)) {
-      field.setProblem(INPUT_PROBLEM);
-      return;
-    }
-    field.setProblem(null);
+    const userId = submittedValue(event, field, isUserId, INPUT_PROBLEM);
+    if (userId === null) return;
     // A first page that failed earlier (429, 402 before a top-up, …) is asked for again: the
     // query is reset to "never fetched" (the factory does not retry on mount). A list with
     // pages is never refetched — Run just shows it.
@@ -109,8 +102,6 @@ export function FollowersView() {
     }
   };
 
-  const fieldProblem =
-    field.problem ?? (isLookupError(error) && error.field === "userid" ? lookupErrorText(error, "user") : undefined);
   const firstPageFailed = isError && !data;
   const showList = data !== undefined && followers.length > 0;
 
@@ -120,14 +111,14 @@ export function FollowersView() {
         costCredits={PAGE_COST_CREDITS}
         onSubmit={onSubmit}
         looking={isPending && isFetching}
-        runTestId="followers-run"
+        testId="followers"
         field={field}
-        label="Pin-board user id"
         name="userid"
+        lookupError={error}
+        subject="user"
+        label="Pin-board user id"
         inputMode="numeric"
         placeholder="e.g. 2000000001"
-        data-testid="followers-input"
-        error={fieldProblem}
         hint={`Each page of ${FOLLOWERS_PAGE_SIZE} followers costs ${PAGE_COST_CREDITS} credits. Pages loaded in this session are never bought twice.`}
       />
 
@@ -145,19 +136,17 @@ export function FollowersView() {
       {activeUserId !== null && isPending && isFetching ? <ListSkeleton /> : null}
 
       {data !== undefined && activeUserId !== null ? (
-        <section aria-labelledby="followers-heading" className="flex flex-col gap-3">
-          <div className="flex flex-wrap items-center justify-between gap-3">
-            <h2 id="followers-heading" className="text-lg font-semibold tracking-tight">
-              Followers of {activeUserId}
-            </h2>
-            <DownloadButtons
-              rows={() => followers.map((entry) => entry.node)}
-              rowCount={followers.length}
-              csvColumns={followerCsvColumns}
-              fileName={`followers-${activeUserId}`}
-              noun="followers"
-            />
-          </div>
+        <LookupResultSection
+          headingId="followers-heading"
+          heading={`Followers of ${activeUserId}`}
+          exportProps={{
+            rows: () => followers.map((entry) => entry.node),
+            rowCount: followers.length,
+            csvColumns: followerCsvColumns,
+            fileName: `followers-${activeUserId}`,
+            noun: "followers",
+          }}
+        >
           <FollowersStatus
             loaded={followers.length}
             pages={pagesFetched}
@@ -189,7 +178,7 @@ export function FollowersView() {
               onRunningChange={setLoadAllRunning}
             />
           ) : null}
-        </section>
+        </LookupResultSection>
       ) : null}
     </div>
   );

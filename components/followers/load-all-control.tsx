@@ -7,6 +7,7 @@ import { Input } from "@/components/ui/input";
 import { isLookupError } from "@/lib/query/lookup-error";
 import { meterQuery } from "@/lib/query/meter";
 import { FOLLOWERS_PAGE_SIZE } from "@/lib/query/followers";
+import { bindValue } from "@/components/ui/bind-value";
 
 /** What asking for one more page came to. */
 export type NextPageOutcome =
@@ -161,8 +162,7 @@ export function LoadAllControl({ hasNextPage, pageCostCredits, loadNextPage, onR
           inputMode="numeric"
           autoComplete="off"
           data-testid="load-all-budget"
-          value={budgetText}
-          onChange={(event) => setBudgetText(event.target.value)}
+          {...bindValue(budgetText, setBudgetText)}
           disabled={running}
           error={"problem" in budget ? budget.problem : undefined}
           className="sm:w-44"

@@ -5,6 +5,7 @@ import { useState, type FormEvent } from "react";
 import { Input } from "@/components/ui/input";
 import { chooseConsoleKey, keysQueryKey, refreshAfterKeyChange, type ApiKeyView } from "@/lib/query/keys";
 import { KeyDialogFooter, type KeyDialogProps } from "./key-dialog-footer";
+import { bindValue } from "@/components/ui/bind-value";
 
 const TOKEN_HANDLING = "The server checks it against its hash, then keeps it encrypted and never shows it again.";
 
@@ -50,8 +51,7 @@ export function ConsoleKeyForm({ apiKey, onChosen, onCancel }: KeyDialogProps & 
           type="password"
           autoComplete="off"
           spellCheck={false}
-          value={token}
-          onChange={(event) => setToken(event.target.value)}
+          {...bindValue(token, setToken)}
           error={missingToken ? "Paste the token of this key." : undefined}
           hint={`Paste the token ending in ${apiKey.tokenHint.replace("…", "")} once. ${TOKEN_HANDLING}`}
           data-testid="console-token-input"

@@ -3,6 +3,7 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useId, useRef, useState, type FormEvent } from "react";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
+import { bindValue } from "@/components/ui/bind-value";
 import { Input } from "@/components/ui/input";
 import { createKey, keysQueryKey, refreshAfterKeyChange, type IssuedKey, type NewKeyInput } from "@/lib/query/keys";
 import { FormError } from "@/components/ui/form-alert";
@@ -13,6 +14,9 @@ const MAX_CREDITS = 1_000_000_000;
 
 type Fields = { name: string; credits: string; qpsLimit: string; expiresAt: string; useForConsole: boolean };
 type FieldErrors = Partial<Record<"name" | "credits" | "qpsLimit" | "expiresAt", string>>;
+
+/** A required whole number, with the number keyboard on phones. */
+const wholeNumberInput = { required: true, type: "number", inputMode: "numeric", step: 1 } as const;
 
 const emptyFields: Fields = { name: "", credits: "", qpsLimit: "5", expiresAt: "", useForConsole: false };
 
@@ -70,6 +74,8 @@ export function CreateKeyForm({ allowance, allowanceText, onIssued }: CreateKeyF
 
   const set = <Name extends keyof Fields>(name: Name, value: Fields[Name]) =>
     setFields((current) => ({ ...current, [name]: value }));
+  /** A text field's value, its setter and its message. */
+  const field = (name: keyof FieldErrors) => ({ ...bindValue(fields[name], (value) => set(name, value)), error: errors[name] });
 
   const onSubmit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
@@ -111,47 +117,33 @@ export function CreateKeyForm({ allowance, allowanceText, onIssued }: CreateKeyF
             required
             maxLength={100}
             autoComplete="off"
-            value={fields.name}
-            onChange={(event) => set("name", event.target.value)}
-            error={errors.name}
+            {...field("name")}
             hint="What it is for, e.g. “Nightly import”."
             className="sm:col-span-2"
             data-testid="new-key-name"
           />
           <Input
             label="Credits"
-            required
-            type="number"
-            inputMode="numeric"
+            {...wholeNumberInput}
             min={0}
             max={allowance ?? MAX_CREDITS}
-            step={1}
-            value={fields.credits}
-            onChange={(event) => set("credits", event.target.value)}
-            error={errors.credits}
+            {...field("credits")}
             hint={allowance === null ? "Each lookup costs credits." : `Up to ${formatCount(allowance)}.`}
             data-testid="new-key-credits"
           />
           <Input
             label="Requests per second"
-            required
-            type="number"
-            inputMode="numeric"
+            {...wholeNumberInput}
             min={1}
             max={1000}
-            step={1}
-            value={fields.qpsLimit}
-            onChange={(event) => set("qpsLimit", event.target.value)}
-            error={errors.qpsLimit}
+            {...field("qpsLimit")}
             hint="1 to 1000."
             data-testid="new-key-qps"
           />
           <Input
             label="Expires (optional)"
             type="datetime-local"
-            value={fields.expiresAt}
-            onChange={(event) => set("expiresAt", event.target.value)}
-            error={errors.expiresAt}
+            {...field("expiresAt")}
             hint="Your local time. Leave empty for a key that does not expire."
             className="sm:col-span-2"
             data-testid="new-key-expiry"

@@ -11,6 +11,7 @@ import { keysQuery, type ApiKeyView } from "@/lib/query/keys";
 import { KeysNotLoaded } from "./keys-not-loaded";
 import { formatCount, isExpired } from "./format";
 import { TopUpForm } from "./top-up-form";
+import { bindValue } from "@/components/ui/bind-value";
 
 const MAX_RESULTS = 25;
 
@@ -50,8 +51,7 @@ export function CreditTopUp({ initialKeyId }: { initialKeyId: string | null }) {
           <Input
             label="Search"
             type="search"
-            value={search}
-            onChange={(event) => setSearch(event.target.value)}
+            {...bindValue(search, setSearch)}
             hint="Name, key id or owner email."
             autoComplete="off"
             data-testid="credits-search"

@@ -1,7 +1,7 @@
 "use client";
 
 import { useIsMutating, useQuery } from "@tanstack/react-query";
-import { useMemo, useState } from "react";
+import { useMemo, useState, type ReactNode } from "react";
 import { Button } from "@/components/ui/button";
 import { cx } from "@/components/ui/class-names";
 import { meQuery, usersQuery } from "@/lib/query/account";
@@ -59,11 +59,12 @@ export function KeysConsole({ initialMe }: KeysConsoleProps) {
     setNotice(null);
     setOpen({ action, key });
   };
-  const dialogFor = (action: KeyAction) => (open?.action === action ? open.key : null);
-  const revokeTarget = dialogFor("revoke");
-  const rollTarget = dialogFor("roll");
-  const consoleTarget = dialogFor("console");
-  const topUpTarget = dialogFor("topup");
+  /** The dialog is done: it closes and the page says what happened. */
+  const finish = (message: string) => {
+    close();
+    setNotice(message);
+  };
+  const dialog = { open, onClose: close, busy };
 
   return (
     <>
@@ -133,90 +134,77 @@ export function KeysConsole({ initialMe }: KeysConsoleProps) {
         )}
       </section>
 
-      <Modal
-        open={revokeTarget !== null}
-        onClose={close}
-        busy={busy}
-        title={revokeTarget ? dialogTitles.revoke(revokeTarget) : ""}
-        testId="revoke-dialog"
-      >
-        {revokeTarget ? (
-          <RevokeKeyForm
-            apiKey={revokeTarget}
-            onCancel={close}
-            onRevoked={(key) => {
-              close();
-              setNotice(`“${key.name}” is revoked.`);
-            }}
-          />
-        ) : null}
-      </Modal>
+      <KeyDialog action="revoke" {...dialog}>
+        {(key) => <RevokeKeyForm apiKey={key} onCancel={close} onRevoked={(revoked) => finish(`“${revoked.name}” is revoked.`)} />}
+      </KeyDialog>
 
-      <Modal
-        open={rollTarget !== null}
-        onClose={close}
-        busy={busy}
-        title={rollTarget ? dialogTitles.roll(rollTarget) : ""}
-        description="The key gets a new token; its credits, limit and history stay."
-        testId="roll-dialog"
-      >
-        {rollTarget ? (
+      <KeyDialog action="roll" {...dialog} description="The key gets a new token; its credits, limit and history stay.">
+        {(key) => (
           <RollKeyForm
-            apiKey={rollTarget}
+            apiKey={key}
             onCancel={close}
             onRolled={(rolled, grace) => {
               close();
               setRevealed({ title: `New token for “${rolled.key.name}”`, token: rolled.token, note: graceNote(grace) });
             }}
           />
-        ) : null}
-      </Modal>
+        )}
+      </KeyDialog>
 
-      <Modal
-        open={consoleTarget !== null}
-        onClose={close}
-        busy={busy}
-        title={consoleTarget ? dialogTitles.console(consoleTarget) : ""}
-        testId="console-dialog"
-      >
-        {consoleTarget ? (
-          <ConsoleKeyForm
-            apiKey={consoleTarget}
-            onCancel={close}
-            onChosen={(key) => {
-              close();
-              setNotice(`The console now runs your lookups with “${key.name}”.`);
-            }}
-          />
-        ) : null}
-      </Modal>
+      <KeyDialog action="console" {...dialog}>
+        {(key) => (
+          <ConsoleKeyForm apiKey={key} onCancel={close} onChosen={(chosen) => finish(`The console now runs your lookups with “${chosen.name}”.`)} />
+        )}
+      </KeyDialog>
 
       {isAdmin ? (
-        <Modal
-          open={topUpTarget !== null}
-          onClose={close}
-          busy={busy}
-          title={topUpTarget ? dialogTitles.topup(topUpTarget) : ""}
-          testId="topup-dialog"
-        >
-          {topUpTarget ? (
+        <KeyDialog action="topup" {...dialog}>
+          {(key) => (
             <TopUpForm
-              apiKey={topUpTarget}
+              apiKey={key}
               cancel={
                 <Button variant="secondary" onClick={close} disabled={busy} data-testid="cancel-topup">
                   Cancel
                 </Button>
               }
-              onToppedUp={(key, credits) => {
-                close();
-                setNotice(
-                  `Added ${formatCount(credits)} credits to “${key.name}”: ${formatCount(key.creditsRemaining)} left.`,
-                );
-              }}
+              onToppedUp={(toppedUp, credits) =>
+                finish(`Added ${formatCount(credits)} credits to “${toppedUp.name}”: ${formatCount(toppedUp.creditsRemaining)} left.`)
+              }
             />
-          ) : null}
-        </Modal>
+          )}
+        </KeyDialog>
       ) : null}
     </>
+  );
+}
+
+/** The dialog of one key action: open while that action is chosen, its form built for the chosen key. */
+function KeyDialog({
+  action,
+  open,
+  onClose,
+  busy,
+  description,
+  children,
+}: {
+  action: KeyAction;
+  open: OpenAction | null;
+  onClose: () => void;
+  busy: boolean;
+  description?: string;
+  children: (key: ApiKeyView) => ReactNode;
+}) {
+  const key = open?.action === action ? open.key : null;
+  return (
+    <Modal
+      open={key !== null}
+      onClose={onClose}
+      busy={busy}
+      title={key ? dialogTitles[action](key) : ""}
+      description={description}
+      testId={`${action}-dialog`}
+    >
+      {key ? children(key) : null}
+    </Modal>
   );
 }

@@ -1,6 +1,7 @@
 "use client";
 
-import { KeysLoadError } from "./keys-load-error";
+import { LoadError } from "@/components/ui/load-error";
+import { errorMessage } from "./format";
 
 /** The key list while it has no data: loading, or failed with a way to ask again. */
 export function KeysNotLoaded({ keys }: { keys: { isPending: boolean; error: unknown; refetch: () => Promise<unknown> } }) {
@@ -11,5 +12,7 @@ export function KeysNotLoaded({ keys }: { keys: { isPending: boolean; error: unk
       </p>
     );
   }
-  return <KeysLoadError error={keys.error} onRetry={() => void keys.refetch()} />;
+  return (
+    <LoadError message={`The keys could not be loaded: ${errorMessage(keys.error)}`} testId="keys-error" onRetry={() => void keys.refetch()} />
+  );
 }

@@ -34,6 +34,24 @@ const ownerLabel = (ownerId: string | null, viewerId: string, emails: ReadonlyMa
   return emails?.get(ownerId) ?? ownerId;
 };
 
+/** The buttons of an active key, in order: what the viewer may do with it. */
+const keyActions = ({ key, own, isAdmin }: { key: ApiKeyView; own: boolean; isAdmin: boolean }) => {
+  // The visible word, then the key's name for screen readers (several rows have the same buttons).
+  const named = (text: string, name: string) => (
+    <>
+      {text}
+      <span className="sr-only"> {name}</span>
+    </>
+  );
+  const actions: Array<{ action: KeyAction; label: ReactNode; testId: string; allowed: boolean; danger?: boolean }> = [
+    { action: "roll", label: named("Roll", key.name), testId: `roll-${key.id}`, allowed: own || key.ownerId === null },
+    { action: "console", label: named("Use for console", `(${key.name})`), testId: `use-console-${key.id}`, allowed: own && !key.isConsoleKey },
+    { action: "topup", label: named("Top up", key.name), testId: `topup-${key.id}`, allowed: isAdmin },
+    { action: "revoke", label: named("Revoke", key.name), testId: `revoke-${key.id}`, allowed: true, danger: true },
+  ];
+  return actions.filter((action) => action.allowed);
+};
+
 /*
  * One markup for every width, so every data-testid exists once: a five-column table from xl up
  * (the console's content column is then wide enough); below that each row is a card. The header
@@ -158,45 +176,18 @@ export function KeysTable({ keys, viewerId, isAdmin, showOwner, ownerEmails, onA
                 <td className={cx(cellClass, "sm:col-span-2 xl:w-px")}>
                   {active ? (
                     <div className="flex flex-wrap gap-2 xl:flex-col xl:items-stretch">
-                      {own || key.ownerId === null ? (
+                      {keyActions({ key, own, isAdmin }).map(({ action, label, testId, danger }) => (
                         <Button
+                          key={action}
                           size="sm"
-                          variant="secondary"
-                          onClick={() => onAction("roll", key)}
-                          data-testid={`roll-${key.id}`}
+                          variant={danger ? "ghost" : "secondary"}
+                          className={danger ? "text-danger hover:bg-danger-soft hover:text-danger" : undefined}
+                          onClick={() => onAction(action, key)}
+                          data-testid={testId}
                         >
-                          Roll<span className="sr-only"> {key.name}</span>
+                          {label}
                         </Button>
-                      ) : null}
-                      {own && !key.isConsoleKey ? (
-                        <Button
-                          size="sm"
-                          variant="secondary"
-                          onClick={() => onAction("console", key)}
-                          data-testid={`use-console-${key.id}`}
-                        >
-                          Use for console<span className="sr-only"> ({key.name})</span>
-                        </Button>
-                      ) : null}
-                      {isAdmin ? (
-                        <Button
-                          size="sm"
-                          variant="secondary"
-                          onClick={() => onAction("topup", key)}
-                          data-testid={`topup-${key.id}`}
-                        >
-                          Top up<span className="sr-only"> {key.name}</span>
-                        </Button>
-                      ) : null}
-                      <Button
-                        size="sm"
-                        variant="ghost"
-                        className="text-danger hover:bg-danger-soft hover:text-danger"
-                        onClick={() => onAction("revoke", key)}
-                        data-testid={`revoke-${key.id}`}
-                      >
-                        Revoke<span className="sr-only"> {key.name}</span>
-                      </Button>
+                      ))}
                     </div>
                   ) : (
                     <span className="sr-only">No actions for a revoked key</span>

@@ -8,6 +8,7 @@ import { Input } from "@/components/ui/input";
 import { keysQueryKey, refreshAfterKeyChange, topUpKey, type ApiKeyView } from "@/lib/query/keys";
 import { FormError } from "@/components/ui/form-alert";
 import { errorMessage, formatCount, parseWholeNumber } from "./format";
+import { bindValue } from "@/components/ui/bind-value";
 
 const MAX_TOP_UP = 1_000_000_000;
 
@@ -69,8 +70,7 @@ export function TopUpForm({
         min={1}
         max={MAX_TOP_UP}
         step={1}
-        value={credits}
-        onChange={(event) => setCredits(event.target.value)}
+        {...bindValue(credits, setCredits)}
         error={errors.credits}
         hint={`Now ${formatCount(apiKey.creditsRemaining)} of ${formatCount(apiKey.creditsGranted)} credits left.`}
         data-testid="topup-credits"
@@ -87,8 +87,7 @@ export function TopUpForm({
           required
           rows={3}
           maxLength={500}
-          value={reason}
-          onChange={(event) => setReason(event.target.value)}
+          {...bindValue(reason, setReason)}
           aria-invalid={reasonError ? true : undefined}
           aria-describedby={`${reasonId}-hint${reasonError ? ` ${reasonId}-error` : ""}`}
           data-testid="topup-reason"

@@ -1,6 +1,6 @@
 "use client";
 
-import { useState } from "react";
+import { useState, type FormEvent } from "react";
 
 /** The lookup field of a page whose URL holds the looked-up value, and the problem shown under it. */
 export type UrlField = {
@@ -25,4 +25,21 @@ export const useUrlField = (urlValue: string, problemOf: (value: string) => stri
     setProblem(problemOf(urlValue));
   }
   return { value, setValue, problem, setProblem };
+};
+
+/**
+ * Run pressed (the form itself goes nowhere): the field's trimmed value when `isValid` accepts it,
+ * with its problem cleared; otherwise null, with `problem` shown under the field.
+ */
+export const submittedValue = (
+  event: FormEvent<HTMLFormElement>,
+  field: UrlField,
+  isValid: (value: string) => boolean,
+  problem: string,
+): string | null => {
+  event.preventDefault();
+  const value = field.value.trim();
+  const valid = isValid(value);
+  field.setProblem(valid ? null : problem);
+  return valid ? value : null;
 };

@@ -1,5 +1,6 @@
 import type { Publication } from "@/lib/query/publications";
 import { cx } from "@/components/ui/class-names";
+import { Icon } from "@/components/ui/icon";
 
 /** Only http(s) links: a record's URL is third-party data and never a `javascript:` target. */
 const safeLink = (url: string): URL | null => {
@@ -68,9 +69,7 @@ export function PublicationList({ publications, page, start, stale }: Publicatio
                     className="inline-flex max-w-full items-center gap-1 text-sm font-medium text-accent underline-offset-2 hover:underline"
                   >
                     <span className="truncate">Read on {link.host.replace(/^www\./, "")}</span>
-                    <svg aria-hidden="true" viewBox="0 0 16 16" className="size-3.5 shrink-0" fill="none" stroke="currentColor" strokeWidth="1.8">
-                      <path d="M6.5 3.5h-3v9h9v-3M9.5 3.5h3v3M12.5 3.5l-6 6" strokeLinecap="round" strokeLinejoin="round" />
-                    </svg>
+                    <Icon name="externalLink" className="size-3.5 shrink-0" />
                     <span className="sr-only">(opens in a new tab)</span>
                   </a>
                 </p>

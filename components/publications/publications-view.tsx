@@ -3,14 +3,13 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useRef, type FormEvent } from "react";
-import { DownloadButtons, safeFileName } from "@/components/export/download-buttons";
+import { safeFileName } from "@/components/export/download-buttons";
 import { LookupErrorPanel } from "@/components/lookup/lookup-error-panel";
+import { LookupResultSection } from "@/components/lookup/lookup-result-section";
 import { LookupSkeleton } from "@/components/lookup/lookup-skeleton";
 import { PagedLookupForm } from "@/components/lookup/paged-lookup-form";
-import { useUrlField } from "@/components/lookup/use-url-field";
+import { submittedValue, useUrlField } from "@/components/lookup/use-url-field";
 import { Button } from "@/components/ui/button";
-import { lookupErrorText } from "@/lib/query/lookup-copy";
-import { isLookupError } from "@/lib/query/lookup-error";
 import {
   isPageNumber,
   isProfileUrn,
@@ -70,13 +69,8 @@ export function PublicationsView() {
   };
 
   const onSubmit = (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault();
-    const value = field.value.trim();
-    if (!isProfileUrn(value)) {
-      field.setProblem(URN_PROBLEM);
-      return;
-    }
-    field.setProblem(null);
+    const value = submittedValue(event, field, isProfileUrn, URN_PROBLEM);
+    if (value === null) return;
     if (value !== urn || page !== 1) {
       router.push(publicationsUrl(pathname, value, 1), { scroll: false });
     } else if (isError) {
@@ -92,7 +86,6 @@ export function PublicationsView() {
   const exportRows = loadedPublications(heldPages);
   const isLoaded = (target: number) => queryClient.getQueryData(publicationsQuery(urn, target).queryKey) !== undefined;
 
-  const fieldProblem = field.problem ?? (isLookupError(error) && error.field === "urn" ? lookupErrorText(error, "profile") : undefined);
   const result = data?.data;
   const totalPages = result ? Math.max(1, Math.ceil(result.total / PUBLICATIONS_PAGE_SIZE)) : 1;
   const showError = isError && !isFetching;
@@ -105,13 +98,13 @@ export function PublicationsView() {
         costCredits={PAGE_COST_CREDITS}
         onSubmit={onSubmit}
         looking={isPending && isFetching}
-        runTestId="publications-run"
+        testId="publications"
         field={field}
-        label="Profile URN"
         name="urn"
+        lookupError={error}
+        subject="profile"
+        label="Profile URN"
         placeholder="e.g. urn:li:member:3000000001"
-        data-testid="publications-input"
-        error={fieldProblem}
         hint={`Each page of ${PUBLICATIONS_PAGE_SIZE} publications costs ${PAGE_COST_CREDITS} credit. Pages already loaded in this session are free.`}
       />
 
@@ -122,19 +115,19 @@ export function PublicationsView() {
       {urnValid && isPending && isFetching ? <PublicationsSkeleton /> : null}
 
       {result && !showError ? (
-        <section aria-labelledby="publications-heading" className="flex flex-col gap-3">
-          <div className="flex flex-wrap items-center justify-between gap-3">
-            <h2 ref={headingRef} id="publications-heading" className="min-w-0 scroll-mt-20 text-lg font-semibold tracking-tight [overflow-wrap:anywhere]">
-              Publications of {urn}
-            </h2>
-            <DownloadButtons
-              rows={() => exportRows}
-              rowCount={exportRows.length}
-              csvColumns={publicationCsvColumns}
-              fileName={`publications-${safeFileName(urn)}`}
-              noun="publications"
-            />
-          </div>
+        <LookupResultSection
+          headingId="publications-heading"
+          heading={`Publications of ${urn}`}
+          headingRef={headingRef}
+          headingClassName="min-w-0 scroll-mt-20 [overflow-wrap:anywhere]"
+          exportProps={{
+            rows: () => exportRows,
+            rowCount: exportRows.length,
+            csvColumns: publicationCsvColumns,
+            fileName: `publications-${safeFileName(urn)}`,
+            noun: "publications",
+          }}
+        >
           {result.total === 0 ? (
             <p data-testid="publications-empty" className="rounded-xl border border-dashed border-border-strong px-4 py-8 text-center text-sm text-muted">
               This profile has no publications.
@@ -191,7 +184,7 @@ export function PublicationsView() {
               )}
             </>
           )}
-        </section>
+        </LookupResultSection>
       ) : null}
     </div>
   );

@@ -11,6 +11,9 @@ export type InputProps = Omit<InputHTMLAttributes<HTMLInputElement>, "id"> & {
   error?: string;
 };
 
+/** For text taken exactly as typed (keys, URLs, ids): no autofill, capitalisation or spell check. */
+export const verbatimText = { autoComplete: "off", autoCapitalize: "off", spellCheck: false } as const;
+
 export function Input({ label, id, hint, error, className, required, ...props }: InputProps) {
   const generatedId = useId();
   const inputId = id ?? generatedId;

@@ -35,6 +35,27 @@ export function TableRow({ className, ...props }: HTMLAttributes<HTMLTableRowEle
   return <tr className={cx("align-top", className)} {...props} />;
 }
 
+/** A header column: its label, or the label with cell classes (alignment) or only for screen readers. */
+export type TableColumn = string | { label: string; className?: string; visuallyHidden?: boolean };
+
+/** The table's head: one header cell per column, in order. */
+export function TableHeaderRow({ columns }: { columns: readonly TableColumn[] }) {
+  return (
+    <TableHead>
+      <tr>
+        {columns.map((column) => {
+          const { label, className, visuallyHidden } = typeof column === "string" ? { label: column } : column;
+          return (
+            <TableHeaderCell key={label} className={className}>
+              {visuallyHidden ? <span className="sr-only">{label}</span> : label}
+            </TableHeaderCell>
+          );
+        })}
+      </tr>
+    </TableHead>
+  );
+}
+
 export function TableHeaderCell({ className, scope = "col", ...props }: ThHTMLAttributes<HTMLTableCellElement>) {
   return (
     <th

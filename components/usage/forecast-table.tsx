@@ -1,6 +1,6 @@
 import Link from "next/link";
 import { Badge } from "@/components/ui/badge";
-import { Table, TableBody, TableCell, TableHead, TableHeaderCell, TableRow } from "@/components/ui/table";
+import { Table, TableBody, TableCell, TableHeaderRow, TableRow } from "@/components/ui/table";
 import type { KeyForecast } from "@/lib/query/usage";
 import { describeDaysLeft } from "@/lib/usage/days-left";
 import { formatCount, formatRate, formatTime } from "./format";
@@ -19,17 +19,15 @@ export function ForecastTable({ keys, totalKeys }: { keys: KeyForecast[]; totalK
   return (
     <div className="flex flex-col gap-2">
       <Table caption="Burn-rate forecast per key" data-testid="forecast-table">
-        <TableHead>
-          <tr>
-            <TableHeaderCell>Key</TableHeaderCell>
-            <TableHeaderCell className="text-right">Credits left</TableHeaderCell>
-            <TableHeaderCell className="text-right">Credits / day</TableHeaderCell>
-            <TableHeaderCell>Runs out</TableHeaderCell>
-            <TableHeaderCell>
-              <span className="sr-only">Actions</span>
-            </TableHeaderCell>
-          </tr>
-        </TableHead>
+        <TableHeaderRow
+          columns={[
+            "Key",
+            { label: "Credits left", className: "text-right" },
+            { label: "Credits / day", className: "text-right" },
+            "Runs out",
+            { label: "Actions", visuallyHidden: true },
+          ]}
+        />
         <TableBody>
           {keys.map((key) => (
             <TableRow key={key.keyId} data-testid={`forecast-row-${key.keyId}`}>

@@ -1,4 +1,4 @@
-import { operationById, registry } from "@/lib/operations";
+import { descriptorById, operationDescriptors } from "@/lib/operations/descriptors";
 import { LATENCY_TOP_BUCKET_MS } from "@/lib/usage/latency";
 
 /** Numbers, shares and durations as the usage page shows them (browser locale). */
@@ -43,12 +43,12 @@ export const formatLatencyBound = (ms: number | null): string => {
 export const formatMs = (ms: number | null): string => (ms === null ? "—" : `${oneDecimal.format(ms)} ms`);
 
 /** Operation ids as people read them (each operation module's short label), in registry order. */
-export const operationLabels: ReadonlyMap<string, string> = new Map(registry.map((operation) => [operation.id, operation.label.short]));
+export const operationLabels: ReadonlyMap<string, string> = new Map(operationDescriptors.map((operation) => [operation.id, operation.label.short]));
 
 export const operationLabel = (id: string): string => operationLabels.get(id) ?? id;
 
 /** Chart colour of an operation (its module's); an id no longer served gets the accent. */
-export const operationColor = (id: string): string => operationById(id)?.chartColor ?? "var(--accent)";
+export const operationColor = (id: string): string => descriptorById(id)?.chartColor ?? "var(--accent)";
 
 export const statusClassColors = {
   "2xx": "var(--success)",

@@ -1,11 +1,15 @@
 "use client";
 
 import { useInfiniteQuery } from "@tanstack/react-query";
-import { useId, useState, type FormEvent, type ReactNode } from "react";
+import { useId, useState, type FormEvent } from "react";
 import { Badge, type BadgeVariant } from "@/components/ui/badge";
 import { Button, buttonStyles } from "@/components/ui/button";
-import { Table, TableBody, TableCell, TableHead, TableHeaderCell, TableRow } from "@/components/ui/table";
+import { Table, TableBody, TableCell, TableHeaderRow, TableRow } from "@/components/ui/table";
+import { bindValue } from "@/components/ui/bind-value";
+import { controlClass, Field } from "@/components/ui/field";
 import { FormError } from "@/components/ui/form-alert";
+import { TruncatedText } from "@/components/ui/truncated-text";
+import { LoadError } from "@/components/ui/load-error";
 import { errorMessage } from "@/components/keys/format";
 import {
   eventsExportUrl,
@@ -20,7 +24,14 @@ import { EmptyState, Skeleton } from "./skeleton";
 
 export type LogKeyOption = { id: string; name: string };
 
-const STATUS_OPTIONS = [
+type SelectOption = { value: string; label: string };
+
+const OPERATION_OPTIONS: readonly SelectOption[] = [
+  { value: "", label: "Any operation" },
+  ...[...operationLabels].map(([name, label]) => ({ value: name, label })),
+];
+
+const STATUS_OPTIONS: readonly SelectOption[] = [
   { value: "", label: "Any status" },
   { value: "2xx", label: "Successful (2xx)" },
   { value: "4xx", label: "Client errors (4xx)" },
@@ -51,22 +62,8 @@ const toIso = (local: string): string | undefined => {
   return Number.isNaN(date.getTime()) ? undefined : date.toISOString();
 };
 
-const selectClass =
-  "h-10 w-full rounded-lg border border-border-strong bg-surface px-3 text-sm text-foreground shadow-sm focus-visible:outline-2 focus-visible:outline-offset-0 focus-visible:outline-ring";
-
 type Draft = { keyId: string; operation: string; status: string; from: string; to: string; requestId: string };
 const emptyDraft: Draft = { keyId: "", operation: "", status: "", from: "", to: "", requestId: "" };
-
-function Field({ label, children, htmlFor }: { label: string; children: ReactNode; htmlFor: string }) {
-  return (
-    <div className="flex min-w-0 flex-col gap-1.5">
-      <label htmlFor={htmlFor} className="text-sm font-medium">
-        {label}
-      </label>
-      {children}
-    </div>
-  );
-}
 
 function LogRow({ event }: { event: UsageEvent }) {
   return (
@@ -80,15 +77,11 @@ function LogRow({ event }: { event: UsageEvent }) {
         </code>
       </TableCell>
       <TableCell className="max-w-36">
-        <span className="block truncate" title={event.keyName}>
-          {event.keyName}
-        </span>
+        <TruncatedText text={event.keyName} />
       </TableCell>
       <TableCell className="max-w-56" data-testid="log-operation" data-operation={event.operation}>
         <span className="block whitespace-nowrap">{operationLabel(event.operation)}</span>
-        <span className="block truncate font-mono text-xs text-muted" title={event.paramsSummary} data-testid="log-params">
-          {event.paramsSummary || "—"}
-        </span>
+        <TruncatedText text={event.paramsSummary || "—"} title={event.paramsSummary} className="font-mono text-xs text-muted" data-testid="log-params" />
       </TableCell>
       <TableCell className="whitespace-nowrap">
         <div className="flex flex-col items-start gap-0.5">
@@ -153,6 +146,12 @@ export function RequestLog({ scope, range, keys }: { scope: UsageScopeParams; ra
     if (immediate) apply(next);
   };
   const filtered = Object.values(applied).some((value) => value !== "");
+  // The choices apply as soon as they change; each is `<formId>-<name>`, test id `log-filter-<name>`.
+  const choiceFilters: Array<{ name: string; field: keyof Draft; label: string; options: readonly SelectOption[] }> = [
+    { name: "key", field: "keyId", label: "Key", options: [{ value: "", label: "All keys in scope" }, ...keys.map((key) => ({ value: key.id, label: key.name }))] },
+    { name: "operation", field: "operation", label: "Operation", options: OPERATION_OPTIONS },
+    { name: "status", field: "status", label: "Status", options: STATUS_OPTIONS },
+  ];
 
   return (
     <div className="flex flex-col gap-4">
@@ -164,48 +163,24 @@ export function RequestLog({ scope, range, keys }: { scope: UsageScopeParams; ra
         data-testid="log-filters"
         aria-label="Filter the request log"
       >
-        <Field label="Key" htmlFor={`${formId}-key`}>
-          <select id={`${formId}-key`} className={selectClass} value={draft.keyId} onChange={(event) => update("keyId", true)(event.target.value)} data-testid="log-filter-key">
-            <option value="">All keys in scope</option>
-            {keys.map((key) => (
-              <option key={key.id} value={key.id}>
-                {key.name}
-              </option>
-            ))}
-          </select>
+        {choiceFilters.map(({ name, field, label, options }) => (
+          <Field key={name} label={label} htmlFor={`${formId}-${name}`} className="min-w-0">
+            <select id={`${formId}-${name}`} className={controlClass} {...bindValue(draft[field], update(field, true))} data-testid={`log-filter-${name}`}>
+              {options.map((option) => (
+                <option key={option.value} value={option.value}>
+                  {option.label}
+                </option>
+              ))}
+            </select>
+          </Field>
+        ))}
+        <Field label="From (your time)" htmlFor={`${formId}-from`} className="min-w-0">
+          <input id={`${formId}-from`} type="datetime-local" step="1" className={controlClass} value={draft.from} onChange={(event) => update("from")(event.target.value)} data-testid="log-filter-from" />
         </Field>
-        <Field label="Operation" htmlFor={`${formId}-operation`}>
-          <select
-            id={`${formId}-operation`}
-            className={selectClass}
-            value={draft.operation}
-            onChange={(event) => update("operation", true)(event.target.value)}
-            data-testid="log-filter-operation"
-          >
-            <option value="">Any operation</option>
-            {[...operationLabels].map(([name, label]) => (
-              <option key={name} value={name}>
-                {label}
-              </option>
-            ))}
-          </select>
+        <Field label="To (your time)" htmlFor={`${formId}-to`} className="min-w-0">
+          <input id={`${formId}-to`} type="datetime-local" step="1" className={controlClass} value={draft.to} onChange={(event) => update("to")(event.target.value)} data-testid="log-filter-to" />
         </Field>
-        <Field label="Status" htmlFor={`${formId}-status`}>
-          <select id={`${formId}-status`} className={selectClass} value={draft.status} onChange={(event) => update("status", true)(event.target.value)} data-testid="log-filter-status">
-            {STATUS_OPTIONS.map((option) => (
-              <option key={option.value} value={option.value}>
-                {option.label}
-              </option>
-            ))}
-          </select>
-        </Field>
-        <Field label="From (your time)" htmlFor={`${formId}-from`}>
-          <input id={`${formId}-from`} type="datetime-local" step="1" className={selectClass} value={draft.from} onChange={(event) => update("from")(event.target.value)} data-testid="log-filter-from" />
-        </Field>
-        <Field label="To (your time)" htmlFor={`${formId}-to`}>
-          <input id={`${formId}-to`} type="datetime-local" step="1" className={selectClass} value={draft.to} onChange={(event) => update("to")(event.target.value)} data-testid="log-filter-to" />
-        </Field>
-        <Field label="Request id" htmlFor={`${formId}-request`}>
+        <Field label="Request id" htmlFor={`${formId}-request`} className="min-w-0">
           <input
             id={`${formId}-request`}
             type="search"
@@ -213,7 +188,7 @@ export function RequestLog({ scope, range, keys }: { scope: UsageScopeParams; ra
             autoComplete="off"
             spellCheck={false}
             placeholder="exact id"
-            className={selectClass}
+            className={controlClass}
             value={draft.requestId}
             onChange={(event) => update("requestId")(event.target.value)}
             data-testid="log-filter-request-id"
@@ -256,27 +231,23 @@ export function RequestLog({ scope, range, keys }: { scope: UsageScopeParams; ra
           ))}
         </div>
       ) : log.isError && log.data === undefined ? (
-        <div className="flex flex-col items-start gap-3">
-          <FormError message={`The request log could not be loaded: ${errorMessage(log.error)}`} testId="log-error" />
-          <Button variant="secondary" size="sm" onClick={() => void log.refetch()}>
-            Try again
-          </Button>
-        </div>
+        <LoadError
+          message={`The request log could not be loaded: ${errorMessage(log.error)}`}
+          testId="log-error"
+          onRetry={() => void log.refetch()}
+        />
       ) : events.length === 0 ? (
         <EmptyState testId="log-empty">{filtered ? "No requests match these filters." : "No requests in this period."}</EmptyState>
       ) : (
         <>
           <Table caption="Request log, newest first" data-testid="log-table">
-            <TableHead>
-              <tr>
-                <TableHeaderCell>Time · request id</TableHeaderCell>
-                <TableHeaderCell>Key</TableHeaderCell>
-                <TableHeaderCell>Operation · parameters</TableHeaderCell>
-                <TableHeaderCell>Status</TableHeaderCell>
-                <TableHeaderCell className="text-right">Credits</TableHeaderCell>
-                <TableHeaderCell className="text-right">Latency</TableHeaderCell>
-              </tr>
-            </TableHead>
+            <TableHeaderRow
+              columns={[
+                "Time · request id", "Key", "Operation · parameters", "Status",
+                { label: "Credits", className: "text-right" },
+                { label: "Latency", className: "text-right" },
+              ]}
+            />
             <TableBody>
               {events.map((event) => (
                 <LogRow key={event.id} event={event} />

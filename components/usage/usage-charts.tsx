@@ -53,6 +53,32 @@ const operationsIn = (groups: UsageGroup[]): string[] => {
 
 const countTick = (value: number) => formatCount(value);
 
+/** Bars per UTC day (`data[].day`), one stacked segment per series; series are named in the tooltip and legend by `seriesLabel`. */
+function DailyStackedBars({
+  data,
+  stackId,
+  series,
+  seriesLabel = (name) => name,
+}: {
+  data: Array<Record<string, string | number>>;
+  stackId: string;
+  series: Array<{ key: string; color: string }>;
+  seriesLabel?: (name: string) => string;
+}) {
+  return (
+    <BarChart responsive data={data} style={{ width: "100%", height: CHART_HEIGHT }} margin={{ top: 4, right: 4, bottom: 0, left: -12 }}>
+      <CartesianGrid vertical={false} stroke="var(--border)" />
+      <XAxis dataKey="day" tick={axisTick} tickLine={false} axisLine={{ stroke: "var(--border)" }} minTickGap={12} />
+      <YAxis tick={axisTick} tickLine={false} axisLine={false} allowDecimals={false} tickFormatter={countTick} />
+      <Tooltip {...tooltipStyle} formatter={(value, name) => [formatCount(Number(value)), seriesLabel(String(name))]} />
+      <Legend wrapperStyle={legendStyle} formatter={(name) => seriesLabel(String(name))} />
+      {series.map(({ key, color }) => (
+        <Bar key={key} dataKey={key} stackId={stackId} fill={color} isAnimationActive={false} />
+      ))}
+    </BarChart>
+  );
+}
+
 export function CreditsPerDayChart({ days }: { days: UsageGroup[] }) {
   const operations = operationsIn(days);
   const data = days.map((day) => ({
@@ -61,16 +87,12 @@ export function CreditsPerDayChart({ days }: { days: UsageGroup[] }) {
   }));
   return (
     <ChartCard title="Credits per day" description="Credits charged, stacked by operation (UTC days)." testId="chart-credits-per-day">
-      <BarChart responsive data={data} style={{ width: "100%", height: CHART_HEIGHT }} margin={{ top: 4, right: 4, bottom: 0, left: -12 }}>
-        <CartesianGrid vertical={false} stroke="var(--border)" />
-        <XAxis dataKey="day" tick={axisTick} tickLine={false} axisLine={{ stroke: "var(--border)" }} minTickGap={12} />
-        <YAxis tick={axisTick} tickLine={false} axisLine={false} allowDecimals={false} tickFormatter={countTick} />
-        <Tooltip {...tooltipStyle} formatter={(value, name) => [formatCount(Number(value)), operationLabel(String(name))]} />
-        <Legend wrapperStyle={legendStyle} formatter={(name) => operationLabel(String(name))} />
-        {operations.map((name) => (
-          <Bar key={name} dataKey={name} stackId="credits" fill={operationColor(name)} isAnimationActive={false} />
-        ))}
-      </BarChart>
+      <DailyStackedBars
+        data={data}
+        stackId="credits"
+        series={operations.map((name) => ({ key: name, color: operationColor(name) }))}
+        seriesLabel={operationLabel}
+      />
     </ChartCard>
   );
 }
@@ -81,16 +103,11 @@ export function RequestsByStatusChart({ days }: { days: UsageGroup[] }) {
   const data = days.map((day) => ({ day: formatShortDay(day.id), ...day.statusClasses }));
   return (
     <ChartCard title="Requests per day" description="Every finished request, by status class (UTC days)." testId="chart-requests-by-status">
-      <BarChart responsive data={data} style={{ width: "100%", height: CHART_HEIGHT }} margin={{ top: 4, right: 4, bottom: 0, left: -12 }}>
-        <CartesianGrid vertical={false} stroke="var(--border)" />
-        <XAxis dataKey="day" tick={axisTick} tickLine={false} axisLine={{ stroke: "var(--border)" }} minTickGap={12} />
-        <YAxis tick={axisTick} tickLine={false} axisLine={false} allowDecimals={false} tickFormatter={countTick} />
-        <Tooltip {...tooltipStyle} formatter={(value, name) => [formatCount(Number(value)), String(name)]} />
-        <Legend wrapperStyle={legendStyle} />
-        {STATUS_CLASSES.map((statusClass) => (
-          <Bar key={statusClass} dataKey={statusClass} stackId="status" fill={statusClassColors[statusClass]} isAnimationActive={false} />
-        ))}
-      </BarChart>
+      <DailyStackedBars
+        data={data}
+        stackId="status"
+        series={STATUS_CLASSES.map((statusClass) => ({ key: statusClass, color: statusClassColors[statusClass] }))}
+      />
     </ChartCard>
   );
 }

@@ -2,7 +2,7 @@
 
 import { useQuery } from "@tanstack/react-query";
 import dynamic from "next/dynamic";
-import { useId, useMemo, useState } from "react";
+import { useId, useMemo, useState, type ComponentType } from "react";
 import { buttonStyles } from "@/components/ui/button";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import { cx } from "@/components/ui/class-names";
@@ -18,25 +18,18 @@ import { formatDay } from "./format";
 import { RequestLog, type LogKeyOption } from "./request-log";
 import { EmptyState, Skeleton } from "./skeleton";
 import { UsageTotals } from "./usage-totals";
+import { bindValue } from "@/components/ui/bind-value";
+import { controlClass, Field } from "@/components/ui/field";
 
 // The chart library is most of this page's JavaScript: it loads after the page, behind skeletons.
 const chartLoading = () => <Skeleton className="h-72" />;
-const CreditsPerDayChart = dynamic(() => import("./usage-charts").then((charts) => charts.CreditsPerDayChart), {
-  ssr: false,
-  loading: chartLoading,
-});
-const RequestsByStatusChart = dynamic(() => import("./usage-charts").then((charts) => charts.RequestsByStatusChart), {
-  ssr: false,
-  loading: chartLoading,
-});
-const CreditsByKeyChart = dynamic(() => import("./usage-charts").then((charts) => charts.CreditsByKeyChart), {
-  ssr: false,
-  loading: chartLoading,
-});
-const LatencyChart = dynamic(() => import("./usage-charts").then((charts) => charts.LatencyChart), {
-  ssr: false,
-  loading: chartLoading,
-});
+type Charts = typeof import("./usage-charts");
+const lazyChart = <Props extends object>(pick: (charts: Charts) => ComponentType<Props>) =>
+  dynamic(() => import("./usage-charts").then(pick), { ssr: false, loading: chartLoading });
+const CreditsPerDayChart = lazyChart((charts) => charts.CreditsPerDayChart);
+const RequestsByStatusChart = lazyChart((charts) => charts.RequestsByStatusChart);
+const CreditsByKeyChart = lazyChart((charts) => charts.CreditsByKeyChart);
+const LatencyChart = lazyChart((charts) => charts.LatencyChart);
 
 type Period = "today" | "7d" | "30d" | "custom";
 
@@ -72,9 +65,6 @@ const rangeProblem = (range: DayRangeParams): string | null => {
   if (dayCount(range.from, range.to) > MAX_DAYS) return `Pick at most ${MAX_DAYS} days.`;
   return null;
 };
-
-const inputClass =
-  "h-10 w-full rounded-lg border border-border-strong bg-surface px-3 text-sm text-foreground shadow-sm focus-visible:outline-2 focus-visible:outline-offset-0 focus-visible:outline-ring";
 
 export type UsageDashboardProps = {
   userId: string;
@@ -119,6 +109,13 @@ export function UsageDashboard({ userId, isAdmin, initialKeyId }: UsageDashboard
           ? allKeys
           : myKeys
   ).map((key) => ({ id: key.id, name: key.name }));
+  // Beyond "mine" and "all": the keys and users a scope can name; empty groups are left out.
+  const keyOption = (key: (typeof allKeys)[number], label: string) => ({ value: `key:${key.id}`, label });
+  const scopeGroups = [
+    { label: "My keys", options: myKeys.map((key) => keyOption(key, key.status === "revoked" ? `${key.name} (revoked)` : key.name)) },
+    { label: "Users", options: isAdmin ? otherUsers.map((user) => ({ value: `user:${user.id}`, label: user.email })) : [] },
+    { label: "Other users' keys", options: isAdmin ? otherKeys.map((key) => keyOption(key, key.name)) : [] },
+  ].filter((group) => group.options.length > 0);
   // A key from a link that is not in the list (yet) still shows as the choice.
   const knownChoice = choice === "mine" || choice === "all" || choice.startsWith("user:") || allKeys.some((key) => `key:${key.id}` === choice);
 
@@ -156,61 +153,33 @@ export function UsageDashboard({ userId, isAdmin, initialKeyId }: UsageDashboard
             </fieldset>
             {period === "custom" ? (
               <div className="flex flex-wrap items-end gap-3">
-                <div className="flex flex-col gap-1.5">
-                  <label htmlFor={`${ids}-from`} className="text-sm font-medium">
-                    First day (UTC)
-                  </label>
-                  <input id={`${ids}-from`} type="date" className={inputClass} value={draft.from} max={today} onChange={(event) => editCustom({ ...draft, from: event.target.value })} data-testid="custom-from" />
-                </div>
-                <div className="flex flex-col gap-1.5">
-                  <label htmlFor={`${ids}-to`} className="text-sm font-medium">
-                    Last day (UTC)
-                  </label>
-                  <input id={`${ids}-to`} type="date" className={inputClass} value={draft.to} max={today} onChange={(event) => editCustom({ ...draft, to: event.target.value })} data-testid="custom-to" />
-                </div>
+                <Field label="First day (UTC)" htmlFor={`${ids}-from`}>
+                  <input id={`${ids}-from`} type="date" className={controlClass} value={draft.from} max={today} onChange={(event) => editCustom({ ...draft, from: event.target.value })} data-testid="custom-from" />
+                </Field>
+                <Field label="Last day (UTC)" htmlFor={`${ids}-to`}>
+                  <input id={`${ids}-to`} type="date" className={controlClass} value={draft.to} max={today} onChange={(event) => editCustom({ ...draft, to: event.target.value })} data-testid="custom-to" />
+                </Field>
               </div>
             ) : null}
             <FormError message={customProblem} />
           </div>
           <div className="flex flex-col gap-3 sm:flex-row sm:items-end">
-            <div className="flex min-w-64 flex-col gap-1.5">
-              <label htmlFor={`${ids}-scope`} className="text-sm font-medium">
-                Scope
-              </label>
-              <select id={`${ids}-scope`} className={inputClass} value={choice} onChange={(event) => setChoice(event.target.value)} data-testid="scope-select">
+            <Field label="Scope" htmlFor={`${ids}-scope`} className="min-w-64">
+              <select id={`${ids}-scope`} className={controlClass} {...bindValue(choice, setChoice)} data-testid="scope-select">
                 <option value="mine">All my keys</option>
                 {isAdmin ? <option value="all">Everyone</option> : null}
                 {!knownChoice ? <option value={choice}>{choice.slice(4)}</option> : null}
-                {myKeys.length > 0 ? (
-                  <optgroup label="My keys">
-                    {myKeys.map((key) => (
-                      <option key={key.id} value={`key:${key.id}`}>
-                        {key.name}
-                        {key.status === "revoked" ? " (revoked)" : ""}
+                {scopeGroups.map((group) => (
+                  <optgroup key={group.label} label={group.label}>
+                    {group.options.map((option) => (
+                      <option key={option.value} value={option.value}>
+                        {option.label}
                       </option>
                     ))}
                   </optgroup>
-                ) : null}
-                {isAdmin && otherUsers.length > 0 ? (
-                  <optgroup label="Users">
-                    {otherUsers.map((user) => (
-                      <option key={user.id} value={`user:${user.id}`}>
-                        {user.email}
-                      </option>
-                    ))}
-                  </optgroup>
-                ) : null}
-                {isAdmin && otherKeys.length > 0 ? (
-                  <optgroup label="Other users' keys">
-                    {otherKeys.map((key) => (
-                      <option key={key.id} value={`key:${key.id}`}>
-                        {key.name}
-                      </option>
-                    ))}
-                  </optgroup>
-                ) : null}
+                ))}
               </select>
-            </div>
+            </Field>
             <a href={dailyExportUrl(scope, range)} download className={buttonStyles({ variant: "secondary" })} data-testid="download-daily-csv">
               Daily totals (CSV)
             </a>

@@ -1,45 +1,40 @@
 import { z } from "zod";
 import type { OperationParam } from "@/lib/operations/define";
+import { EVENT_PAGE_PATH, isEventSiteHost, paramRules, type ParamName, type ParamRule } from "@/lib/operations/param-rules";
 import { readParam as readQueryParam } from "@/lib/operations/read-params";
 import { ApiError, invalid, missing } from "./errors";
 
 /**
  * Query parameters of the four operations (decisions.md "Parameters"). Each parameter is a zod
- * schema on its string value — the same schemas document it in OpenAPI. A parameter that is
- * absent or empty is missing; one given twice, too long or not matching is invalid.
+ * schema on its string value, built from its rule in lib/operations/param-rules.ts (plain data,
+ * which the console's inputs check in the browser without zod) — the same schemas document it in
+ * OpenAPI. A parameter that is absent or empty is missing; one given twice, too long or not
+ * matching is invalid.
  */
-export const MAX_PARAM_LENGTH = 2048;
+export { EVENT_PAGE_PATH, isEventSiteHost, MAX_PARAM_LENGTH, type ParamName } from "@/lib/operations/param-rules";
 
-export const paramSchemas = {
-  url: z
-    .string()
-    .max(MAX_PARAM_LENGTH)
-    .describe("full URL of the event page: https://<event-site-host>/events/<event_id>/"),
-  event_id: z.string().regex(/^\d{1,20}$/).describe("event id, digits only (1-20)"),
-  userid: z.string().regex(/^\d{1,20}$/).describe("numeric user id; returns the first page"),
-  node_id: z
-    .string()
-    .max(200)
-    .regex(/^[A-Za-z0-9+/=_-]+$/)
-    .describe("the user's opaque node id (data.node_id of an earlier page); used when userid is absent"),
-  cursor: z
-    .string()
-    .max(500)
-    .regex(/^[A-Za-z0-9_.-]+$/)
-    .describe("data.page_info.end_cursor of the previous page; used with node_id"),
-  urn: z
-    .string()
-    .max(200)
-    .regex(/^urn:li:[A-Za-z_]+:[A-Za-z0-9_-]{1,100}$/)
-    .describe("profile URN, e.g. urn:li:member:3000000001"),
-  page: z
-    .string()
-    .regex(/^\d{1,6}$/)
-    .refine((value) => Number(value) >= 1)
-    .describe("page number, integer ≥ 1; default 1"),
-} as const;
+const schemaOf = (rule: ParamRule, description: string) => {
+  let schema = z.string();
+  if (rule.maxLength !== undefined) schema = schema.max(rule.maxLength);
+  if (rule.pattern !== undefined) schema = schema.regex(rule.pattern);
+  const { minimum } = rule;
+  if (minimum !== undefined) schema = schema.refine((value) => Number(value) >= minimum);
+  return schema.describe(description);
+};
 
-export type ParamName = keyof typeof paramSchemas;
+const descriptions: Record<ParamName, string> = {
+  url: "full URL of the event page: https://<event-site-host>/events/<event_id>/",
+  event_id: "event id, digits only (1-20)",
+  userid: "numeric user id; returns the first page",
+  node_id: "the user's opaque node id (data.node_id of an earlier page); used when userid is absent",
+  cursor: "data.page_info.end_cursor of the previous page; used with node_id",
+  urn: "profile URN, e.g. urn:li:member:3000000001",
+  page: "page number, integer ≥ 1; default 1",
+};
+
+export const paramSchemas = Object.fromEntries(
+  (Object.keys(paramRules) as ParamName[]).map((name) => [name, schemaOf(paramRules[name], descriptions[name])]),
+) as Record<ParamName, z.ZodString>;
 
 const readParam = (query: URLSearchParams, name: ParamName, required: boolean): string | undefined =>
   readQueryParam(query, { name, schema: paramSchemas[name], required });
@@ -51,13 +46,6 @@ export const param = (
 ): OperationParam => ({ name, schema: paramSchemas[name], ...spec });
 
 export type EventSiteConfig = { hosts: readonly string[] };
-
-/** The path of an event page; its one group is the event id. */
-export const EVENT_PAGE_PATH = /^\/events\/(\d{1,20})\/?$/;
-
-/** A host is accepted with or without "www." / "m.", in any case; "*" accepts every host. */
-export const isEventSiteHost = (host: string, hosts: readonly string[]): boolean =>
-  hosts.includes("*") || hosts.includes(host.toLowerCase().replace(/^(www\.|m\.)/, ""));
 
 /** Event id from an event page URL on an accepted host, or the contract's 400. */
 export const eventIdFromUrl = (raw: string, config: EventSiteConfig): string => {

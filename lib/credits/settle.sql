@@ -1,4 +1,4 @@
--- settle_requests(batch): settles a batch of authenticated requests in one call and one
+-- settle_requests_in_order(batch): settles a batch of authenticated requests in one call and one
 -- transaction (group commit; lib/credits/settle.ts sends the batch).
 --
 -- batch: a JSON array of {ord, request_id, key_id, operation, cost, outcome, final_status,
@@ -25,7 +25,7 @@
 -- batch is written set-based — one INSERT for the usage rows, one UPDATE per key,
 -- one upsert per rollup row — instead of a statement (and a new row version of the same key)
 -- per request.
-CREATE OR REPLACE FUNCTION settle_requests(batch json)
+CREATE OR REPLACE FUNCTION settle_requests_in_order(batch json)
 RETURNS TABLE (r_request_id uuid, r_status integer, r_charged integer, r_remaining bigint)
 LANGUAGE plpgsql AS $fn$
 DECLARE
@@ -190,5 +190,85 @@ BEGIN
     SELECT t.request_id, CASE WHEN t.status = 102 THEN 200 ELSE t.status END, t.charged, t.remaining
     FROM unnest(b_request, d_status, d_charged, d_remaining) WITH ORDINALITY AS t(request_id, status, charged, remaining, pos)
     WHERE array_position(b_request, t.request_id) = t.pos;
+END
+$fn$;
+
+-- settle_batch_is_plain(batch): whether settle_requests_in_order could decide nothing for this
+-- batch but "found: charged its cost; not_found: 404; 400, 429, 500: that status, uncharged" —
+-- true when the batch holds only finished lookups (no reservation to make or finalise), no request
+-- id twice or settled before, none past its deadline, and every key is usable and has the credits
+-- (and the room under its daily cap) for every lookup of the batch while staying above its alert
+-- threshold and above zero. Called with the keys locked, the answer holds until commit.
+CREATE OR REPLACE FUNCTION settle_batch_is_plain(batch json) RETURNS boolean LANGUAGE sql STABLE AS $p$
+  SELECT COALESCE((
+      SELECT bool_and(x.outcome IN ('found', 'not_found', '400', '429', '500'))
+             AND count(DISTINCT x.request_id) = count(*)
+             AND clock_timestamp() <= min(x.deadline)
+      FROM json_to_recordset(batch) AS x(request_id uuid, outcome text, deadline timestamptz)), false)
+    AND NOT EXISTS (
+      SELECT 1 FROM usage_events u
+      WHERE u.request_id IN (SELECT x.request_id FROM json_to_recordset(batch) AS x(request_id uuid)))
+    AND NOT EXISTS (
+      SELECT 1
+      FROM (SELECT x.key_id, COALESCE(sum(x.cost) FILTER (WHERE x.outcome IN ('found', 'not_found')), 0) AS needed
+            FROM json_to_recordset(batch) AS x(key_id text, cost integer, outcome text) GROUP BY x.key_id) n
+      LEFT JOIN api_keys kk ON kk.id = n.key_id
+      WHERE kk.id IS NULL
+         OR NOT EXISTS (SELECT 1 FROM usable_keys uk WHERE uk.id = kk.id)
+         OR kk.credits_remaining - n.needed <= GREATEST(0, COALESCE(kk.alert_threshold_credits,
+              CASE WHEN kk.alert_threshold_percent IS NULL THEN NULL
+                   ELSE ceil(kk.credits_granted * kk.alert_threshold_percent / 100.0)::bigint END))
+         OR (kk.daily_credit_cap IS NOT NULL AND credits_spent_today(kk.id) + n.needed > kk.daily_credit_cap))
+$p$;
+
+-- settle_requests(batch): what lib/credits/settle.ts calls. A plain batch (settle_batch_is_plain:
+-- most are) gets exactly the decisions settle_requests_in_order would make, written in a few
+-- set-based statements; every other batch is settled by settle_requests_in_order.
+-- lib/credits/settle.test.ts settles random batches both ways and compares everything written.
+CREATE OR REPLACE FUNCTION settle_requests(batch json)
+RETURNS TABLE (r_request_id uuid, r_status integer, r_charged integer, r_remaining bigint)
+LANGUAGE plpgsql AS $fn$
+BEGIN
+  -- The keys, locked in key order as settle_requests_in_order locks them — only when nothing is
+  -- finalised: reservations are always locked before keys.
+  IF NOT EXISTS (SELECT 1 FROM json_to_recordset(batch) AS x(outcome text) WHERE x.outcome IN ('commit', 'refund')) THEN
+    PERFORM 1 FROM api_keys kk
+      WHERE kk.id IN (SELECT x.key_id FROM json_to_recordset(batch) AS x(key_id text))
+      ORDER BY kk.id FOR UPDATE;
+  END IF;
+  IF NOT settle_batch_is_plain(batch) THEN
+    RETURN QUERY SELECT * FROM settle_requests_in_order(batch);
+    RETURN;
+  END IF;
+
+  RETURN QUERY
+  WITH decided AS (
+    SELECT x.ord, x.request_id, x.key_id, x.operation, x.latency_ms, x.params_summary, x.created_at,
+           CASE x.outcome WHEN 'found' THEN 200 WHEN 'not_found' THEN 404 ELSE x.outcome::integer END AS status,
+           CASE WHEN x.outcome = 'found' THEN x.cost ELSE 0 END AS charged
+    FROM json_to_recordset(batch) AS x(
+      ord integer, request_id uuid, key_id text, operation text, cost integer, outcome text,
+      latency_ms integer, params_summary text, created_at timestamptz)
+  ), settled AS (
+    -- What each request leaves on its key, as the in-order decisions report it.
+    SELECT d.*, kk.credits_remaining - sum(d.charged) OVER (PARTITION BY d.key_id ORDER BY d.ord ROWS UNBOUNDED PRECEDING) AS remaining
+    FROM decided d JOIN api_keys kk ON kk.id = d.key_id
+  ), written AS (
+    INSERT INTO usage_events (request_id, key_id, operation, status, credits_charged, latency_ms, params_summary, created_at, reason)
+      SELECT s.request_id, s.key_id, s.operation, s.status, s.charged, s.latency_ms, s.params_summary, s.created_at, ''
+      FROM settled s ORDER BY s.key_id, s.ord
+  ), charged AS (
+    UPDATE api_keys kk
+      SET credits_remaining = kk.credits_remaining - t.spent, last_used_at = t.last_used
+      FROM (SELECT s.key_id, sum(s.charged) AS spent, (array_agg(s.created_at ORDER BY s.ord DESC))[1] AS last_used
+            FROM settled s GROUP BY s.key_id) t
+      WHERE kk.id = t.key_id
+  ), counted AS (
+    SELECT add_usage_daily(array_agg(s.key_id ORDER BY s.key_id, s.ord), array_agg(s.created_at ORDER BY s.key_id, s.ord),
+                           array_agg(s.operation ORDER BY s.key_id, s.ord), array_agg(s.status ORDER BY s.key_id, s.ord),
+                           array_agg(s.charged ORDER BY s.key_id, s.ord), array_agg(s.latency_ms ORDER BY s.key_id, s.ord))
+    FROM settled s
+  )
+  SELECT s.request_id, s.status, s.charged, s.remaining FROM settled s, counted ORDER BY s.key_id, s.ord;
 END
 $fn$;

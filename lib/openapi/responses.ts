@@ -25,17 +25,7 @@ export const successEnvelope = (dataId: string): SchemaObject =>
 export const errorEnvelope = (status: number, errorMessages: readonly string[]): SchemaObject =>
   envelope({ type: "integer", const: status }, { type: "string", enum: [...errorMessages] }, { type: "null" });
 
-export const AUTHENTICATED_HEADERS = [
-  "X-Request-Id",
-  "X-Credits-Cost",
-  "X-Credits-Charged",
-  "X-Credits-Remaining",
-  "RateLimit-Policy",
-  "RateLimit",
-  "RateLimit-Limit",
-  "RateLimit-Remaining",
-  "RateLimit-Reset",
-] as const;
+export { AUTHENTICATED_HEADERS } from "./headers";
 
 export const headerRefs = (names: readonly string[]): Record<string, ReferenceObject> =>
   Object.fromEntries(names.map((name) => [name, headerRef(name)]));

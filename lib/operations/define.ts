@@ -2,13 +2,17 @@ import type { z } from "zod";
 import type { CursorCodec } from "@/lib/connectors/cursor";
 import type { Connector, LookupContext, LookupResult } from "@/lib/connectors/types";
 import type { JsonObject, SchemaObject } from "@/lib/openapi/types";
+import type { OperationDescriptor } from "./descriptor";
 import { readParams, type QueryValues } from "./read-params";
+
+export type { OperationDescriptor, OperationLabel } from "./descriptor";
 
 /**
  * What an operation is, in one place: the product's unit. Everything that names an operation —
  * /v1 routing, the OpenAPI document, the console's lookup route, usage labels and colours,
  * batches, docs and snippets — reads a definition from the registry (./index.ts) instead of
- * restating it. A module here imports nothing that needs Node: console pages import it too.
+ * restating it. The browser's part of a definition is its descriptor (./descriptor.ts), which
+ * console pages import instead: what is built here (zod schemas, parsers, examples) is server code.
  */
 export type ParseContext = { cursors: CursorCodec; eventSiteHosts: readonly string[] };
 
@@ -26,15 +30,6 @@ export type OperationParam = {
   openApiSchema?: SchemaObject;
   /** Empty at first in try-it forms: it selects another mode (node_id + cursor instead of userid). */
   alternative?: boolean;
-};
-
-export type OperationLabel = {
-  /** Short name in tables, legends and CSV: "Publications". */
-  short: string;
-  /** Which site: "Professional network". */
-  site: string;
-  /** What a caller passes: "Profile URN, 10 per page". */
-  lookedUpBy: string;
 };
 
 /** One flattened CSV row of a batch's results: one event, one follower, one publication. */
@@ -65,37 +60,29 @@ export type UpstreamRoute = {
   path: string;
 };
 
-export type OperationDefinition<Id extends string, Data, Params> = {
-  /** The contract's operation id, also the usage label key and the console route's segment. */
-  id: Id;
-  /** The /v1 path: "/v1/<site>/<operation>". */
-  path: `/v1/${string}`;
-  costCredits: number;
+/**
+ * The whole operation: its descriptor (id, path, cost, page size, primary parameter, labels,
+ * chart colour — what the browser may know) and what only the server and the documents need.
+ */
+export type OperationDefinition<Id extends string, Data, Params> = OperationDescriptor<Id> & {
   /** OpenAPI summary and card title, the contract's wording. */
   summary: string;
   /** Rules spanning parameters, shown in OpenAPI and the API reference. */
   rule?: string;
   /** The contract's 404 message, word for word. */
   notFoundMessage: string;
-  /** Records per page, or null when the answer is one record. */
-  pageSize: number | null;
   /** The query parameters, in the order they are checked and documented. */
   params: readonly OperationParam[];
   /** Named in "Missing required parameter" when no optional parameter selects a mode. */
   missingWhenNoneGiven?: string;
-  /** The one parameter a single line of a batch fills in ("url", "event_id", "userid", "urn"). */
-  primaryParam: string;
   /** The `data` of a 200 answer; its .meta({ id }) names it in OpenAPI. */
   record: z.ZodType<Data>;
   /** A 200 answer's data for OpenAPI, and what it shows. */
   example: { summary: string; data: JsonObject };
   /** The OpenAPI tag's description (the tag is the path's site segment). */
   tagDescription: string;
-  label: OperationLabel;
   /** Batch lookups of this operation (optional: an operation without it is not offered there). */
   batch?: OperationBatch;
-  /** Chart colour: a mid-tone that reads on the light and the dark surface alike. */
-  chartColor: string;
   upstream: UpstreamRoute;
   /** Reads the query; throws the contract's 400 (ApiError) on bad input. */
   parse(query: URLSearchParams, context: ParseContext): Params;

@@ -1,8 +1,8 @@
 import { queryOptions } from "@tanstack/react-query";
 import type { EventRecord } from "@/lib/api/records";
-import { EVENT_PAGE_PATH, isEventSiteHost, MAX_PARAM_LENGTH, paramSchemas } from "@/lib/api/params";
-import { eventDetails } from "@/lib/operations/event-details";
-import { eventDetailsId } from "@/lib/operations/event-details-id";
+import { eventDetailsOperation as eventDetails } from "@/lib/operations/event-details/descriptor";
+import { eventDetailsIdOperation as eventDetailsId } from "@/lib/operations/event-details-id/descriptor";
+import { acceptsParam, EVENT_PAGE_PATH, isEventSiteHost, MAX_PARAM_LENGTH } from "@/lib/operations/param-rules";
 import { fetchLookup } from "./fetch-lookup";
 import type { RecentLookup } from "./recent-lookups";
 
@@ -24,9 +24,9 @@ export type ParsedEventInput =
   | { kind: "valid"; input: EventInput }
   | { kind: "invalid"; reason: string };
 
-// The server's own rules (lib/api/params.ts), with a sentence for each way an input can fail.
+// The server's own rules (lib/operations/param-rules.ts), with a sentence for each way an input can fail.
 const MAX_INPUT_LENGTH = MAX_PARAM_LENGTH;
-const isEventId = (value: string) => paramSchemas.event_id.safeParse(value).success;
+const isEventId = (value: string) => acceptsParam("event_id", value);
 const acceptedHost = (host: string, hosts: readonly string[]): boolean => hosts.length === 0 || isEventSiteHost(host, hosts);
 
 /**
@@ -81,8 +81,8 @@ export const eventQuery = (input: EventInput) =>
     queryKey: eventQueryKey(input),
     queryFn: (context) =>
       input.by === "url"
-        ? fetchLookup(eventDetails, { url: input.url }, context)
-        : fetchLookup(eventDetailsId, { event_id: input.eventId }, context),
+        ? fetchLookup<EventData>(eventDetails, { url: input.url }, context)
+        : fetchLookup<EventData>(eventDetailsId, { event_id: input.eventId }, context),
     // A card stays as fetched until the user asks again: each fetch costs credits.
     staleTime: Infinity,
     gcTime: 60 * 60_000,

@@ -1,5 +1,5 @@
 import type { QueryClient } from "@tanstack/react-query";
-import type { Operation } from "@/lib/operations";
+import type { OperationDescriptor } from "@/lib/operations/descriptor";
 import { recordLastLookup } from "./last-lookup";
 import { codeForConsoleRefusal, codeForStatus, LookupError, parseParamProblem } from "./lookup-error";
 import { refreshMeter, updateMeterCredits } from "./meter";
@@ -12,8 +12,9 @@ import { recentLookupsKey } from "./recent-lookups";
  * query so the credit meter follows each lookup without a refetch, and records the last
  * lookup's charge for the meter's "last lookup" line.
  *
- * Call it from a query function with the operation module and the query context:
- *   queryFn: (context) => fetchLookup(eventDetailsId, { event_id }, context)
+ * Call it from a query function with the operation's descriptor, the type of its data and the
+ * query context:
+ *   queryFn: (context) => fetchLookup<EventData>(eventDetailsIdOperation, { event_id }, context)
  */
 
 /** Query parameters as /v1 takes them; undefined ones are left out. */
@@ -82,7 +83,7 @@ const numberHeader = (headers: Headers, name: string): number | undefined => {
 };
 
 export const fetchLookup = async <Data>(
-  operation: Operation<string, Data>,
+  operation: Pick<OperationDescriptor, "id" | "costCredits">,
   params: LookupParams,
   { client, signal }: LookupQueryContext,
 ): Promise<LookupSuccess<Data>> => {

@@ -1,17 +1,17 @@
 import { infiniteQueryOptions } from "@tanstack/react-query";
-import { paramSchemas } from "@/lib/api/params";
 import type { FollowerEntry, FollowersData } from "@/lib/api/records";
-import { followers } from "@/lib/operations/followers";
+import { followersOperation as followers } from "@/lib/operations/followers/descriptor";
+import { acceptsParam } from "@/lib/operations/param-rules";
 import { fetchLookup, type LookupSuccess } from "./fetch-lookup";
 
 /**
  * A pin-board user's followers as a cursor-based infinite query (decisions.md 4.3): the first
  * page by `userid`, every next one by the first page's `node_id` + `cursor = end_cursor`.
- * Page size and cost are the operation's (lib/operations/followers.ts) — so a page, once fetched, is never fetched again: no
+ * Page size and cost are the operation's (lib/operations/followers/descriptor.ts) — so a page, once fetched, is never fetched again: no
  * staleness, no retries, no refetch on mount, focus or reconnect, and the list stays cached for
  * the whole session (an infinite query's refetch would re-buy every page it holds).
  */
-export { FOLLOWERS_PAGE_SIZE } from "@/lib/operations/followers";
+export { FOLLOWERS_PAGE_SIZE } from "@/lib/operations/followers/descriptor";
 
 export const followersPageCost = followers.costCredits;
 
@@ -23,7 +23,7 @@ export type FollowersPageParam = { nodeId: string; cursor: string } | undefined;
 export type { FollowerEntry };
 
 /** A pin-board user id as /v1 accepts it (`userid`: digits, 1–20). */
-export const isUserId = (value: string): boolean => paramSchemas.userid.safeParse(value).success;
+export const isUserId = (value: string): boolean => acceptsParam("userid", value);
 
 export const followersQueryKey = (userId: string) => ["followers", userId] as const;
 
@@ -33,7 +33,7 @@ export const followersQuery = (userId: string) =>
     // No `signal`: aborting a request the server has already charged for would lose a paid page
     // and make the next attempt buy it again. A page in flight always lands in the cache.
     queryFn: ({ pageParam, client }): Promise<FollowersPage> =>
-      fetchLookup(
+      fetchLookup<FollowersData>(
         followers,
         pageParam === undefined ? { userid: userId } : { node_id: pageParam.nodeId, cursor: pageParam.cursor },
         { client },

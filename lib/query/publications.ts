@@ -1,15 +1,15 @@
 import { queryOptions } from "@tanstack/react-query";
-import { paramSchemas } from "@/lib/api/params";
 import type { Publication, PublicationsData } from "@/lib/api/records";
-import { publications } from "@/lib/operations/publications";
+import { acceptsParam } from "@/lib/operations/param-rules";
+import { publicationsOperation as publications } from "@/lib/operations/publications/descriptor";
 import { fetchLookup, type LookupSuccess } from "./fetch-lookup";
 
 /**
  * One page of a profile's publications (decisions.md 4.4): `urn` + `page`; page size and cost
- * are the operation's (lib/operations/publications.ts). Every page is kept for the session and never refetched by itself; pages
+ * are the operation's (lib/operations/publications/descriptor.ts). Every page is kept for the session and never refetched by itself; pages
  * already seen cost nothing to show again (paging back, Back button, exports).
  */
-export { PUBLICATIONS_PAGE_SIZE } from "@/lib/operations/publications";
+export { PUBLICATIONS_PAGE_SIZE } from "@/lib/operations/publications/descriptor";
 
 export const publicationsPageCost = publications.costCredits;
 
@@ -17,11 +17,11 @@ export type PublicationsPage = LookupSuccess<PublicationsData>;
 
 export type { Publication };
 
-/** A profile URN as /v1 accepts it: `urn:li:<type>:<id>`. */
 /** A page number as /v1 accepts it (`page`: a whole number from 1). */
-export const isPageNumber = (value: string): boolean => paramSchemas.page.safeParse(value).success;
+export const isPageNumber = (value: string): boolean => acceptsParam("page", value);
 
-export const isProfileUrn = (value: string): boolean => paramSchemas.urn.safeParse(value).success;
+/** A profile URN as /v1 accepts it: `urn:li:<type>:<id>`. */
+export const isProfileUrn = (value: string): boolean => acceptsParam("urn", value);
 
 /** All pages of one profile share this prefix: `queryClient.getQueriesData({ queryKey: publicationsKeyFor(urn) })`. */
 export const publicationsKeyFor = (urn: string) => ["publications", urn] as const;
@@ -30,7 +30,7 @@ export const publicationsQuery = (urn: string, page: number) =>
   queryOptions({
     queryKey: [...publicationsKeyFor(urn), page] as const,
     // No `signal`: a charged answer must reach the cache even if the user has paged on.
-    queryFn: ({ client }): Promise<PublicationsPage> => fetchLookup(publications, { urn, page }, { client }),
+    queryFn: ({ client }): Promise<PublicationsPage> => fetchLookup<PublicationsData>(publications, { urn, page }, { client }),
     staleTime: Infinity,
     gcTime: Infinity,
     retry: false,

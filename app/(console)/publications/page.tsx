@@ -1,19 +1,12 @@
 import type { Metadata } from "next";
 import { PublicationsView } from "@/components/publications/publications-view";
-import { ConsolePage } from "@/components/ui/page-header";
+import { consolePage } from "@/components/console/console-page";
 import { SearchParamsBoundary } from "@/components/ui/search-params-boundary";
 
 export const metadata: Metadata = { title: "Publications" };
 
-export default function PublicationsPage() {
-  return (
-    <ConsolePage
-      title="Publications"
-      description="The publications listed on a professional-network profile, 10 per page. The page is part of the address, so a link opens the same page; export what is loaded as CSV or JSON."
-    >
-      <SearchParamsBoundary>
-        <PublicationsView />
-      </SearchParamsBoundary>
-    </ConsolePage>
-  );
-}
+export default consolePage({
+  title: "Publications",
+  description: "The publications listed on a professional-network profile, 10 per page. The page is part of the address, so a link opens the same page; export what is loaded as CSV or JSON.",
+  content: <SearchParamsBoundary><PublicationsView /></SearchParamsBoundary>,
+});

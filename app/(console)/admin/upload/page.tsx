@@ -1,24 +1,17 @@
 import type { Metadata } from "next";
-import { ConsolePage } from "@/components/ui/page-header";
-import { requireAdmin } from "@/lib/auth/require-user";
+import { adminPage } from "@/components/console/console-page";
 import { UploadForm } from "./upload-form";
 
 export const metadata: Metadata = { title: "Upload records" };
 
-export default async function AdminUploadPage() {
-  await requireAdmin("/admin/upload");
-  return (
-    <ConsolePage
-      title="Upload records"
-      description={
-        <>
-          Load a snapshot file into the record store while the server runs, with the same checks as{" "}
-          <code className="font-mono">npm run import</code> (which cannot run beside a server on the embedded
-          database). Records already stored identically are left alone.
-        </>
-      }
-    >
-      <UploadForm />
-    </ConsolePage>
-  );
-}
+export default adminPage("/admin/upload", {
+  title: "Upload records",
+  description: (
+    <>
+      Load a snapshot file into the record store while the server runs, with the same checks as{" "}
+      <code className="font-mono">npm run import</code> (which cannot run beside a server on the embedded
+      database). Records already stored identically are left alone.
+    </>
+  ),
+  content: <UploadForm />,
+});

@@ -1,11 +1,11 @@
 import { param, parsePublications, type PublicationsParams } from "@/lib/api/params";
 import { publicationsDataSchema, type PublicationsData } from "@/lib/api/records";
 import type { JsonObject } from "@/lib/openapi/types";
-import { publicationsOf } from "./batch-shapes";
-import { defineOperation } from "./define";
+import { publicationsOf } from "../batch-shapes";
+import { defineOperation } from "../define";
+import { PUBLICATIONS_PAGE_SIZE, publicationsOperation } from "./descriptor";
 
-/** Publications per page: the store and the console page by it. */
-export const PUBLICATIONS_PAGE_SIZE = 10;
+export { PUBLICATIONS_PAGE_SIZE, publicationsOperation };
 
 const example: JsonObject = {
   page: 1,
@@ -29,21 +29,17 @@ const example: JsonObject = {
   ],
 };
 
-export const publications = defineOperation<"get_user_publications", PublicationsData, PublicationsParams>({
-  id: "get_user_publications",
-  path: "/v1/jobsite/get_user_publications",
-  costCredits: 1,
+export const publications = defineOperation<(typeof publicationsOperation)["id"], PublicationsData, PublicationsParams>({
+  ...publicationsOperation,
   summary: "Get user publications",
   rule: `Page size ${PUBLICATIONS_PAGE_SIZE}. A page past the end answers 200 with data: [], has_more: false and the real total.`,
   notFoundMessage: "Profile not found",
-  pageSize: PUBLICATIONS_PAGE_SIZE,
   params: [
     param("urn", { required: true, example: "urn:li:member:3000000001" }),
     // The value travels as a string of digits (checked /^\d{1,6}$/ and ≥ 1, a refinement JSON
     // Schema cannot express from zod), but clients see it as the integer it is.
     param("page", { required: false, example: "1", openApiSchema: { type: "integer", minimum: 1, maximum: 999999, default: 1 } }),
   ],
-  primaryParam: "urn",
   batch: {
     invalidInput: "not a profile URN (urn:li:…)",
     columns: ["title", "publication", "date", "publication_url", "description"],
@@ -73,8 +69,6 @@ export const publications = defineOperation<"get_user_publications", Publication
   record: publicationsDataSchema,
   example: { summary: "the first page of publications", data: example },
   tagDescription: "Publication lists",
-  label: { short: "Publications", site: "Professional network", lookedUpBy: `Profile URN, ${PUBLICATIONS_PAGE_SIZE} per page` },
-  chartColor: "oklch(66% 0.2 345)",
   upstream: { path: "v1/jobsite/get_user_publications" },
   parse: (query) => parsePublications(query),
   lookup: (params, connector, context) => connector.publications(params.urn, params.page, context),

@@ -4,14 +4,14 @@ import { followersDataSchema, type FollowersData } from "@/lib/api/records";
 import { entityIdFromNodeId } from "@/lib/connectors/node-id";
 import type { FollowersQuery } from "@/lib/connectors/types";
 import type { JsonObject } from "@/lib/openapi/types";
-import { followersOf } from "./batch-shapes";
-import { defineOperation } from "./define";
+import { followersOf } from "../batch-shapes";
+import { defineOperation } from "../define";
+import { FOLLOWERS_PAGE_SIZE, followersOperation } from "./descriptor";
 
-/** Followers per page: the store and the console page by it. */
-export const FOLLOWERS_PAGE_SIZE = 25;
+export { FOLLOWERS_PAGE_SIZE, followersOperation };
 
-// Node ids are base64("User:<entityId>") (lib/connectors/node-id.ts); written out here so the
-// example needs no Buffer in the console's pages.
+// Node ids are base64("User:<entityId>") (lib/connectors/node-id.ts), written out as the
+// document shows them.
 const example: JsonObject = {
   followers: [
     {
@@ -49,28 +49,23 @@ const example: JsonObject = {
   page_info: { has_next_page: true, end_cursor: "MjU.c2lnbmVk" },
 };
 
-export const followers = defineOperation<"followers", FollowersData, FollowersQuery>({
-  id: "followers",
-  path: "/v1/pinsite/followers",
-  costCredits: 2,
+export const followers = defineOperation<(typeof followersOperation)["id"], FollowersData, FollowersQuery>({
+  ...followersOperation,
   summary: "Get followers detail",
   rule:
     "userid → first page; else node_id + cursor → the page after that cursor " +
     "(node_id is data.node_id, cursor is data.page_info.end_cursor of the previous page); " +
     `neither → 400 Missing required parameter: userid. Page size ${FOLLOWERS_PAGE_SIZE}.`,
   notFoundMessage: "User not found",
-  pageSize: FOLLOWERS_PAGE_SIZE,
   params: [
     param("userid", { required: false, example: "2000000002", note: "Required unless node_id is given." }),
     param("node_id", { required: false, example: "VXNlcjoyMDAwMDAwMDAy", alternative: true }),
     param("cursor", { required: false, example: "MjU.c2lnbmVk", alternative: true }),
   ],
   missingWhenNoneGiven: "userid",
-  primaryParam: "userid",
   record: followersDataSchema,
   example: { summary: "a first page of followers (shortened to two entries)", data: example },
   tagDescription: "Follower lists",
-  label: { short: "Followers", site: "Pin-board site", lookedUpBy: "User id, then node id + cursor pages" },
   batch: {
     invalidInput: "not a user id (digits only)",
     columns: ["username", "fullName", "entityId", "isPrivateProfile", "id"],
@@ -99,7 +94,6 @@ export const followers = defineOperation<"followers", FollowersData, FollowersQu
       return { userid, node_id: first.node_id, followers: pages.flatMap((page) => followersOf(page)?.followers ?? []) };
     },
   },
-  chartColor: "oklch(76% 0.15 75)",
   upstream: { path: "v1/pinsite/followers" },
   parse: (query, context) => {
     const params = parseFollowers(query);

@@ -1,0 +1,15 @@
+/**
+ * The headers every authenticated /v1 answer carries (decisions.md). Its own module, free of zod,
+ * because the API reference's try-it panel (a client component) shows them too.
+ */
+export const AUTHENTICATED_HEADERS = [
+  "X-Request-Id",
+  "X-Credits-Cost",
+  "X-Credits-Charged",
+  "X-Credits-Remaining",
+  "RateLimit-Policy",
+  "RateLimit",
+  "RateLimit-Limit",
+  "RateLimit-Remaining",
+  "RateLimit-Reset",
+] as const;

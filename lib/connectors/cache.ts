@@ -150,11 +150,6 @@ const upsertPageRow = (db: Queryable, row: StoredPage) =>
     [row.kind, row.subject, row.page, row.start, row.count, row.hasMore, row.total, row.fetchedAt],
   );
 
-/** Records the page of a list that was just rewritten; the pages after it were cut off by the rewrite. */
-const recordRewrittenPage = async (tx: Queryable, row: StoredPage & { kind: "followers" | "publications" }): Promise<void> => {
-  await tx.query("DELETE FROM upstream_pages WHERE kind = $1 AND subject = $2 AND page > $3", [row.kind, row.subject, row.page]);
-  await upsertPageRow(tx, row);
-};
 
 export const storeEvent = (db: Db, event: EventRecord, fetchedAt: Date): Promise<void> =>
   db.transaction(async (tx) => {
@@ -172,6 +167,43 @@ const storedPrefix = async <Entry>(
   const records = await readRecords(tx, target.table, target.ownerColumn, target.owner, 0, end);
   if (records.length !== end) return null;
   return records.map((record) => parse(JSON.parse(record)));
+};
+
+type StoredList<Entry> = {
+  table: "pin_followers" | "publications";
+  ownerColumn: "user_id" | "urn";
+  owner: string;
+  parse: (value: unknown) => Entry;
+  write: (entries: Entry[]) => Promise<unknown>;
+};
+
+const FOLLOWER_ENTRIES = { table: "pin_followers", ownerColumn: "user_id", parse: (value: unknown) => followerEntrySchema.parse(value) } as const;
+const PUBLICATION_ENTRIES = { table: "publications", ownerColumn: "urn", parse: (value: unknown) => publicationSchema.parse(value) } as const;
+
+type FetchedPage<Entry> = {
+  kind: "followers" | "publications";
+  page: number;
+  /** The list position of the page's first entry. */
+  start: number;
+  entries: Entry[];
+  hasMore: boolean;
+  total: number | null;
+  fetchedAt: Date;
+};
+
+/**
+ * Rewrites a list as its stored first `start` entries followed by the fetched page, drops the
+ * pages after it (the rewrite cut them off) and records this one. False, with nothing written,
+ * when those first entries are not all stored.
+ */
+const rewriteWithPage = async <Entry>(tx: Queryable, list: StoredList<Entry>, fetched: FetchedPage<Entry>): Promise<boolean> => {
+  const prefix = fetched.start === 0 ? [] : await storedPrefix(tx, list, fetched.start, list.parse);
+  if (prefix === null) return false;
+  await list.write([...prefix, ...fetched.entries]);
+  const { kind, page, start, hasMore, total, fetchedAt } = fetched;
+  await tx.query("DELETE FROM upstream_pages WHERE kind = $1 AND subject = $2 AND page > $3", [kind, list.owner, page]);
+  await upsertPageRow(tx, { kind, subject: list.owner, page, start, count: fetched.entries.length, hasMore, total, fetchedAt });
+  return true;
 };
 
 type FollowersPageToStore = {
@@ -196,7 +228,6 @@ export const storeFollowersPage = (db: Db, page: FollowersPageToStore, fetchedAt
     }
     const end = page.offset + page.entries.length;
     if (end > MAX_CACHED_LIST_POSITIONS) return false;
-    let prefix: FollowerEntry[] = [];
     if (page.offset > 0) {
       const owner = await tx.query<{ source: string; follower_count: number }>(
         "SELECT source, follower_count FROM pin_users WHERE user_id = $1 FOR UPDATE",
@@ -204,24 +235,12 @@ export const storeFollowersPage = (db: Db, page: FollowersPageToStore, fetchedAt
       );
       const current = owner[0];
       if (!current || current.source !== UPSTREAM_SOURCE || current.follower_count < page.offset) return false;
-      const stored = await storedPrefix(tx, { table: "pin_followers", ownerColumn: "user_id", owner: page.userId }, page.offset, (value) =>
-        followerEntrySchema.parse(value),
-      );
-      if (stored === null) return false;
-      prefix = stored;
     }
-    await upsertFollowerList(tx, { userid: page.userId, followers: [...prefix, ...page.entries] }, UPSTREAM_SOURCE);
-    await recordRewrittenPage(tx, {
-      kind: "followers",
-      subject: page.userId,
-      page: page.offset,
-      start: page.offset,
-      count: page.entries.length,
-      hasMore: page.hasMore,
-      total: null,
-      fetchedAt,
-    });
-    return true;
+    return rewriteWithPage(
+      tx,
+      { ...FOLLOWER_ENTRIES, owner: page.userId, write: (followers) => upsertFollowerList(tx, { userid: page.userId, followers }, UPSTREAM_SOURCE) },
+      { kind: "followers", page: page.offset, start: page.offset, entries: page.entries, hasMore: page.hasMore, total: null, fetchedAt },
+    );
   });
 
 /** The provider's node id and cursor that continue a user's followers at `offset`, if known. */
@@ -244,7 +263,6 @@ type PublicationsPageToStore = { urn: string; page: number; total: number; hasMo
 export const storePublicationsPage = (db: Db, page: PublicationsPageToStore, fetchedAt: Date): Promise<boolean> =>
   db.transaction(async (tx) => {
     let start = 0;
-    let prefix: Publication[] = [];
     if (page.page > 1) {
       const rows = await tx.query<{ source: string; publication_count: number; start_position: number | null; entry_count: number | null }>(
         `SELECT pr.source, pr.publication_count, p.start_position, p.entry_count FROM profiles pr
@@ -256,24 +274,12 @@ export const storePublicationsPage = (db: Db, page: PublicationsPageToStore, fet
       if (!previous || previous.source !== UPSTREAM_SOURCE || previous.start_position === null || previous.entry_count === null) return false;
       start = previous.start_position + previous.entry_count;
       if (start > previous.publication_count || start + page.entries.length > MAX_CACHED_LIST_POSITIONS) return false;
-      const stored = await storedPrefix(tx, { table: "publications", ownerColumn: "urn", owner: page.urn }, start, (value) =>
-        publicationSchema.parse(value),
-      );
-      if (stored === null) return false;
-      prefix = stored;
     }
-    await upsertPublicationList(tx, { urn: page.urn, publications: [...prefix, ...page.entries] }, UPSTREAM_SOURCE);
-    await recordRewrittenPage(tx, {
-      kind: "publications",
-      subject: page.urn,
-      page: page.page,
-      start,
-      count: page.entries.length,
-      hasMore: page.hasMore,
-      total: page.total,
-      fetchedAt,
-    });
-    return true;
+    return rewriteWithPage(
+      tx,
+      { ...PUBLICATION_ENTRIES, owner: page.urn, write: (publications) => upsertPublicationList(tx, { urn: page.urn, publications }, UPSTREAM_SOURCE) },
+      { kind: "publications", page: page.page, start, entries: page.entries, hasMore: page.hasMore, total: page.total, fetchedAt },
+    );
   });
 
 /** Canonical record text of fetched entries (the same text the store serves). */

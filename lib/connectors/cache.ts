@@ -40,6 +40,36 @@ type PageRow = {
 
 type Freshness = { ttlMs: number; now: number };
 
+/** Where each kind of list is stored: its owners (with the list's length) and its entries. */
+const FOLLOWER_ENTRIES = {
+  kind: "followers",
+  owners: "pin_users",
+  countColumn: "follower_count",
+  table: "pin_followers",
+  ownerColumn: "user_id",
+  parse: (value: unknown) => followerEntrySchema.parse(value),
+} as const;
+const PUBLICATION_ENTRIES = {
+  kind: "publications",
+  owners: "profiles",
+  countColumn: "publication_count",
+  table: "publications",
+  ownerColumn: "urn",
+  parse: (value: unknown) => publicationSchema.parse(value),
+} as const;
+
+/** A list's owner (its source and length) with the cached page `page` of the list if one is recorded; undefined for an unknown owner. */
+const listPageRow = async (db: Queryable, list: typeof FOLLOWER_ENTRIES | typeof PUBLICATION_ENTRIES, owner: string, page: number) =>
+  (
+    await db.query<PageRow>(
+      `SELECT o.source, o.${list.countColumn} AS list_count, p.fetched_at, p.start_position, p.entry_count, p.has_more, p.total
+       FROM ${list.owners} o
+       LEFT JOIN upstream_pages p ON p.kind = '${list.kind}' AND p.subject = o.${list.ownerColumn} AND p.page = $2
+       WHERE o.${list.ownerColumn} = $1`,
+      [owner, page],
+    )
+  )[0];
+
 const isFresh = (fetchedAt: Date | string | null, freshness: Freshness): fetchedAt is Date | string =>
   fetchedAt !== null && freshness.now - new Date(fetchedAt).getTime() < freshness.ttlMs;
 
@@ -102,16 +132,9 @@ export const probeFollowers = async (
   query: { userId: string; offset: number },
   freshness: Freshness,
 ): Promise<CacheProbe> => {
-  const rows = await db.query<PageRow>(
-    `SELECT u.source, u.follower_count AS list_count, p.fetched_at, p.start_position, p.entry_count, p.has_more, p.total
-     FROM pin_users u
-     LEFT JOIN upstream_pages p ON p.kind = 'followers' AND p.subject = u.user_id AND p.page = $2
-     WHERE u.user_id = $1`,
-    [query.userId, query.offset],
-  );
-  const row = rows[0];
+  const row = await listPageRow(db, FOLLOWER_ENTRIES, query.userId, query.offset);
   if (!row) return { storeSource: null, fresh: null };
-  const page = await servedPage(db, row, { table: "pin_followers", ownerColumn: "user_id", owner: query.userId }, freshness);
+  const page = await servedPage(db, row, { ...FOLLOWER_ENTRIES, owner: query.userId }, freshness);
   if (!page) return { storeSource: row.source, fresh: null };
   const endCursor = page.hasMore ? cursors.encode({ userId: query.userId, offset: query.offset + page.count }) : null;
   return {
@@ -121,17 +144,10 @@ export const probeFollowers = async (
 };
 
 export const probePublications = async (db: Queryable, query: { urn: string; page: number }, freshness: Freshness): Promise<CacheProbe> => {
-  const rows = await db.query<PageRow>(
-    `SELECT pr.source, pr.publication_count AS list_count, p.fetched_at, p.start_position, p.entry_count, p.has_more, p.total
-     FROM profiles pr
-     LEFT JOIN upstream_pages p ON p.kind = 'publications' AND p.subject = pr.urn AND p.page = $2
-     WHERE pr.urn = $1`,
-    [query.urn, query.page],
-  );
-  const row = rows[0];
+  const row = await listPageRow(db, PUBLICATION_ENTRIES, query.urn, query.page);
   if (!row) return { storeSource: null, fresh: null };
   // A publication page is stored with its total; one without cannot be answered from the cache.
-  const page = row.total === null ? null : await servedPage(db, row, { table: "publications", ownerColumn: "urn", owner: query.urn }, freshness);
+  const page = row.total === null ? null : await servedPage(db, row, { ...PUBLICATION_ENTRIES, owner: query.urn }, freshness);
   if (!page || page.total === null) return { storeSource: row.source, fresh: null };
   return {
     storeSource: row.source,
@@ -176,9 +192,6 @@ type StoredList<Entry> = {
   parse: (value: unknown) => Entry;
   write: (entries: Entry[]) => Promise<unknown>;
 };
-
-const FOLLOWER_ENTRIES = { table: "pin_followers", ownerColumn: "user_id", parse: (value: unknown) => followerEntrySchema.parse(value) } as const;
-const PUBLICATION_ENTRIES = { table: "publications", ownerColumn: "urn", parse: (value: unknown) => publicationSchema.parse(value) } as const;
 
 type FetchedPage<Entry> = {
   kind: "followers" | "publications";

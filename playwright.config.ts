@@ -2,6 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { defineConfig, devices } from "@playwright/test";
+import { CHROMIUM_ARGS } from "./lib/cli/chromium";
 
 /**
  * Browser specs run against the production server (`scripts/start.ts`: builds only when there is
@@ -15,15 +16,7 @@ const baseURL = `http://127.0.0.1:${port}`;
 const dataDir = process.env.E2E_DATA_DIR ?? fs.mkdtempSync(path.join(os.tmpdir(), "social-lookup-e2e-"));
 process.env.E2E_DATA_DIR = dataDir;
 
-const chromiumArgs = [
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
+const chromiumArgs = [...CHROMIUM_ARGS];
 
 export default defineConfig({
   testDir: "e2e",

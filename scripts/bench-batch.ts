@@ -2,8 +2,10 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { parseArgs } from "node:util";
-import { freePort, killGroupNow, machineSummary, sleep, spawnLogged, stopGroup, tail } from "./bench-lib";
+import { signInWithPassword } from "@/lib/cli/console-session";
+import { parseCliOptions } from "@/lib/cli/options";
+import { freePort, groupRssKiB } from "@/lib/cli/processes";
+import { killGroupNow, machineSummary, sleep, spawnLogged, stopGroup, tail } from "./bench-lib";
 
 /**
  * `npm run bench:batch`: a batch of N publications lookups (default 10,000 distinct profiles,
@@ -18,13 +20,7 @@ const TSX_CLI = path.join(ROOT, "node_modules", "tsx", "dist", "cli.mjs");
 const PUBLICATIONS_PER_PROFILE = 3;
 const QPS_LIMIT = 1000;
 
-const { values } = parseArgs({
-  options: { inputs: { type: "string", default: "10000" }, keep: { type: "boolean", default: false }, help: { type: "boolean", default: false } },
-});
-if (values.help) {
-  console.log(USAGE);
-  process.exit(0);
-}
+const values = parseCliOptions(USAGE, { inputs: { type: "string", default: "10000" }, keep: { type: "boolean", default: false } });
 const inputs = Number(values.inputs);
 if (!Number.isInteger(inputs) || inputs < 1 || inputs > 100_000) {
   console.error(USAGE);
@@ -33,30 +29,9 @@ if (!Number.isInteger(inputs) || inputs < 1 || inputs > 100_000) {
 
 const urnOf = (index: number) => `urn:li:member:bench${String(index).padStart(6, "0")}`;
 
-/** Resident memory of every process in the group, in MiB (from /proc). */
-const groupRssMiB = (groupId: number): number => {
-  let kib = 0;
-  for (const entry of fs.readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = fs.readFileSync(`/proc/${entry}/stat`, "utf8");
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      if (Number(fields[2]) !== groupId) continue;
-      const rss = /^VmRSS:\s+(\d+) kB$/m.exec(fs.readFileSync(`/proc/${entry}/status`, "utf8"));
-      kib += Number(rss?.[1] ?? 0);
-    } catch {
-      // the process ended meanwhile
-    }
-  }
-  return kib / 1024;
-};
 
-const cookiesOf = (response: Response, only?: string): string =>
-  response.headers
-    .getSetCookie()
-    .map((line) => line.split(";")[0] ?? "")
-    .filter((pair) => only === undefined || pair.startsWith(only))
-    .join("; ");
+/** Resident memory of every process in the group, in MiB. */
+const groupRssMiB = (groupId: number): number => groupRssKiB(groupId) / 1024;
 
 const runTsx = (args: string[], env: NodeJS.ProcessEnv, logFile: string): Promise<number> =>
   new Promise((resolve) => {
@@ -116,16 +91,9 @@ const main = async () => {
       if (Date.now() > deadline || server.exitCode !== null) throw new Error(`the server did not start:\n${tail(logFile, 30)}`);
       await sleep(500);
     }
-    const csrf = await fetch(`${baseUrl}/api/auth/csrf`);
-    const { csrfToken } = (await csrf.json()) as { csrfToken: string };
-    const signIn = await fetch(`${baseUrl}/api/auth/callback/credentials`, {
-      method: "POST",
-      redirect: "manual",
-      headers: { "Content-Type": "application/x-www-form-urlencoded", Cookie: cookiesOf(csrf) },
-      body: new URLSearchParams({ csrfToken, ...admin, callbackUrl: `${baseUrl}/batches`, json: "true" }),
-    });
-    await signIn.arrayBuffer();
-    const cookie = cookiesOf(signIn, "next-auth.session-token");
+    const signIn = await signInWithPassword(baseUrl, admin, "/batches");
+    if (signIn.session === null) throw new Error(`signing in as ${admin.email} failed (status ${signIn.status})`);
+    const cookie = signIn.session;
     const api = async <T>(method: string, route: string, body?: unknown): Promise<T> => {
       const response = await fetch(`${baseUrl}${route}`, {
         method,

@@ -1,9 +1,8 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import { createRequire } from "node:module";
-import net from "node:net";
 import os from "node:os";
-import { signalGroup } from "./cluster";
+import { freePort, groupAlive, signalGroup } from "@/lib/cli/processes";
 
 /**
  * The pieces of `npm run bench` that know nothing of Social Lookup: a typed face for autocannon
@@ -124,37 +123,11 @@ export const describeStatuses = (answered: Map<number, number>): string =>
 
 export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
-export const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.unref();
-    probe.on("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const address = probe.address();
-      if (address === null || typeof address === "string") {
-        probe.close();
-        reject(new Error("could not find a free port"));
-        return;
-      }
-      probe.close(() => resolve(address.port));
-    });
-  });
-
 export const machineSummary = (): string => {
   const cpus = os.cpus();
   const model = cpus[0]?.model.trim() ?? "unknown CPU";
   const memoryGiB = (os.totalmem() / 1024 ** 3).toFixed(1);
   return `machine: ${os.availableParallelism()} cores (${model}), ${memoryGiB} GiB RAM, ${os.platform()} ${os.arch()}, node ${process.version}`;
-};
-
-/** Whether any process of the group is still there (zombies included). */
-const groupAlive = (groupId: number): boolean => {
-  try {
-    process.kill(-groupId, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
 };
 
 /** Synchronous last resort for process exit paths: nothing may outlive the bench. */
@@ -184,8 +157,10 @@ export const stopGroup = async (child: ChildProcess, graceMs: number): Promise<v
   await waitGone(2000);
 };
 
-// The cluster script owns process groups and the "is a build running" probe; the benches share them.
+// The cluster script owns the "is a build running" probe; the benches share it.
 export { runningBuilds } from "./cluster";
+// scripts/bench.ts takes the free-port probe from here.
+export { freePort };
 
 /** The last lines of a log file, for error reports. */
 export const tail = (file: string, lines: number): string => {

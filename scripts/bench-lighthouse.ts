@@ -1,7 +1,8 @@
 import type { BrowserContext } from "@playwright/test";
 import { chromium } from "@playwright/test";
 import lighthouse, { desktopConfig } from "lighthouse";
-import { formatRow, freePort } from "./bench-lib";
+import { freePort } from "@/lib/cli/processes";
+import { formatRow } from "./bench-lib";
 
 /**
  * (c) of `npm run bench:ui`: Lighthouse's performance, accessibility and best-practices scores

@@ -1,27 +1,26 @@
-import { spawn, type ChildProcess } from "node:child_process";
-import crypto from "node:crypto";
+import type { ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import http from "node:http";
 import os from "node:os";
 import path from "node:path";
-import { parseArgs } from "node:util";
 import pg from "pg";
+import { parseCliOptions } from "@/lib/cli/options";
 import { openDb } from "@/lib/db/client";
 import { followers } from "@/lib/operations/followers";
 import { seedIfEmpty } from "@/lib/demo/seed";
 import { createKey } from "@/lib/keys/repository";
 import { startRedisServer, waitForRedis, type RedisProcess } from "@/tests/scale/faults";
+import { freePort, inheritedEnv, randomSecret, runLogged, signalGroup } from "@/lib/cli/processes";
 import {
   autocannonVersion,
-  freePort,
   machineSummary,
   startLoad,
   statusCounts,
   describeStatuses,
+  spawnLogged,
   type AutocannonResult,
 } from "./bench-lib";
 import {
-  signalGroup,
   snapshotBuild,
   spawnInstance,
   stopInstance,
@@ -53,30 +52,17 @@ const FOLLOWERS_PATH = `${followers.path}?userid=2000000002`;
 const PING_PATH = "/api/ping";
 const WARMUP_SECONDS = 3;
 const FIXED_RATE_SECONDS = 10;
-const INHERITED_ENV = ["PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LC_ALL", "TZ", "TMPDIR", "TERM"];
 
 class BenchError extends Error {}
 
 const say = (message: string) => console.log(message);
 
 const options = () => {
-  let values: { duration?: string; connections?: string; help?: boolean };
-  try {
-    values = parseArgs({
-      args: process.argv.slice(2),
-      options: {
-        duration: { type: "string", default: "10" },
-        connections: { type: "string", default: "50" },
-        help: { type: "boolean", default: false },
-      },
-    }).values;
-  } catch (error) {
-    throw new BenchError(`${error instanceof Error ? error.message : String(error)}\n${USAGE}`);
-  }
-  if (values.help) {
-    console.log(USAGE);
-    process.exit(0);
-  }
+  const values = parseCliOptions(
+    USAGE,
+    { duration: { type: "string", default: "10" }, connections: { type: "string", default: "50" } },
+    (message) => new BenchError(message),
+  );
   const durationSeconds = Number(values.duration);
   const connections = Number(values.connections);
   if (!Number.isInteger(durationSeconds) || durationSeconds < 1 || durationSeconds > 600) throw new BenchError(`--duration must be 1-600\n${USAGE}`);
@@ -84,29 +70,8 @@ const options = () => {
   return { durationSeconds, connections };
 };
 
-const cleanEnv = (): Record<string, string> => {
-  const base: Record<string, string> = {};
-  for (const name of INHERITED_ENV) {
-    const value = process.env[name];
-    if (value !== undefined) base[name] = value;
-  }
-  return base;
-};
-
-const randomSecret = (length: number): string => crypto.randomBytes(length).toString("base64url").slice(0, length);
-
 const runTsx = (args: readonly string[], logFile: string): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const fd = fs.openSync(logFile, "a");
-    const child = spawn(process.execPath, [tsxCli, ...args], {
-      cwd: root,
-      env: { ...cleanEnv(), NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1" },
-      stdio: ["ignore", fd, fd],
-    });
-    fs.closeSync(fd);
-    child.on("error", reject);
-    child.on("close", (code) => resolve(code ?? 1));
-  });
+  runLogged(process.execPath, [tsxCli, ...args], { cwd: root, env: { ...inheritedEnv(), NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1" }, logFile });
 
 // ---------------------------------------------------------------------------------------------
 // Measuring
@@ -297,17 +262,11 @@ const describeCpu = (cpu: Record<string, number>, seconds: number): string =>
     .join(", ");
 
 const startProxyProcess = async (port: number, upstreams: readonly number[], logFile: string): Promise<ChildProcess> => {
-  const fd = fs.openSync(logFile, "a");
-  let child: ChildProcess;
-  try {
-    child = spawn(
-      process.execPath,
-      [tsxCli, "scripts/cluster.ts", "--upstreams", upstreams.map((upstream) => `127.0.0.1:${upstream}`).join(","), "--port", String(port)],
-      { cwd: root, env: { ...cleanEnv(), NODE_ENV: "production" }, detached: true, stdio: ["ignore", fd, fd] },
-    );
-  } finally {
-    fs.closeSync(fd);
-  }
+  const child = spawnLogged(
+    process.execPath,
+    [tsxCli, "scripts/cluster.ts", "--upstreams", upstreams.map((upstream) => `127.0.0.1:${upstream}`).join(","), "--port", String(port)],
+    { cwd: root, env: { ...inheritedEnv(), NODE_ENV: "production" }, logFile },
+  );
   if (!(await waitHealthy(`http://127.0.0.1:${port}`, 30_000, child))) throw new BenchError(`the proxy did not start; see ${logFile}`);
   return child;
 };
@@ -364,7 +323,7 @@ const main = async () => {
     redis = await startRedisServer(await freePort());
     const ports = [await freePort(), await freePort(), await freePort()];
     const env: NodeJS.ProcessEnv = {
-      ...cleanEnv(),
+      ...inheritedEnv(),
       NODE_ENV: "production",
       NEXT_TELEMETRY_DISABLED: "1",
       DATA_DIR: path.join(runDir, "data"),

@@ -8,7 +8,9 @@ import zlib from "node:zlib";
 import { chromium, type Browser, type BrowserContext } from "@playwright/test";
 import { z } from "zod";
 import { ensureBuild } from "@/lib/cli/build";
-import { formatRow, freePort, killGroupNow, machineSummary, runningBuilds, sleep, spawnLogged, stopGroup, tail } from "./bench-lib";
+import { CHROMIUM_ARGS } from "@/lib/cli/chromium";
+import { freePort } from "@/lib/cli/processes";
+import { formatRow, killGroupNow, machineSummary, runningBuilds, sleep, spawnLogged, stopGroup, tail } from "./bench-lib";
 import { LIGHTHOUSE_TARGET, measureLighthouse, printLighthouse } from "./bench-lighthouse";
 
 /**
@@ -34,15 +36,6 @@ const CLS_TARGET = 0.05;
 const RUNS = 3;
 const EVENT_ID = "1000000000000001";
 const STARTUP_TIMEOUT_MS = 15 * 60_000;
-const CHROMIUM_ARGS = [
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
 
 class BenchError extends Error {}
 
@@ -357,7 +350,7 @@ const reportVitals = async () => {
   resources.server = server;
   await waitUntilHealthy(server, baseUrl, logFile);
 
-  const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_ARGS });
+  const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: [...CHROMIUM_ARGS] });
   resources.browser = browser;
   const storageState = await signInWithConsoleKey(browser, baseUrl, dataDir);
 

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { parseArgs } from "node:util";
+import { parseCliOptions } from "@/lib/cli/options";
 import { openDb, type Db } from "@/lib/db/client";
 import { createKey } from "@/lib/keys/repository";
 import { registry } from "@/lib/operations";
@@ -24,18 +24,11 @@ const USAGE = "usage: npm run bench:usage -- [--records N] [--runs N] [--keep]";
 const TARGET_MS = 300;
 const SECRET = "bench-usage-secret-bench-usage-secret-0123";
 
-const { values } = parseArgs({
-  options: {
-    records: { type: "string", default: "1000000" },
-    runs: { type: "string", default: "10" },
-    keep: { type: "boolean", default: false },
-    help: { type: "boolean", default: false },
-  },
+const values = parseCliOptions(USAGE, {
+  records: { type: "string", default: "1000000" },
+  runs: { type: "string", default: "10" },
+  keep: { type: "boolean", default: false },
 });
-if (values.help) {
-  console.log(USAGE);
-  process.exit(0);
-}
 const records = Number(values.records);
 const runs = Number(values.runs);
 if (!Number.isInteger(records) || records < 1000 || !Number.isInteger(runs) || runs < 1) {

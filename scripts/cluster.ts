@@ -4,8 +4,9 @@ import http from "node:http";
 import path from "node:path";
 import readline from "node:readline";
 import { pathToFileURL } from "node:url";
-import { parseArgs } from "node:util";
 import { serverArgs } from "./server-process";
+import { groupAlive, signalGroup } from "@/lib/cli/processes";
+import { parseCliOptions } from "@/lib/cli/options";
 
 /**
  * `npm run start:cluster -- --instances 3 [--port 4000]`: several production instances of this
@@ -237,23 +238,6 @@ export const waitHealthy = async (baseUrl: string, timeoutMs: number, child?: Ch
   return false;
 };
 
-const groupAlive = (groupId: number): boolean => {
-  try {
-    process.kill(-groupId, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-};
-
-export const signalGroup = (groupId: number, signal: NodeJS.Signals): void => {
-  try {
-    process.kill(-groupId, signal);
-  } catch {
-    // already gone
-  }
-};
-
 /** SIGTERM to the instance's group, SIGKILL after `graceMs`; resolves once the group is gone. */
 export const stopInstance = async (groupId: number, graceMs = 10_000): Promise<void> => {
   signalGroup(groupId, "SIGTERM");
@@ -356,24 +340,11 @@ const parseUpstreams = (text: string): Upstream[] =>
   });
 
 const readOptions = (): Options => {
-  let values: { instances?: string; port?: string; upstreams?: string; help?: boolean };
-  try {
-    values = parseArgs({
-      args: process.argv.slice(2),
-      options: {
-        instances: { type: "string", default: "3" },
-        port: { type: "string", default: "4000" },
-        upstreams: { type: "string" },
-        help: { type: "boolean", default: false },
-      },
-    }).values;
-  } catch (error) {
-    throw new UsageError(`${error instanceof Error ? error.message : String(error)}\n${USAGE}`);
-  }
-  if (values.help) {
-    console.log(USAGE);
-    process.exit(0);
-  }
+  const values = parseCliOptions(
+    USAGE,
+    { instances: { type: "string", default: "3" }, port: { type: "string", default: "4000" }, upstreams: { type: "string" } },
+    (message) => new UsageError(message),
+  );
   const instances = Number(values.instances);
   const port = Number(values.port);
   if (!Number.isInteger(instances) || instances < 1 || instances > 32) throw new UsageError(`--instances must be 1-32\n${USAGE}`);

@@ -37,6 +37,16 @@ const receiver = async (status: number) => {
   };
 };
 
+/** Runs `work` with a receiver answering `status`, and closes the receiver whatever happens. */
+const withReceiver = async (status: number, work: (hook: Awaited<ReturnType<typeof receiver>>) => Promise<void>): Promise<void> => {
+  const hook = await receiver(status);
+  try {
+    await work(hook);
+  } finally {
+    await hook.close();
+  }
+};
+
 /** A port nothing listens on. */
 const closedPort = async (): Promise<number> => {
   const server = http.createServer();
@@ -73,6 +83,13 @@ describe.each(await testDatabases())("low-credit webhooks on $name", (database) 
       Array.from({ length: times }, () => ({ keyId, operation: "followers", costCredits, outcome: "found" as const, agoMs: 10, latencyMs: 1 })),
     );
 
+  /** A key whose low-credit alerts (below `threshold`, or only at zero when null) go to `url`. */
+  const keyAlertingTo = async (url: string, settings: { credits: number; threshold: number | null; name?: string }) => {
+    const key = await newKey(db, null, settings.credits, settings.name);
+    await db.query("UPDATE api_keys SET alert_threshold_credits = $3, alert_webhook_url = $2 WHERE id = $1", [key.id, url, settings.threshold]);
+    return key;
+  };
+
   // The receivers here listen on 127.0.0.1, which a self-hoster has to allow explicitly.
   const fast = { pollMs: 10, backoffMs: [20, 40, 80, 160], timeoutMs: 1000, policy: { allowPrivate: false, allowedCidrs: ["127.0.0.1/32"] } };
 
@@ -91,10 +108,8 @@ describe.each(await testDatabases())("low-credit webhooks on $name", (database) 
   });
 
   it("a key crossing its threshold gets exactly one delivery, with a valid signature", async () => {
-    const hook = await receiver(204);
-    try {
-      const key = await newKey(db, null, 10, "nightly sync");
-      await db.query("UPDATE api_keys SET alert_threshold_credits = 5, alert_webhook_url = $2 WHERE id = $1", [key.id, hook.url]);
+    await withReceiver(204, async (hook) => {
+      const key = await keyAlertingTo(hook.url, { credits: 10, threshold: 5, name: "nightly sync" });
       // 10 → 8 → 6 → 4 (crosses 5) → 2: one crossing, one alert.
       await spend(key.id, 4);
       workers.push(startAlertWorker(db, fast));
@@ -122,23 +137,17 @@ describe.each(await testDatabases())("low-credit webhooks on $name", (database) 
       const [delivery] = await keyDeliveries(db, key.id);
       expect(delivery).toMatchObject({ status: "delivered", attempts: 1, lastStatus: 204, payload: request?.body });
       expect(request?.headers["x-sociallookup-delivery"]).toBe(delivery?.id);
-    } finally {
-      await hook.close();
-    }
+    });
   });
 
   it("sends key.credits.zero when a key reaches 0", async () => {
-    const hook = await receiver(200);
-    try {
-      const key = await newKey(db, null, 4, "draining");
-      await db.query("UPDATE api_keys SET alert_webhook_url = $2 WHERE id = $1", [key.id, hook.url]);
+    await withReceiver(200, async (hook) => {
+      const key = await keyAlertingTo(hook.url, { credits: 4, threshold: null, name: "draining" });
       await spend(key.id, 2);
       workers.push(startAlertWorker(db, fast));
       await until(async () => hook.received.length === 1);
       expect(JSON.parse(hook.received[0]?.body ?? "")).toMatchObject({ event: "key.credits.zero", creditsRemaining: 0, threshold: null });
-    } finally {
-      await hook.close();
-    }
+    });
   });
 
   it("retries a receiver that answers 500, with backoff, until it accepts", async () => {
@@ -154,8 +163,7 @@ describe.each(await testDatabases())("low-credit webhooks on $name", (database) 
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     const { port } = server.address() as AddressInfo;
     try {
-      const key = await newKey(db, null, 10);
-      await db.query("UPDATE api_keys SET alert_threshold_credits = 9, alert_webhook_url = $2 WHERE id = $1", [key.id, `http://127.0.0.1:${port}/`]);
+      const key = await keyAlertingTo(`http://127.0.0.1:${port}/`, { credits: 10, threshold: 9 });
       await spend(key.id, 1);
       workers.push(startAlertWorker(db, fast));
       await until(async () => (await keyDeliveries(db, key.id))[0]?.status === "delivered");
@@ -170,9 +178,8 @@ describe.each(await testDatabases())("low-credit webhooks on $name", (database) 
   });
 
   it("receiver down: retried up to 5 attempts, then marked failed — and /v1 charges never wait", async () => {
-    const key = await newKey(db, null, 100);
     const url = `http://127.0.0.1:${await closedPort()}/down`;
-    await db.query("UPDATE api_keys SET alert_threshold_credits = 99, alert_webhook_url = $2 WHERE id = $1", [key.id, url]);
+    const key = await keyAlertingTo(url, { credits: 100, threshold: 99 });
     await spend(key.id, 1);
     workers.push(startAlertWorker(db, fast));
     // Requests keep settling at full speed while deliveries fail in the background.
@@ -189,8 +196,7 @@ describe.each(await testDatabases())("low-credit webhooks on $name", (database) 
   });
 
   it("sends nothing for a key without a webhook URL, nor for an alert older than a day", async () => {
-    const hook = await receiver(200);
-    try {
+    await withReceiver(200, async (hook) => {
       const quiet = await newKey(db, null, 10);
       await db.query("UPDATE api_keys SET alert_threshold_credits = 9 WHERE id = $1", [quiet.id]);
       await spend(quiet.id, 1);
@@ -205,23 +211,17 @@ describe.each(await testDatabases())("low-credit webhooks on $name", (database) 
       expect(await keyDeliveries(db, quiet.id)).toEqual([]);
       expect(await keyDeliveries(db, late.id)).toEqual([]);
       expect(hook.received).toEqual([]);
-    } finally {
-      await hook.close();
-    }
+    });
   });
 
   it("two workers (two instances) still deliver an alert once", async () => {
-    const hook = await receiver(200);
-    try {
-      const key = await newKey(db, null, 10);
-      await db.query("UPDATE api_keys SET alert_threshold_credits = 9, alert_webhook_url = $2 WHERE id = $1", [key.id, hook.url]);
+    await withReceiver(200, async (hook) => {
+      const key = await keyAlertingTo(hook.url, { credits: 10, threshold: 9 });
       await spend(key.id, 1);
       workers.push(startAlertWorker(db, fast), startAlertWorker(db, fast));
       await until(async () => (await keyDeliveries(db, key.id))[0]?.status === "delivered");
       await new Promise((resolve) => setTimeout(resolve, 100));
       expect(hook.received).toHaveLength(1);
-    } finally {
-      await hook.close();
-    }
+    });
   });
 });

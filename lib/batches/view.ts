@@ -1,3 +1,4 @@
+import type { CreatedBatch } from "./batches";
 import type { BatchRow, BatchStatus, StopReason } from "./repository";
 
 /** A batch as the console API shows it (GET /api/batches/{id}). */
@@ -53,6 +54,17 @@ export const batchView = (row: BatchRow, now = Date.now()): BatchView => ({
   etaSeconds: etaSeconds(row, now),
   retryOf: row.retry_of,
   ownerId: row.user_id,
+});
+
+/** What creating a batch answers (POST /api/batches, and retrying a batch's failed inputs). */
+export const createdBatchView = (created: CreatedBatch) => ({
+  id: created.batch.id,
+  status: created.batch.status,
+  total: created.batch.total,
+  rejected: created.rejected,
+  maxCostCredits: created.batch.max_cost_credits,
+  duplicates: created.duplicates,
+  maxCredits: created.batch.max_credits,
 });
 
 /** One lookup of a batch in the results table. */

@@ -40,6 +40,36 @@ type PageRow = {
 
 type Freshness = { ttlMs: number; now: number };
 
+/** Where each kind of list is stored: its owners (with the list's length) and its entries. */
+const FOLLOWER_ENTRIES = {
+  kind: "followers",
+  owners: "pin_users",
+  countColumn: "follower_count",
+  table: "pin_followers",
+  ownerColumn: "user_id",
+  parse: (value: unknown) => followerEntrySchema.parse(value),
+} as const;
+const PUBLICATION_ENTRIES = {
+  kind: "publications",
+  owners: "profiles",
+  countColumn: "publication_count",
+  table: "publications",
+  ownerColumn: "urn",
+  parse: (value: unknown) => publicationSchema.parse(value),
+} as const;
+
+/** A list's owner (its source and length) with the cached page `page` of the list if one is recorded; undefined for an unknown owner. */
+const listPageRow = async (db: Queryable, list: typeof FOLLOWER_ENTRIES | typeof PUBLICATION_ENTRIES, owner: string, page: number) =>
+  (
+    await db.query<PageRow>(
+      `SELECT o.source, o.${list.countColumn} AS list_count, p.fetched_at, p.start_position, p.entry_count, p.has_more, p.total
+       FROM ${list.owners} o
+       LEFT JOIN upstream_pages p ON p.kind = '${list.kind}' AND p.subject = o.${list.ownerColumn} AND p.page = $2
+       WHERE o.${list.ownerColumn} = $1`,
+      [owner, page],
+    )
+  )[0];
+
 const isFresh = (fetchedAt: Date | string | null, freshness: Freshness): fetchedAt is Date | string =>
   fetchedAt !== null && freshness.now - new Date(fetchedAt).getTime() < freshness.ttlMs;
 
@@ -67,6 +97,22 @@ const readRecords = async (
   return rows.map((row) => row.record);
 };
 
+/**
+ * The page a probe found, with its entries, when it can be served: fresh from upstream and its
+ * entries all still stored; null otherwise.
+ */
+const servedPage = async (
+  db: Queryable,
+  row: PageRow,
+  list: { table: "pin_followers" | "publications"; ownerColumn: "user_id" | "urn"; owner: string },
+  freshness: Freshness,
+) => {
+  const page = servablePage(row, freshness);
+  if (!page) return null;
+  const entries = await readRecords(db, list.table, list.ownerColumn, list.owner, page.start, page.count);
+  return entries.length === page.count ? { ...page, entries } : null;
+};
+
 export const probeEvent = async (db: Queryable, eventId: string, freshness: Freshness): Promise<CacheProbe> => {
   const rows = await db.query<{ source: string; record: string; fetched_at: Date | string | null }>(
     `SELECT e.source, e.record::text AS record, p.fetched_at FROM events e
@@ -86,50 +132,32 @@ export const probeFollowers = async (
   query: { userId: string; offset: number },
   freshness: Freshness,
 ): Promise<CacheProbe> => {
-  const rows = await db.query<PageRow>(
-    `SELECT u.source, u.follower_count AS list_count, p.fetched_at, p.start_position, p.entry_count, p.has_more, p.total
-     FROM pin_users u
-     LEFT JOIN upstream_pages p ON p.kind = 'followers' AND p.subject = u.user_id AND p.page = $2
-     WHERE u.user_id = $1`,
-    [query.userId, query.offset],
-  );
-  const row = rows[0];
+  const row = await listPageRow(db, FOLLOWER_ENTRIES, query.userId, query.offset);
   if (!row) return { storeSource: null, fresh: null };
-  const page = servablePage(row, freshness);
+  const page = await servedPage(db, row, { ...FOLLOWER_ENTRIES, owner: query.userId }, freshness);
   if (!page) return { storeSource: row.source, fresh: null };
-  const entries = await readRecords(db, "pin_followers", "user_id", query.userId, page.start, page.count);
-  if (entries.length !== page.count) return { storeSource: row.source, fresh: null };
   const endCursor = page.hasMore ? cursors.encode({ userId: query.userId, offset: query.offset + page.count }) : null;
   return {
     storeSource: row.source,
-    fresh: { dataJson: followersDataJson(entries, nodeIdFor(query.userId), page.hasMore, endCursor), asOf: page.fetchedAt },
+    fresh: { dataJson: followersDataJson(page.entries, nodeIdFor(query.userId), page.hasMore, endCursor), asOf: page.fetchedAt },
   };
 };
 
 export const probePublications = async (db: Queryable, query: { urn: string; page: number }, freshness: Freshness): Promise<CacheProbe> => {
-  const rows = await db.query<PageRow>(
-    `SELECT pr.source, pr.publication_count AS list_count, p.fetched_at, p.start_position, p.entry_count, p.has_more, p.total
-     FROM profiles pr
-     LEFT JOIN upstream_pages p ON p.kind = 'publications' AND p.subject = pr.urn AND p.page = $2
-     WHERE pr.urn = $1`,
-    [query.urn, query.page],
-  );
-  const row = rows[0];
+  const row = await listPageRow(db, PUBLICATION_ENTRIES, query.urn, query.page);
   if (!row) return { storeSource: null, fresh: null };
-  const page = servablePage(row, freshness);
+  // A publication page is stored with its total; one without cannot be answered from the cache.
+  const page = row.total === null ? null : await servedPage(db, row, { ...PUBLICATION_ENTRIES, owner: query.urn }, freshness);
   if (!page || page.total === null) return { storeSource: row.source, fresh: null };
-  const entries = await readRecords(db, "publications", "urn", query.urn, page.start, page.count);
-  if (entries.length !== page.count) return { storeSource: row.source, fresh: null };
   return {
     storeSource: row.source,
-    fresh: { dataJson: publicationsDataJson(query.page, page.total, page.hasMore, entries), asOf: page.fetchedAt },
+    fresh: { dataJson: publicationsDataJson(query.page, page.total, page.hasMore, page.entries), asOf: page.fetchedAt },
   };
 };
 
-const upsertPageRow = (
-  db: Queryable,
-  row: { kind: "event" | "followers" | "publications"; subject: string; page: number; start: number; count: number; hasMore: boolean; total: number | null; fetchedAt: Date },
-) =>
+type StoredPage = { kind: "event" | "followers" | "publications"; subject: string; page: number; start: number; count: number; hasMore: boolean; total: number | null; fetchedAt: Date };
+
+const upsertPageRow = (db: Queryable, row: StoredPage) =>
   db.query(
     `INSERT INTO upstream_pages (kind, subject, page, start_position, entry_count, has_more, total, fetched_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
@@ -137,6 +165,7 @@ const upsertPageRow = (
        entry_count = EXCLUDED.entry_count, has_more = EXCLUDED.has_more, total = EXCLUDED.total, fetched_at = EXCLUDED.fetched_at`,
     [row.kind, row.subject, row.page, row.start, row.count, row.hasMore, row.total, row.fetchedAt],
   );
+
 
 export const storeEvent = (db: Db, event: EventRecord, fetchedAt: Date): Promise<void> =>
   db.transaction(async (tx) => {
@@ -154,6 +183,40 @@ const storedPrefix = async <Entry>(
   const records = await readRecords(tx, target.table, target.ownerColumn, target.owner, 0, end);
   if (records.length !== end) return null;
   return records.map((record) => parse(JSON.parse(record)));
+};
+
+type StoredList<Entry> = {
+  table: "pin_followers" | "publications";
+  ownerColumn: "user_id" | "urn";
+  owner: string;
+  parse: (value: unknown) => Entry;
+  write: (entries: Entry[]) => Promise<unknown>;
+};
+
+type FetchedPage<Entry> = {
+  kind: "followers" | "publications";
+  page: number;
+  /** The list position of the page's first entry. */
+  start: number;
+  entries: Entry[];
+  hasMore: boolean;
+  total: number | null;
+  fetchedAt: Date;
+};
+
+/**
+ * Rewrites a list as its stored first `start` entries followed by the fetched page, drops the
+ * pages after it (the rewrite cut them off) and records this one. False, with nothing written,
+ * when those first entries are not all stored.
+ */
+const rewriteWithPage = async <Entry>(tx: Queryable, list: StoredList<Entry>, fetched: FetchedPage<Entry>): Promise<boolean> => {
+  const prefix = fetched.start === 0 ? [] : await storedPrefix(tx, list, fetched.start, list.parse);
+  if (prefix === null) return false;
+  await list.write([...prefix, ...fetched.entries]);
+  const { kind, page, start, hasMore, total, fetchedAt } = fetched;
+  await tx.query("DELETE FROM upstream_pages WHERE kind = $1 AND subject = $2 AND page > $3", [kind, list.owner, page]);
+  await upsertPageRow(tx, { kind, subject: list.owner, page, start, count: fetched.entries.length, hasMore, total, fetchedAt });
+  return true;
 };
 
 type FollowersPageToStore = {
@@ -178,7 +241,6 @@ export const storeFollowersPage = (db: Db, page: FollowersPageToStore, fetchedAt
     }
     const end = page.offset + page.entries.length;
     if (end > MAX_CACHED_LIST_POSITIONS) return false;
-    let prefix: FollowerEntry[] = [];
     if (page.offset > 0) {
       const owner = await tx.query<{ source: string; follower_count: number }>(
         "SELECT source, follower_count FROM pin_users WHERE user_id = $1 FOR UPDATE",
@@ -186,26 +248,12 @@ export const storeFollowersPage = (db: Db, page: FollowersPageToStore, fetchedAt
       );
       const current = owner[0];
       if (!current || current.source !== UPSTREAM_SOURCE || current.follower_count < page.offset) return false;
-      const stored = await storedPrefix(tx, { table: "pin_followers", ownerColumn: "user_id", owner: page.userId }, page.offset, (value) =>
-        followerEntrySchema.parse(value),
-      );
-      if (stored === null) return false;
-      prefix = stored;
     }
-    await upsertFollowerList(tx, { userid: page.userId, followers: [...prefix, ...page.entries] }, UPSTREAM_SOURCE);
-    // Pages after this one were cut off by the rewrite.
-    await tx.query("DELETE FROM upstream_pages WHERE kind = 'followers' AND subject = $1 AND page > $2", [page.userId, page.offset]);
-    await upsertPageRow(tx, {
-      kind: "followers",
-      subject: page.userId,
-      page: page.offset,
-      start: page.offset,
-      count: page.entries.length,
-      hasMore: page.hasMore,
-      total: null,
-      fetchedAt,
-    });
-    return true;
+    return rewriteWithPage(
+      tx,
+      { ...FOLLOWER_ENTRIES, owner: page.userId, write: (followers) => upsertFollowerList(tx, { userid: page.userId, followers }, UPSTREAM_SOURCE) },
+      { kind: "followers", page: page.offset, start: page.offset, entries: page.entries, hasMore: page.hasMore, total: null, fetchedAt },
+    );
   });
 
 /** The provider's node id and cursor that continue a user's followers at `offset`, if known. */
@@ -228,7 +276,6 @@ type PublicationsPageToStore = { urn: string; page: number; total: number; hasMo
 export const storePublicationsPage = (db: Db, page: PublicationsPageToStore, fetchedAt: Date): Promise<boolean> =>
   db.transaction(async (tx) => {
     let start = 0;
-    let prefix: Publication[] = [];
     if (page.page > 1) {
       const rows = await tx.query<{ source: string; publication_count: number; start_position: number | null; entry_count: number | null }>(
         `SELECT pr.source, pr.publication_count, p.start_position, p.entry_count FROM profiles pr
@@ -240,25 +287,12 @@ export const storePublicationsPage = (db: Db, page: PublicationsPageToStore, fet
       if (!previous || previous.source !== UPSTREAM_SOURCE || previous.start_position === null || previous.entry_count === null) return false;
       start = previous.start_position + previous.entry_count;
       if (start > previous.publication_count || start + page.entries.length > MAX_CACHED_LIST_POSITIONS) return false;
-      const stored = await storedPrefix(tx, { table: "publications", ownerColumn: "urn", owner: page.urn }, start, (value) =>
-        publicationSchema.parse(value),
-      );
-      if (stored === null) return false;
-      prefix = stored;
     }
-    await upsertPublicationList(tx, { urn: page.urn, publications: [...prefix, ...page.entries] }, UPSTREAM_SOURCE);
-    await tx.query("DELETE FROM upstream_pages WHERE kind = 'publications' AND subject = $1 AND page > $2", [page.urn, page.page]);
-    await upsertPageRow(tx, {
-      kind: "publications",
-      subject: page.urn,
-      page: page.page,
-      start,
-      count: page.entries.length,
-      hasMore: page.hasMore,
-      total: page.total,
-      fetchedAt,
-    });
-    return true;
+    return rewriteWithPage(
+      tx,
+      { ...PUBLICATION_ENTRIES, owner: page.urn, write: (publications) => upsertPublicationList(tx, { urn: page.urn, publications }, UPSTREAM_SOURCE) },
+      { kind: "publications", page: page.page, start, entries: page.entries, hasMore: page.hasMore, total: page.total, fetchedAt },
+    );
   });
 
 /** Canonical record text of fetched entries (the same text the store serves). */

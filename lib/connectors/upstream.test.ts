@@ -17,6 +17,7 @@ import type { Services } from "@/lib/services";
 import { createUser } from "@/lib/users/repository";
 import { PROVIDER_FOLLOWERS_PAGE, providerNodeId, startFakeProvider, type FakeProvider } from "@/tests/support/fake-provider";
 import { pgliteDatabase } from "@/tests/support/databases";
+import { creditsOf as storedCredits, usageRowsOf } from "@/tests/support/usage";
 import { createCursorCodec } from "./cursor";
 import { nodeIdFor } from "./node-id";
 import { saveProviderKey } from "./provider-keys";
@@ -87,14 +88,8 @@ const call = (services: Services, spec: Operation, token: string, query: Record<
 type Envelope = { code: number; message: string; data: unknown };
 const body = (result: PipelineResult): Envelope => JSON.parse(result.body) as Envelope;
 
-const creditsOf = async (keyId: string) =>
-  Number((await db.query<{ c: number }>("SELECT credits_remaining AS c FROM api_keys WHERE id = $1", [keyId]))[0]?.c);
-
-const usageOf = (keyId: string) =>
-  db.query<{ status: number; credits_charged: number; reason: string }>(
-    "SELECT status, credits_charged, reason FROM usage_events WHERE key_id = $1 ORDER BY id",
-    [keyId],
-  );
+const creditsOf = (keyId: string) => storedCredits(db, keyId);
+const usageOf = (keyId: string) => usageRowsOf(db, keyId);
 
 const event = (index: number): EventRecord => {
   const record = demo.events[index];

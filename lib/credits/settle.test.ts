@@ -1,11 +1,9 @@
 import fc from "fast-check";
-import { afterAll, describe, expect, it } from "vitest";
-import type { Db } from "@/lib/db/client";
-import { createKey, revokeKey } from "@/lib/keys/repository";
-import { testDatabases } from "@/tests/support/databases";
+import { describe, expect, it } from "vitest";
+import { revokeKey } from "@/lib/keys/repository";
+import { openForSuite, testDatabases } from "@/tests/support/databases";
+import { creditsOf, newKey as newTestKey, usageRowsOf } from "@/tests/support/usage";
 import { createSettler, type Outcome, type SettleRequest } from "./settle";
-
-const SECRET = "unit-test-secret-unit-test-secret-0123456789";
 
 const request = (keyId: string, outcome: Outcome, costCredits = 2): SettleRequest => ({
   requestId: crypto.randomUUID(),
@@ -18,28 +16,35 @@ const request = (keyId: string, outcome: Outcome, costCredits = 2): SettleReques
   startedPerf: performance.now(),
 });
 
-describe.each(await testDatabases())("settling requests on $name", (database) => {
-  let db: Db;
-  afterAll(async () => {
-    await db?.close();
-    await database.cleanup();
-  });
+/** One element of settle_requests()'s JSON argument: the SQL function's input, written out by hand. */
+const settleItem = (request: SettleRequest, ord: number, deadline: string | null = null) => ({
+  ord,
+  request_id: request.requestId,
+  key_id: request.keyId,
+  operation: request.operation,
+  cost: request.costCredits,
+  outcome: request.outcome,
+  final_status: request.finalStatus ?? null,
+  latency_ms: 1,
+  params_summary: "",
+  created_at: new Date(request.startedAt).toISOString(),
+  deadline,
+});
 
-  const newKey = async (credits: number) => {
-    db ??= await database.open();
-    return (await createKey(db, SECRET, { name: "t", ownerId: null, credits, qpsLimit: 5, expiresAt: null })).key;
-  };
+describe.each(await testDatabases())("settling requests on $name", (database) => {
+  const db = openForSuite(database);
+
+  const newKey = (credits: number) => newTestKey(db(), null, credits);
   const usage = (keyId: string) =>
-    db.query<{ status: number; credits_charged: number }>(
+    db().query<{ status: number; credits_charged: number }>(
       "SELECT status, credits_charged FROM usage_events WHERE key_id = $1",
       [keyId],
     );
-  const credits = async (keyId: string) =>
-    Number((await db.query<{ c: number }>("SELECT credits_remaining AS c FROM api_keys WHERE id = $1", [keyId]))[0]?.c);
+  const credits = (keyId: string) => creditsOf(db(), keyId);
 
   it("charges the cost for a found record and records one usage row", async () => {
     const key = await newKey(10);
-    const settler = createSettler(async () => db);
+    const settler = createSettler(async () => db());
     const result = await settler.settle(request(key.id, "found", 4));
     expect(result).toEqual({ status: 200, creditsCharged: 4, creditsRemaining: 6 });
     expect(await usage(key.id)).toEqual([{ status: 200, credits_charged: 4 }]);
@@ -47,7 +52,7 @@ describe.each(await testDatabases())("settling requests on $name", (database) =>
 
   it("admits exactly as many of 50 concurrent requests as the credits pay for", async () => {
     const key = await newKey(40);
-    const settler = createSettler(async () => db);
+    const settler = createSettler(async () => db());
     const results = await Promise.all(Array.from({ length: 50 }, () => settler.settle(request(key.id, "found", 2))));
     expect(results.filter((r) => r.status === 200)).toHaveLength(20);
     expect(results.filter((r) => r.status === 402)).toHaveLength(30);
@@ -60,7 +65,7 @@ describe.each(await testDatabases())("settling requests on $name", (database) =>
   it("answers 402 before 404: an unknown record costs nothing either way", async () => {
     const rich = await newKey(10);
     const poor = await newKey(1);
-    const settler = createSettler(async () => db);
+    const settler = createSettler(async () => db());
     expect((await settler.settle(request(rich.id, "not_found", 4))).status).toBe(404);
     expect((await settler.settle(request(poor.id, "not_found", 4))).status).toBe(402);
     expect(await credits(rich.id)).toBe(10);
@@ -69,7 +74,7 @@ describe.each(await testDatabases())("settling requests on $name", (database) =>
 
   it("records 400, 429 and 500 outcomes without charging", async () => {
     const key = await newKey(5);
-    const settler = createSettler(async () => db);
+    const settler = createSettler(async () => db());
     for (const outcome of ["400", "429", "500"] as const) {
       expect(await settler.settle(request(key.id, outcome))).toEqual({
         status: Number(outcome),
@@ -82,8 +87,8 @@ describe.each(await testDatabases())("settling requests on $name", (database) =>
 
   it("never charges a revoked key, even when a stale cache let the request through", async () => {
     const key = await newKey(10);
-    await revokeKey(db, key.id);
-    const settler = createSettler(async () => db);
+    await revokeKey(db(), key.id);
+    const settler = createSettler(async () => db());
     expect((await settler.settle(request(key.id, "found", 4))).status).toBe(401);
     expect(await credits(key.id)).toBe(10);
     expect(await usage(key.id)).toEqual([]);
@@ -100,22 +105,17 @@ describe.each(await testDatabases())("settling requests on $name", (database) =>
 });
 
 describe.each(await testDatabases())("metering on $name", (database) => {
-  let db: Db;
-  afterAll(async () => {
-    await db?.close();
-    await database.cleanup();
-  });
+  const db = openForSuite(database);
   const newKey = async (credits: number, settings = "") => {
-    db ??= await database.open();
-    const { key } = await createKey(db, SECRET, { name: "m", ownerId: null, credits, qpsLimit: 5, expiresAt: null });
-    if (settings) await db.query(`UPDATE api_keys SET ${settings} WHERE id = $1`, [key.id]);
+    const key = await newTestKey(db(), null, credits);
+    if (settings) await db().query(`UPDATE api_keys SET ${settings} WHERE id = $1`, [key.id]);
     return key;
   };
-  const one = async <Row>(sql: string, params: unknown[]) => (await db.query<Row>(sql, params))[0];
+  const one = async <Row>(sql: string, params: unknown[]) => (await db().query<Row>(sql, params))[0];
 
   it("refuses a charge over the daily cap with 402 and says why in the usage record", async () => {
     const key = await newKey(100, "daily_credit_cap = 6");
-    const settler = createSettler(async () => db);
+    const settler = createSettler(async () => db());
     expect((await settler.settle(request(key.id, "found", 4))).status).toBe(200);
     const refused = request(key.id, "found", 4);
     expect((await settler.settle(refused)).status).toBe(402);
@@ -129,17 +129,17 @@ describe.each(await testDatabases())("metering on $name", (database) => {
 
   it("keeps daily rollups equal to the usage records", async () => {
     const key = await newKey(10);
-    const settler = createSettler(async () => db);
+    const settler = createSettler(async () => db());
     await Promise.all(
       (["found", "found", "not_found", "400", "429", "found", "found"] as const).map((outcome) =>
         settler.settle(request(key.id, outcome, 3)),
       ),
     );
-    const rollup = await db.query<{ status: number; requests: number; credits: number }>(
+    const rollup = await db().query<{ status: number; requests: number; credits: number }>(
       "SELECT status, requests::int AS requests, credits::int AS credits FROM usage_daily WHERE key_id = $1 ORDER BY status",
       [key.id],
     );
-    const raw = await db.query<{ status: number; requests: number; credits: number }>(
+    const raw = await db().query<{ status: number; requests: number; credits: number }>(
       `SELECT status, count(*)::int AS requests, sum(credits_charged)::int AS credits FROM usage_events
        WHERE key_id = $1 GROUP BY status ORDER BY status`,
       [key.id],
@@ -150,9 +150,9 @@ describe.each(await testDatabases())("metering on $name", (database) => {
 
   it("records one alert per threshold crossing, and one at zero", async () => {
     const key = await newKey(10, "alert_threshold_credits = 5");
-    const settler = createSettler(async () => db);
+    const settler = createSettler(async () => db());
     for (let i = 0; i < 5; i += 1) await settler.settle(request(key.id, "found", 2));
-    const alerts = await db.query<{ kind: string; credits_remaining: number }>(
+    const alerts = await db().query<{ kind: string; credits_remaining: number }>(
       "SELECT kind, credits_remaining::int AS credits_remaining FROM key_alerts WHERE key_id = $1 ORDER BY id",
       [key.id],
     );
@@ -164,7 +164,7 @@ describe.each(await testDatabases())("metering on $name", (database) => {
 
   it("reserves before a slow lookup, then commits or refunds in full", async () => {
     const key = await newKey(10);
-    const settler = createSettler(async () => db);
+    const settler = createSettler(async () => db());
     const ok = request(key.id, "reserve", 4);
     expect(await settler.settle(ok)).toMatchObject({ status: 200, creditsRemaining: 6 });
     expect(await one("SELECT status FROM usage_events WHERE request_id = $1", [ok.requestId])).toEqual({ status: 102 });
@@ -187,10 +187,10 @@ describe.each(await testDatabases())("metering on $name", (database) => {
 
   it("refunds reservations abandoned by a dead process", async () => {
     const key = await newKey(10);
-    const settler = createSettler(async () => db);
+    const settler = createSettler(async () => db());
     const orphan = request(key.id, "reserve", 4);
     await settler.settle(orphan);
-    await db.query("UPDATE usage_events SET created_at = now() - interval '10 minutes' WHERE request_id = $1", [orphan.requestId]);
+    await db().query("UPDATE usage_events SET created_at = now() - interval '10 minutes' WHERE request_id = $1", [orphan.requestId]);
     expect(await one("SELECT sweep_stale_reservations(interval '2 minutes') AS swept", [])).toEqual({ swept: 1 });
     expect(await one("SELECT credits_remaining::int AS c FROM api_keys WHERE id = $1", [key.id])).toEqual({ c: 10 });
     expect(await one("SELECT status, credits_charged, reason FROM usage_events WHERE request_id = $1", [orphan.requestId])).toEqual({
@@ -204,74 +204,46 @@ describe.each(await testDatabases())("metering on $name", (database) => {
 });
 
 describe.each(await testDatabases())("batch isolation on $name", (database) => {
+  const db = openForSuite(database);
+
   it("settles the good requests of a batch in which one row cannot be written", async () => {
-    const db = await database.open();
-    try {
-      const { key } = await createKey(db, SECRET, { name: "i", ownerId: null, credits: 10, qpsLimit: 5, expiresAt: null });
-      const settler = createSettler(async () => db);
-      const poisoned = { ...request(key.id, "found", 2), requestId: "not-a-uuid" };
-      const results = await Promise.allSettled([
-        settler.settle(request(key.id, "found", 2)),
-        settler.settle(poisoned),
-        settler.settle(request(key.id, "found", 2)),
-      ]);
-      expect(results.map((r) => r.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
-    } finally {
-      await db.close();
-      await database.cleanup();
-    }
+    const key = await newTestKey(db(), null, 10);
+    const settler = createSettler(async () => db());
+    const poisoned = { ...request(key.id, "found", 2), requestId: "not-a-uuid" };
+    const results = await Promise.allSettled([
+      settler.settle(request(key.id, "found", 2)),
+      settler.settle(poisoned),
+      settler.settle(request(key.id, "found", 2)),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
   });
 });
 
 describe.each(await testDatabases())("settling after an outage on $name", (database) => {
-  let db: Db;
-  afterAll(async () => {
-    await db?.close();
-    await database.cleanup();
-  });
+  const db = openForSuite(database);
 
   it("is idempotent per request id: a retried settlement charges once", async () => {
-    db ??= await database.open();
-    {
-      const { key } = await createKey(db, SECRET, { name: "r", ownerId: null, credits: 10, qpsLimit: 5, expiresAt: null });
-      const settler = createSettler(async () => db);
-      const once = request(key.id, "found", 4);
-      expect(await settler.settle(once)).toMatchObject({ status: 200, creditsCharged: 4, creditsRemaining: 6 });
-      expect(await settler.settle(once)).toMatchObject({ status: 200, creditsCharged: 4, creditsRemaining: 6 });
-      const rows = await db.query<{ n: number }>("SELECT count(*)::int AS n FROM usage_events WHERE key_id = $1", [key.id]);
-      expect(rows[0]?.n).toBe(1);
-    }
+    const key = await newTestKey(db(), null, 10);
+    const settler = createSettler(async () => db());
+    const once = request(key.id, "found", 4);
+    expect(await settler.settle(once)).toMatchObject({ status: 200, creditsCharged: 4, creditsRemaining: 6 });
+    expect(await settler.settle(once)).toMatchObject({ status: 200, creditsCharged: 4, creditsRemaining: 6 });
+    const rows = await db().query<{ n: number }>("SELECT count(*)::int AS n FROM usage_events WHERE key_id = $1", [key.id]);
+    expect(rows[0]?.n).toBe(1);
   });
 
   it("never charges a settlement that reaches the database after the caller's deadline", async () => {
-    db ??= await database.open();
-    {
-      const { key } = await createKey(db, SECRET, { name: "d", ownerId: null, credits: 10, qpsLimit: 5, expiresAt: null });
-      const late = request(key.id, "found", 4);
-      const rows = await db.query<{ r_status: number; r_charged: number }>("SELECT * FROM settle_requests($1::json)", [
-        JSON.stringify([
-          {
-            ord: 0,
-            request_id: late.requestId,
-            key_id: key.id,
-            operation: "followers",
-            cost: 4,
-            outcome: "found",
-            final_status: null,
-            latency_ms: 1,
-            params_summary: "",
-            created_at: new Date().toISOString(),
-            deadline: new Date(Date.now() - 1000).toISOString(),
-          },
-        ]),
-      ]);
-      expect(rows[0]).toMatchObject({ r_status: 500, r_charged: 0 });
-      const stored = await db.query<{ status: number; reason: string; c: number }>(
-        "SELECT u.status, u.reason, k.credits_remaining::int AS c FROM usage_events u JOIN api_keys k ON k.id = u.key_id WHERE u.request_id = $1",
-        [late.requestId],
-      );
-      expect(stored).toEqual([{ status: 500, reason: "timeout", c: 10 }]);
-    }
+    const key = await newTestKey(db(), null, 10);
+    const late = request(key.id, "found", 4);
+    const rows = await db().query<{ r_status: number; r_charged: number }>("SELECT * FROM settle_requests($1::json)", [
+      JSON.stringify([settleItem(late, 0, new Date(Date.now() - 1000).toISOString())]),
+    ]);
+    expect(rows[0]).toMatchObject({ r_status: 500, r_charged: 0 });
+    const stored = await db().query<{ status: number; reason: string; c: number }>(
+      "SELECT u.status, u.reason, k.credits_remaining::int AS c FROM usage_events u JOIN api_keys k ON k.id = u.key_id WHERE u.request_id = $1",
+      [late.requestId],
+    );
+    expect(stored).toEqual([{ status: 500, reason: "timeout", c: 10 }]);
   });
 
   it("fails a whole batch at once when the database is down, and answers queued requests by their deadline", async () => {
@@ -290,21 +262,16 @@ describe.each(await testDatabases())("settling after an outage on $name", (datab
 });
 
 describe.each(await testDatabases())("lost answers on $name", (database) => {
-  let db: Db;
-  afterAll(async () => {
-    await db?.close();
-    await database.cleanup();
-  });
+  const db = openForSuite(database);
 
   it("voids a charge whose answer was lost on the way back: refunded, recorded as the 500 the client saw", async () => {
-    db ??= await database.open();
-    const { key } = await createKey(db, SECRET, { name: "l", ownerId: null, credits: 10, qpsLimit: 5, expiresAt: null });
+    const key = await newTestKey(db(), null, 10);
     let calls = 0;
     // The first settle commits, then the connection drops before the answer arrives.
     const flaky = async () => ({
       query: async <Row>(text: string, params?: unknown[]): Promise<Row[]> => {
         calls += 1;
-        const rows = await db.query<Row>(text, params);
+        const rows = await db().query<Row>(text, params);
         if (calls === 1) throw Object.assign(new Error("connection terminated unexpectedly"), { code: "08006" });
         return rows;
       },
@@ -313,13 +280,13 @@ describe.each(await testDatabases())("lost answers on $name", (database) => {
     const lost = request(key.id, "found", 4);
     await expect(settler.settle(lost)).rejects.toThrow("connection terminated");
     await expect.poll(() => settler.uncertainCount(), { timeout: 3000 }).toBe(0);
-    const rows = await db.query<{ status: number; credits_charged: number; reason: string; c: number }>(
+    const rows = await db().query<{ status: number; credits_charged: number; reason: string; c: number }>(
       `SELECT u.status, u.credits_charged, u.reason, k.credits_remaining::int AS c
        FROM usage_events u JOIN api_keys k ON k.id = u.key_id WHERE u.request_id = $1`,
       [lost.requestId],
     );
     expect(rows).toEqual([{ status: 500, credits_charged: 0, reason: "answer_lost", c: 10 }]);
-    const daily = await db.query<{ status: number; requests: number; credits: number }>(
+    const daily = await db().query<{ status: number; requests: number; credits: number }>(
       "SELECT status, requests::int AS requests, credits::int AS credits FROM usage_daily WHERE key_id = $1 ORDER BY status",
       [key.id],
     );
@@ -331,43 +298,18 @@ describe.each(await testDatabases())("lost answers on $name", (database) => {
 });
 
 describe.each(await testDatabases())("set-based settlement on $name", (database) => {
-  let db: Db;
-  afterAll(async () => {
-    await db?.close();
-    await database.cleanup();
-  });
-  const newKey = async (credits: number) => {
-    db ??= await database.open();
-    return (await createKey(db, SECRET, { name: "s", ownerId: null, credits, qpsLimit: 5, expiresAt: null })).key;
-  };
-  const credits = async (keyId: string) =>
-    Number((await db.query<{ c: number }>("SELECT credits_remaining AS c FROM api_keys WHERE id = $1", [keyId]))[0]?.c);
-  const rowsOf = (keyId: string) =>
-    db.query<{ status: number; credits_charged: number; reason: string }>(
-      "SELECT status, credits_charged, reason FROM usage_events WHERE key_id = $1 ORDER BY id",
-      [keyId],
-    );
-  const item = (request: SettleRequest, ord: number) => ({
-    ord,
-    request_id: request.requestId,
-    key_id: request.keyId,
-    operation: request.operation,
-    cost: request.costCredits,
-    outcome: request.outcome,
-    final_status: request.finalStatus ?? null,
-    latency_ms: 1,
-    params_summary: "",
-    created_at: new Date(request.startedAt).toISOString(),
-    deadline: null,
-  });
+  const db = openForSuite(database);
+  const newKey = (credits: number) => newTestKey(db(), null, credits);
+  const credits = (keyId: string) => creditsOf(db(), keyId);
+  const rowsOf = (keyId: string) => usageRowsOf(db(), keyId);
   const settleBatch = (requests: SettleRequest[]) =>
-    db.query<{ r_request_id: string; r_status: number; r_charged: number; r_remaining: number }>(
+    db().query<{ r_request_id: string; r_status: number; r_charged: number; r_remaining: number }>(
       "SELECT * FROM settle_requests($1::json)",
-      [JSON.stringify(requests.map(item))],
+      [JSON.stringify(requests.map((request, ord) => settleItem(request, ord)))],
     );
 
   it("decides a batch in arrival order per key: a refund frees credits for the charge after it, not before", async () => {
-    const settler = createSettler(async () => db);
+    const settler = createSettler(async () => db());
     const first = await newKey(4);
     const held = request(first.id, "reserve", 4);
     await settler.settle(held);
@@ -390,7 +332,7 @@ describe.each(await testDatabases())("set-based settlement on $name", (database)
   });
 
   it("settles a request id sent twice in one batch once: one row, one charge, one refund", async () => {
-    const settler = createSettler(async () => db);
+    const settler = createSettler(async () => db());
     const key = await newKey(10);
     const twice = request(key.id, "found", 4);
     const charged = await settleBatch([twice, twice]);
@@ -407,7 +349,7 @@ describe.each(await testDatabases())("set-based settlement on $name", (database)
   });
 
   it("charges several keys in one batch, each within its own credits", async () => {
-    const settler = createSettler(async () => db);
+    const settler = createSettler(async () => db());
     const keys = await Promise.all([newKey(4), newKey(6), newKey(0)]);
     const results = await Promise.all(
       keys.flatMap((key) => Array.from({ length: 3 }, () => settler.settle(request(key.id, "found", 2)))),
@@ -417,30 +359,30 @@ describe.each(await testDatabases())("set-based settlement on $name", (database)
   });
 
   it("sweeps and voids across several keys, refunding each exactly and keeping the rollup equal to the rows", async () => {
-    const settler = createSettler(async () => db);
+    const settler = createSettler(async () => db());
     const [a, b] = await Promise.all([newKey(10), newKey(10)]);
     const orphans = [request(a.id, "reserve", 3), request(b.id, "reserve", 2), request(b.id, "reserve", 1)];
     for (const orphan of orphans) await settler.settle(orphan);
-    await db.query("UPDATE usage_events SET created_at = now() - interval '10 minutes' WHERE request_id = ANY($1::uuid[])", [
+    await db().query("UPDATE usage_events SET created_at = now() - interval '10 minutes' WHERE request_id = ANY($1::uuid[])", [
       orphans.map((orphan) => orphan.requestId),
     ]);
-    const [swept] = await db.query<{ swept: number }>("SELECT sweep_stale_reservations(interval '2 minutes') AS swept");
+    const [swept] = await db().query<{ swept: number }>("SELECT sweep_stale_reservations(interval '2 minutes') AS swept");
     expect(swept?.swept).toBe(3);
     expect([await credits(a.id), await credits(b.id)]).toEqual([10, 10]);
 
     const lost = [request(a.id, "found", 4), request(b.id, "found", 5)];
     for (const charge of lost) await settler.settle(charge);
-    const [voided] = await db.query<{ voided: number }>("SELECT void_settlements($1::uuid[]) AS voided", [lost.map((charge) => charge.requestId)]);
+    const [voided] = await db().query<{ voided: number }>("SELECT void_settlements($1::uuid[]) AS voided", [lost.map((charge) => charge.requestId)]);
     expect(voided?.voided).toBe(2);
-    const [again] = await db.query<{ voided: number }>("SELECT void_settlements($1::uuid[]) AS voided", [lost.map((charge) => charge.requestId)]);
+    const [again] = await db().query<{ voided: number }>("SELECT void_settlements($1::uuid[]) AS voided", [lost.map((charge) => charge.requestId)]);
     expect(again?.voided).toBe(0);
     expect([await credits(a.id), await credits(b.id)]).toEqual([10, 10]);
     for (const key of [a, b]) {
-      const rollup = await db.query<{ status: number; requests: number; credits: number }>(
+      const rollup = await db().query<{ status: number; requests: number; credits: number }>(
         "SELECT status, requests::int AS requests, credits::int AS credits FROM usage_daily WHERE key_id = $1 AND requests <> 0 ORDER BY status",
         [key.id],
       );
-      const raw = await db.query<{ status: number; requests: number; credits: number }>(
+      const raw = await db().query<{ status: number; requests: number; credits: number }>(
         "SELECT status, count(*)::int AS requests, sum(credits_charged)::int AS credits FROM usage_events WHERE key_id = $1 GROUP BY status ORDER BY status",
         [key.id],
       );
@@ -450,11 +392,7 @@ describe.each(await testDatabases())("set-based settlement on $name", (database)
 });
 
 describe.each(await testDatabases())("plain batches on $name", (database) => {
-  let db: Db;
-  afterAll(async () => {
-    await db?.close();
-    await database.cleanup();
-  });
+  const db = openForSuite(database);
 
   type KeySpec = {
     credits: number;
@@ -502,13 +440,13 @@ describe.each(await testDatabases())("plain batches on $name", (database) => {
     const ids: string[] = [];
     for (let copy = 0; copy < 2; copy += 1) {
       const ownerId = `u_${crypto.randomUUID()}`;
-      await db.query("INSERT INTO users (id, email, role, status) VALUES ($1, $2, 'analyst', $3)", [
+      await db().query("INSERT INTO users (id, email, role, status) VALUES ($1, $2, 'analyst', $3)", [
         ownerId,
         `${ownerId}@example.test`,
         spec.state === "owner_disabled" ? "disabled" : "active",
       ]);
-      const { key } = await createKey(db, SECRET, { name: "p", ownerId, credits: spec.credits, qpsLimit: 5, expiresAt: null });
-      await db.query(
+      const key = await newTestKey(db(), ownerId, spec.credits, "p");
+      await db().query(
         `UPDATE api_keys SET daily_credit_cap = $2, alert_threshold_credits = $3, alert_threshold_percent = $4,
            status = CASE WHEN $5 = 'revoked' THEN 'revoked' ELSE status END,
            expires_at = CASE WHEN $5 = 'expired' THEN now() - interval '1 minute' ELSE expires_at END
@@ -522,7 +460,7 @@ describe.each(await testDatabases())("plain batches on $name", (database) => {
         ],
       );
       if (spec.spentEarlier > 0) {
-        await db.query("SELECT add_usage_daily(ARRAY[$1], ARRAY[now()], ARRAY['followers'], ARRAY[200], ARRAY[$2::integer], ARRAY[1])", [
+        await db().query("SELECT add_usage_daily(ARRAY[$1], ARRAY[now()], ARRAY['followers'], ARRAY[200], ARRAY[$2::integer], ARRAY[1])", [
           key.id,
           spec.spentEarlier,
         ]);
@@ -551,20 +489,19 @@ describe.each(await testDatabases())("plain batches on $name", (database) => {
 
   /** Everything a settlement writes for a key, without ids, request ids and insertion times. */
   const written = async (keyId: string) => ({
-    key: await db.query("SELECT credits_remaining::int AS credits, last_used_at FROM api_keys WHERE id = $1", [keyId]),
-    usage: await db.query(
+    key: await db().query("SELECT credits_remaining::int AS credits, last_used_at FROM api_keys WHERE id = $1", [keyId]),
+    usage: await db().query(
       "SELECT operation, status, credits_charged, latency_ms, params_summary, created_at, reason FROM usage_events WHERE key_id = $1 ORDER BY id",
       [keyId],
     ),
-    daily: await db.query(
+    daily: await db().query(
       "SELECT day, operation, status, requests::int, credits::int, latency_ms_sum::int, latency_buckets FROM usage_daily WHERE key_id = $1 ORDER BY day, operation, status",
       [keyId],
     ),
-    alerts: await db.query("SELECT kind, threshold_credits::int, credits_remaining::int FROM key_alerts WHERE key_id = $1 ORDER BY id", [keyId]),
+    alerts: await db().query("SELECT kind, threshold_credits::int, credits_remaining::int FROM key_alerts WHERE key_id = $1 ORDER BY id", [keyId]),
   });
 
   it("decides a plain batch set-based exactly as the in-order policy does, and every other batch by that policy", async () => {
-    db ??= await database.open();
     let plain = 0;
     let other = 0;
     await fc.assert(
@@ -582,12 +519,12 @@ describe.each(await testDatabases())("plain batches on $name", (database) => {
         const at = Date.now();
         const fastBatch = batchJson(items, twins.map((twin) => twin.fast), ids, at);
         const inOrderBatch = batchJson(items, twins.map((twin) => twin.inOrder), twinIds, at);
-        const [check] = await db.query<{ plain: boolean }>("SELECT settle_batch_is_plain($1::json) AS plain", [fastBatch]);
+        const [check] = await db().query<{ plain: boolean }>("SELECT settle_batch_is_plain($1::json) AS plain", [fastBatch]);
         if (check?.plain) plain += 1;
         else other += 1;
 
         const answers = async (fn: string, batch: string, requestIds: string[]) => {
-          const rows = await db.query<{ r_request_id: string; r_status: number; r_charged: number; r_remaining: number }>(
+          const rows = await db().query<{ r_request_id: string; r_status: number; r_charged: number; r_remaining: number }>(
             `SELECT r_request_id, r_status, r_charged, r_remaining::int AS r_remaining FROM ${fn}($1::json)`,
             [batch],
           );

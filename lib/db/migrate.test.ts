@@ -1,9 +1,8 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
-import { testDatabases } from "@/tests/support/databases";
-import type { Db } from "./client";
+import { describe, expect, it } from "vitest";
+import { openForSuite, testDatabases } from "@/tests/support/databases";
 import { migrate } from "./migrate";
 import { creditPolicySql, POLICY_FILES, PolicyFileMissingError } from "./policy";
 
@@ -28,33 +27,27 @@ describe("the credit policy files", () => {
 });
 
 describe.each(await testDatabases())("0006_credit_policy on $name", (database) => {
-  let db: Db;
-  afterAll(async () => {
-    await db?.close();
-    await database.cleanup();
-  });
+  // Opening migrates: the suite's first look at the database is what a fresh open left behind.
+  const db = openForSuite(database);
 
   it("is recorded with the policy's checksum and not applied again while the files are unchanged", async () => {
-    db = await database.open();
-    const [recorded] = await db.query<{ checksum: string | null }>("SELECT checksum FROM schema_migrations WHERE id = '0006_credit_policy'");
+    const [recorded] = await db().query<{ checksum: string | null }>("SELECT checksum FROM schema_migrations WHERE id = '0006_credit_policy'");
     expect(recorded?.checksum).toMatch(/^[0-9a-f]{64}$/);
-    expect(await migrate(db)).toEqual([]);
+    expect(await migrate(db())).toEqual([]);
   });
 
   it("is applied again when a policy file changed since (here: a database holding an older text)", async () => {
-    db ??= await database.open();
     // As if the functions had been replaced by another version of the files.
-    await db.exec("CREATE OR REPLACE FUNCTION credits_spent_today(p_key text) RETURNS bigint LANGUAGE sql STABLE AS $$ SELECT 42::bigint $$");
-    await db.query("UPDATE schema_migrations SET checksum = 'older' WHERE id = '0006_credit_policy'");
-    expect(await migrate(db)).toEqual(["0006_credit_policy"]);
-    const [spent] = await db.query<{ spent: number }>("SELECT credits_spent_today('no-such-key')::int AS spent");
+    await db().exec("CREATE OR REPLACE FUNCTION credits_spent_today(p_key text) RETURNS bigint LANGUAGE sql STABLE AS $$ SELECT 42::bigint $$");
+    await db().query("UPDATE schema_migrations SET checksum = 'older' WHERE id = '0006_credit_policy'");
+    expect(await migrate(db())).toEqual(["0006_credit_policy"]);
+    const [spent] = await db().query<{ spent: number }>("SELECT credits_spent_today('no-such-key')::int AS spent");
     expect(spent?.spent).toBe(0);
-    expect(await migrate(db)).toEqual([]);
+    expect(await migrate(db())).toEqual([]);
   });
 
   it("replaces 0003's per-request rollup function", async () => {
-    db ??= await database.open();
-    const rows = await db.query<{ name: string }>(
+    const rows = await db().query<{ name: string }>(
       "SELECT proname AS name FROM pg_proc WHERE proname IN ('record_daily', 'add_usage_daily') AND pg_function_is_visible(oid) ORDER BY 1",
     );
     expect(rows.map((row) => row.name)).toEqual(["add_usage_daily"]);

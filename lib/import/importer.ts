@@ -8,8 +8,6 @@ import {
   upsertEvents,
   upsertFollowerList,
   upsertPublicationList,
-  type FollowerList,
-  type PublicationList,
 } from "@/lib/connectors/store-records";
 import type { Db, Queryable } from "@/lib/db/client";
 import { detectFormat, readItems, type FileFormat } from "./read-items";
@@ -101,10 +99,13 @@ const changedEvents = async (db: Queryable, events: EventRecord[], source: strin
   });
 };
 
+/** Where a list of one kind is stored: its owners' table (with the count) and its entries' table. */
+type ListTables = { owners: "pin_users" | "profiles"; countColumn: "follower_count" | "publication_count"; entries: "pin_followers" | "publications"; ownerColumn: "user_id" | "urn" };
+
 /** Whether a stored list already holds exactly these records (compared page by page). */
 const sameList = async (
   db: Queryable,
-  target: { owners: "pin_users" | "profiles"; countColumn: "follower_count" | "publication_count"; entries: "pin_followers" | "publications"; ownerColumn: "user_id" | "urn" },
+  target: ListTables,
   owner: string,
   records: { length: number; at(index: number): string },
   source: string,
@@ -138,6 +139,22 @@ const lazyTexts = <Entry>(entries: readonly Entry[], toJson: (entry: Entry) => s
   },
 });
 
+const FOLLOWER_TABLES: ListTables = { owners: "pin_users", countColumn: "follower_count", entries: "pin_followers", ownerColumn: "user_id" };
+const PUBLICATION_TABLES: ListTables = { owners: "profiles", countColumn: "publication_count", entries: "publications", ownerColumn: "urn" };
+
+type ListWrite = { tables: ListTables; owner: string; texts: ReturnType<typeof lazyTexts>; upsert(tx: Queryable): Promise<unknown> };
+
+/** How a follower or publication list is compared with the stored one and written; null for an event. */
+const listWrite = (record: ImportRecord, source: string): ListWrite | null => {
+  if (record.kind === "event") return null;
+  if (record.kind === "followers") {
+    const { list } = record;
+    return { tables: FOLLOWER_TABLES, owner: list.userid, texts: lazyTexts(list.followers, followerJson), upsert: (tx) => upsertFollowerList(tx, list, source) };
+  }
+  const { list } = record;
+  return { tables: PUBLICATION_TABLES, owner: list.urn, texts: lazyTexts(list.publications, publicationJson), upsert: (tx) => upsertPublicationList(tx, list, source) };
+};
+
 const writeBatch = async (db: Db, batch: ImportRecord[], source: string, counts: ImportCounts): Promise<void> => {
   await db.transaction(async (tx) => {
     const events = batch.flatMap((record) => (record.kind === "event" ? [record.event] : []));
@@ -151,34 +168,12 @@ const writeBatch = async (db: Db, batch: ImportRecord[], source: string, counts:
       counts.unchanged += events.length - distinct;
     }
     for (const record of batch) {
-      if (record.kind === "followers") {
-        const list: FollowerList = record.list;
-        const unchanged = await sameList(
-          tx,
-          { owners: "pin_users", countColumn: "follower_count", entries: "pin_followers", ownerColumn: "user_id" },
-          list.userid,
-          lazyTexts(list.followers, followerJson),
-          source,
-        );
-        if (unchanged) counts.unchanged += 1;
-        else {
-          await upsertFollowerList(tx, list, source);
-          counts.written += 1;
-        }
-      } else if (record.kind === "publications") {
-        const list: PublicationList = record.list;
-        const unchanged = await sameList(
-          tx,
-          { owners: "profiles", countColumn: "publication_count", entries: "publications", ownerColumn: "urn" },
-          list.urn,
-          lazyTexts(list.publications, publicationJson),
-          source,
-        );
-        if (unchanged) counts.unchanged += 1;
-        else {
-          await upsertPublicationList(tx, list, source);
-          counts.written += 1;
-        }
+      const list = listWrite(record, source);
+      if (list === null) continue;
+      if (await sameList(tx, list.tables, list.owner, list.texts, source)) counts.unchanged += 1;
+      else {
+        await list.upsert(tx);
+        counts.written += 1;
       }
     }
   });

@@ -58,16 +58,18 @@ export class JsonSplitter {
 
     while (index < chunk.length) {
       if (this.inValue) {
+        // Jump to the next character that matters where we are (inside a string or not).
+        const significant = this.inString ? INSIDE_STRING : OUTSIDE_STRING;
+        significant.lastIndex = index;
+        const match = significant.exec(chunk);
+        if (!match) {
+          index = chunk.length;
+          break;
+        }
+        const at = match.index;
+        const char = chunk[at];
+        index = at + 1;
         if (this.inString) {
-          INSIDE_STRING.lastIndex = index;
-          const match = INSIDE_STRING.exec(chunk);
-          if (!match) {
-            index = chunk.length;
-            break;
-          }
-          const at = match.index;
-          const char = chunk[at];
-          index = at + 1;
           if (char === "\\") {
             if (index >= chunk.length) this.escapePending = true;
             else index += 1;
@@ -82,15 +84,6 @@ export class JsonSplitter {
           }
           continue;
         }
-        OUTSIDE_STRING.lastIndex = index;
-        const match = OUTSIDE_STRING.exec(chunk);
-        if (!match) {
-          index = chunk.length;
-          break;
-        }
-        const at = match.index;
-        const char = chunk[at];
-        index = at + 1;
         switch (char) {
           case '"':
             this.inString = true;

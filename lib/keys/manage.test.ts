@@ -1,12 +1,11 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Db } from "@/lib/db/client";
+import { beforeAll, describe, expect, it } from "vitest";
 import { listAudit } from "@/lib/audit/log";
 import { bootstrapAdmin } from "@/lib/users/bootstrap";
 import { createUser, getUser } from "@/lib/users/repository";
-import { pgliteDatabase } from "@/tests/support/databases";
+import { openForSuite, pgliteDatabase } from "@/tests/support/databases";
 import {
   chooseConsoleKey,
   consoleToken,
@@ -20,72 +19,66 @@ import {
 } from "./manage";
 
 const SECRET = "unit-test-secret-unit-test-secret-0123456789";
-const database = pgliteDatabase();
-let db: Db;
+const db = openForSuite(pgliteDatabase());
 let alice: Principal;
 let bob: Principal;
 let admin: Principal;
 
 beforeAll(async () => {
-  db = await database.open();
   const newAnalyst = async (email: string): Promise<Principal> => {
-    const user = await createUser(db, { email, name: email, role: "analyst", passwordHash: null, creditAllowance: 100 });
+    const user = await createUser(db(), { email, name: email, role: "analyst", passwordHash: null, creditAllowance: 100 });
     return { id: user.id, email: user.email, role: "analyst", ip: "127.0.0.1" };
   };
   alice = await newAnalyst("alice@example.com");
   bob = await newAnalyst("bob@example.com");
-  const adminUser = await createUser(db, { email: "root@example.com", name: "r", role: "admin", passwordHash: null, creditAllowance: 0 });
+  const adminUser = await createUser(db(), { email: "root@example.com", name: "r", role: "admin", passwordHash: null, creditAllowance: 0 });
   admin = { id: adminUser.id, email: adminUser.email, role: "admin", ip: "10.0.0.1" };
-});
-afterAll(async () => {
-  await db.close();
-  await database.cleanup();
 });
 
 const input = (credits: number, useForConsole = false) => ({ name: "k", credits, qpsLimit: 5, expiresAt: null, useForConsole });
 
 describe("key management", () => {
   it("spends the owner's allowance and refuses more than is left, writing nothing", async () => {
-    await issueKey(db, SECRET, alice, input(60));
-    expect((await getUser(db, alice.id))?.creditAllowance).toBe(40);
-    await expect(issueKey(db, SECRET, alice, input(41))).rejects.toThrow(/allowance/);
-    expect((await getUser(db, alice.id))?.creditAllowance).toBe(40);
-    expect(await visibleKeys(db, alice)).toHaveLength(1);
+    await issueKey(db(), SECRET, alice, input(60));
+    expect((await getUser(db(), alice.id))?.creditAllowance).toBe(40);
+    await expect(issueKey(db(), SECRET, alice, input(41))).rejects.toThrow(/allowance/);
+    expect((await getUser(db(), alice.id))?.creditAllowance).toBe(40);
+    expect(await visibleKeys(db(), alice)).toHaveLength(1);
   });
 
   it("hides one analyst's keys from another (not found), shows all to admins", async () => {
-    const { key } = await issueKey(db, SECRET, bob, input(10));
-    expect(await visibleKey(db, alice, key.id)).toBeNull();
-    expect(await revokeVisibleKey(db, alice, key.id)).toBeNull();
-    expect(await rollVisibleKey(db, SECRET, alice, key.id, "none")).toBeNull();
-    expect(await chooseConsoleKey(db, alice, key.id, undefined)).toBeNull();
-    expect((await visibleKey(db, bob, key.id))?.status).toBe("active");
-    expect((await visibleKey(db, admin, key.id))?.id).toBe(key.id);
-    expect((await visibleKeys(db, admin, "all")).length).toBeGreaterThanOrEqual(2);
+    const { key } = await issueKey(db(), SECRET, bob, input(10));
+    expect(await visibleKey(db(), alice, key.id)).toBeNull();
+    expect(await revokeVisibleKey(db(), alice, key.id)).toBeNull();
+    expect(await rollVisibleKey(db(), SECRET, alice, key.id, "none")).toBeNull();
+    expect(await chooseConsoleKey(db(), alice, key.id, undefined)).toBeNull();
+    expect((await visibleKey(db(), bob, key.id))?.status).toBe("active");
+    expect((await visibleKey(db(), admin, key.id))?.id).toBe(key.id);
+    expect((await visibleKeys(db(), admin, "all")).length).toBeGreaterThanOrEqual(2);
   });
 
   it("keeps the console token sealed and follows rolls", async () => {
-    const { key, token } = await issueKey(db, SECRET, bob, input(5, true));
-    const stored = await db.query<{ token_encrypted: string }>("SELECT token_encrypted FROM console_tokens WHERE key_id = $1", [key.id]);
+    const { key, token } = await issueKey(db(), SECRET, bob, input(5, true));
+    const stored = await db().query<{ token_encrypted: string }>("SELECT token_encrypted FROM console_tokens WHERE key_id = $1", [key.id]);
     expect(stored[0]?.token_encrypted).not.toContain(token.slice(-20));
-    expect(await consoleToken(db, bob.id)).toEqual({ keyId: key.id, token });
-    const rolled = await rollVisibleKey(db, SECRET, bob, key.id, "1h");
-    expect((await consoleToken(db, bob.id))?.token).toBe(rolled?.token);
+    expect(await consoleToken(db(), bob.id)).toEqual({ keyId: key.id, token });
+    const rolled = await rollVisibleKey(db(), SECRET, bob, key.id, "1h");
+    expect((await consoleToken(db(), bob.id))?.token).toBe(rolled?.token);
   });
 
   it("makes another key the console key only with its own token", async () => {
-    const { key, token } = await issueKey(db, SECRET, bob, input(1));
-    await expect(chooseConsoleKey(db, bob, key.id, undefined)).rejects.toThrow(/Paste/);
-    await expect(chooseConsoleKey(db, bob, key.id, `${token}x`)).rejects.toThrow(/does not belong/);
-    expect((await chooseConsoleKey(db, bob, key.id, token))?.id).toBe(key.id);
-    expect((await consoleToken(db, bob.id))?.keyId).toBe(key.id);
+    const { key, token } = await issueKey(db(), SECRET, bob, input(1));
+    await expect(chooseConsoleKey(db(), bob, key.id, undefined)).rejects.toThrow(/Paste/);
+    await expect(chooseConsoleKey(db(), bob, key.id, `${token}x`)).rejects.toThrow(/does not belong/);
+    expect((await chooseConsoleKey(db(), bob, key.id, token))?.id).toBe(key.id);
+    expect((await consoleToken(db(), bob.id))?.keyId).toBe(key.id);
   });
 
   it("audits top-ups with the reason, actor and IP", async () => {
-    const { key } = await issueKey(db, SECRET, alice, input(1));
-    const topped = await topUpAnyKey(db, admin, key.id, 500, "quarterly budget");
+    const { key } = await issueKey(db(), SECRET, alice, input(1));
+    const topped = await topUpAnyKey(db(), admin, key.id, 500, "quarterly budget");
     expect(topped).toMatchObject({ creditsRemaining: 501, creditsGranted: 501 });
-    const [entry] = await listAudit(db, { limit: 1 });
+    const [entry] = await listAudit(db(), { limit: 1 });
     expect(entry).toMatchObject({
       actorEmail: "root@example.com",
       action: "key.credits",
@@ -120,8 +113,8 @@ describe("bootstrap admin", () => {
 
 describe("administrators", () => {
   it("grant credits without an allowance of their own", async () => {
-    const { key } = await issueKey(db, SECRET, admin, input(1000));
+    const { key } = await issueKey(db(), SECRET, admin, input(1000));
     expect(key.creditsRemaining).toBe(1000);
-    expect((await getUser(db, admin.id))?.creditAllowance).toBe(0);
+    expect((await getUser(db(), admin.id))?.creditAllowance).toBe(0);
   });
 });

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { registry } from "@/lib/operations";
 import type { ConsoleContext } from "@/lib/console-api/handler";
+import { limitParam } from "@/lib/console-api/query";
 import { DomainError } from "@/lib/errors";
 import { principalOf } from "@/lib/keys/view";
 import { describeError, log } from "@/lib/log";
@@ -75,12 +76,7 @@ const querySchema = z.object({
     .transform((parts) => parts as GroupBy[])
     .optional(),
   cursor: z.string().trim().min(1).max(400).optional(),
-  limit: z.coerce
-    .number({ error: "limit must be a whole number." })
-    .int("limit must be a whole number.")
-    .min(1, "limit must be at least 1.")
-    .max(MAX_LOG_LIMIT, `limit can be at most ${MAX_LOG_LIMIT}.`)
-    .default(50),
+  limit: limitParam(MAX_LOG_LIMIT, 50),
   kind: z.enum(["events", "daily"], { error: "kind must be events or daily." }).default("events"),
 });
 

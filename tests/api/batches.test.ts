@@ -55,14 +55,31 @@ describe.each(targets.map((target) => [target.kind, target] as const))("batches 
     return answer.body as Created;
   };
 
+  /** A new analyst whose console key has `key.credits` at `key.qpsLimit`/s, with an event batch of `inputs` created. */
+  const analystBatch = async (label: string, key: { credits: number; qpsLimit: number }, inputs: string[], maxCredits: number) => {
+    const analyst = await client.analyst(admin, label, 1000);
+    const consoleKey = await client.consoleKey(analyst, key.credits, key.qpsLimit);
+    return { analyst, key: consoleKey, created: await eventBatch(analyst, inputs, maxCredits) };
+  };
+  const act = (session: Session, id: string, action: "pause" | "resume" | "cancel", body: unknown = {}) =>
+    client.api(session, "POST", `/api/batches/${id}/${action}`, body);
+
+  /** A 20-input batch on a 4/s key, and `action` sent to it (answering 200) once `doneAtLeast` inputs are done. */
+  const actMidway = async (label: string, action: "pause" | "cancel", doneAtLeast: number) => {
+    const started = await analystBatch(label, { credits: 500, qpsLimit: 4 }, demoUrls.slice(0, 20), 1000);
+    await waitFor(started.analyst, started.created.id, (batch) => batch.done >= doneAtLeast);
+    const answer = await act(started.analyst, started.created.id, action);
+    expect(answer.status, answer.text).toBe(200);
+    return { ...started, answer };
+  };
+
   beforeAll(async () => {
     admin = await client.admin();
   });
 
   it("runs 60 event inputs: 10 rejected at creation, 40 found and 10 not found, exactly 160 credits, one usage record per lookup", async () => {
-    const analyst = await client.analyst(admin, "batch-main", 1000);
-    const key = await client.consoleKey(analyst, 500, 100);
-    const created = await eventBatch(analyst, [...demoUrls, ...unknownUrls, ...malformed], 10_000);
+    const inputs = [...demoUrls, ...unknownUrls, ...malformed];
+    const { analyst, key, created } = await analystBatch("batch-main", { credits: 500, qpsLimit: 100 }, inputs, 10_000);
     expect(created.total).toBe(50);
     expect(created.maxCostCredits).toBe(200);
     expect(created.rejected).toHaveLength(10);
@@ -105,14 +122,12 @@ describe.each(targets.map((target) => [target.kind, target] as const))("batches 
   });
 
   it("stops at exactly the cap, and finishes after a resume with a higher cap", async () => {
-    const analyst = await client.analyst(admin, "batch-cap", 1000);
-    const key = await client.consoleKey(analyst, 500, 100);
-    const created = await eventBatch(analyst, demoUrls.slice(0, 10), 22);
+    const { analyst, key, created } = await analystBatch("batch-cap", { credits: 500, qpsLimit: 100 }, demoUrls.slice(0, 10), 22);
     const stopped = await waitFor(analyst, created.id, (batch) => batch.status === "stopped");
     expect(stopped).toMatchObject({ done: 5, succeeded: 5, creditsSpent: 20, maxCredits: 22, stopReason: "cap" });
     expect(await client.creditsOf(analyst, key.id)).toBe(480);
 
-    const resumed = await client.api(analyst, "POST", `/api/batches/${created.id}/resume`, { maxCredits: 40 });
+    const resumed = await act(analyst, created.id, "resume", { maxCredits: 40 });
     expect(resumed.status, resumed.text).toBe(200);
     const done = await waitFor(analyst, created.id, (batch) => batch.status === "done");
     expect(done).toMatchObject({ done: 10, succeeded: 10, creditsSpent: 40 });
@@ -120,26 +135,19 @@ describe.each(targets.map((target) => [target.kind, target] as const))("batches 
   });
 
   it("stops when the key runs out (402) and resumes after a top-up", async () => {
-    const analyst = await client.analyst(admin, "batch-topup", 1000);
-    const key = await client.consoleKey(analyst, 12, 100);
-    const created = await eventBatch(analyst, demoUrls.slice(0, 5), 1000);
+    const { analyst, key, created } = await analystBatch("batch-topup", { credits: 12, qpsLimit: 100 }, demoUrls.slice(0, 5), 1000);
     const stopped = await waitFor(analyst, created.id, (batch) => batch.status === "stopped");
     expect(stopped).toMatchObject({ done: 3, creditsSpent: 12, stopReason: "credits" });
     const topUp = await client.api(admin, "POST", `/api/keys/${key.id}/credits`, { credits: 8, reason: "batch test top-up" });
     expect(topUp.status, topUp.text).toBeLessThan(300);
-    expect((await client.api(analyst, "POST", `/api/batches/${created.id}/resume`, {})).status).toBe(200);
+    expect((await act(analyst, created.id, "resume")).status).toBe(200);
     const done = await waitFor(analyst, created.id, (batch) => batch.status === "done");
     expect(done).toMatchObject({ done: 5, succeeded: 5, creditsSpent: 20 });
     expect(await client.creditsOf(analyst, key.id)).toBe(0);
   });
 
   it("pauses and resumes: nothing moves while paused", async () => {
-    const analyst = await client.analyst(admin, "batch-pause", 1000);
-    const key = await client.consoleKey(analyst, 500, 4);
-    const created = await eventBatch(analyst, demoUrls.slice(0, 20), 1000);
-    await waitFor(analyst, created.id, (batch) => batch.done >= 2);
-    const paused = await client.api(analyst, "POST", `/api/batches/${created.id}/pause`, {});
-    expect(paused.status, paused.text).toBe(200);
+    const { analyst, key, created, answer: paused } = await actMidway("batch-pause", "pause", 2);
     expect((paused.body as BatchView).status).toBe("paused");
     await delay(1500);
     const still = await view(analyst, created.id);
@@ -149,19 +157,14 @@ describe.each(targets.map((target) => [target.kind, target] as const))("batches 
     expect(later.done).toBe(still.done);
     expect(later.creditsSpent).toBe(later.done * 4);
     expect(later.done).toBeLessThan(20);
-    expect((await client.api(analyst, "POST", `/api/batches/${created.id}/resume`, {})).status).toBe(200);
+    expect((await act(analyst, created.id, "resume")).status).toBe(200);
     const done = await waitFor(analyst, created.id, (batch) => batch.status === "done");
     expect(done).toMatchObject({ done: 20, succeeded: 20, creditsSpent: 80 });
     expect(await client.creditsOf(analyst, key.id)).toBe(420);
   });
 
   it("cancels: the batch ends and charges nothing more", async () => {
-    const analyst = await client.analyst(admin, "batch-cancel", 1000);
-    const key = await client.consoleKey(analyst, 500, 4);
-    const created = await eventBatch(analyst, demoUrls.slice(0, 20), 1000);
-    await waitFor(analyst, created.id, (batch) => batch.done >= 1);
-    const canceled = await client.api(analyst, "POST", `/api/batches/${created.id}/cancel`, {});
-    expect(canceled.status, canceled.text).toBe(200);
+    const { analyst, key, created } = await actMidway("batch-cancel", "cancel", 1);
     await delay(2000);
     const after = await view(analyst, created.id);
     expect(after.status).toBe("canceled");
@@ -169,7 +172,7 @@ describe.each(targets.map((target) => [target.kind, target] as const))("batches 
     expect(await client.creditsOf(analyst, key.id)).toBe(500 - after.creditsSpent);
     await delay(1000);
     expect((await view(analyst, created.id)).creditsSpent).toBe(after.creditsSpent);
-    expect((await client.api(analyst, "POST", `/api/batches/${created.id}/resume`, {})).status).toBe(409);
+    expect((await act(analyst, created.id, "resume")).status).toBe(409);
   });
 
   it("keeps another analyst's batch hidden (404), shows it to an admin, refuses a key that cannot pay (402)", async () => {
@@ -204,9 +207,7 @@ describe.each(targets.map((target) => [target.kind, target] as const))("batches 
   });
 
   it("survives a killed server mid-batch: it finishes after the restart and no input is charged twice", async () => {
-    const analyst = await client.analyst(admin, "batch-restart", 1000);
-    const key = await client.consoleKey(analyst, 500, 5);
-    const created = await eventBatch(analyst, demoUrls, 1000);
+    const { analyst, key, created } = await analystBatch("batch-restart", { credits: 500, qpsLimit: 5 }, demoUrls, 1000);
     await waitFor(analyst, created.id, (batch) => batch.done >= 5);
     killServerNow(target);
     await stopServer(target);

@@ -1,48 +1,19 @@
 import { expect } from "vitest";
+import { parseJsonOrUndefined, signInWithPassword } from "@/lib/cli/console-session";
 import { randomSecret, type ApiTarget } from "./harness";
 
 /**
  * A console API client as a script uses it: signed in with next-auth's credentials flow (CSRF
  * cookie and token, then the callback), then JSON requests carrying the session cookie.
  */
-const SESSION_COOKIE = "next-auth.session-token";
-
 export type Session = { email: string; cookie: string; id: string };
 export type Answer = { status: number; headers: Headers; text: string; body: unknown };
 
-const cookiePairs = (response: Response): [string, string][] =>
-  response.headers.getSetCookie().flatMap((line): [string, string][] => {
-    const pair = line.split(";")[0] ?? "";
-    const at = pair.indexOf("=");
-    return at > 0 ? [[pair.slice(0, at), pair.slice(at + 1)]] : [];
-  });
-
-const parseJson = (text: string): unknown => {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-};
-
 export const consoleClient = (target: ApiTarget) => {
   const signIn = async (email: string, password: string, id = ""): Promise<Session> => {
-    const csrf = await fetch(`${target.baseUrl}/api/auth/csrf`);
-    const csrfCookies = cookiePairs(csrf);
-    const { csrfToken } = (await csrf.json()) as { csrfToken: string };
-    const response = await fetch(`${target.baseUrl}/api/auth/callback/credentials`, {
-      method: "POST",
-      redirect: "manual",
-      headers: {
-        "Content-Type": "application/x-www-form-urlencoded",
-        Cookie: csrfCookies.map(([name, value]) => `${name}=${value}`).join("; "),
-      },
-      body: new URLSearchParams({ csrfToken, email, password, callbackUrl: `${target.baseUrl}/batches`, json: "true" }),
-    });
-    await response.arrayBuffer();
-    const session = cookiePairs(response).filter(([name]) => name.startsWith(SESSION_COOKIE));
-    expect(session.length, `session cookie for ${email}`).toBeGreaterThan(0);
-    return { email, id, cookie: session.map(([name, value]) => `${name}=${value}`).join("; ") };
+    const { session } = await signInWithPassword(target.baseUrl, { email, password }, "/batches");
+    expect(session, `session cookie for ${email}`).not.toBeNull();
+    return { email, id, cookie: session ?? "" };
   };
 
   const api = async (session: Session, method: string, path: string, json?: unknown): Promise<Answer> => {
@@ -55,7 +26,7 @@ export const consoleClient = (target: ApiTarget) => {
       redirect: "manual",
     });
     const text = await response.text();
-    return { status: response.status, headers: response.headers, text, body: parseJson(text) };
+    return { status: response.status, headers: response.headers, text, body: parseJsonOrUndefined(text) };
   };
 
   const admin = (): Promise<Session> => {

@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import { beforeAll, describe, expect, inject, it } from "vitest";
+import { cookieHeader, parseJsonOrUndefined, SESSION_COOKIE, sessionCookie, setCookiePairs } from "@/lib/cli/console-session";
 import { randomSecret, type ApiTarget } from "./harness";
 import { contractMessages as messages, paths } from "./http";
 
@@ -15,7 +16,6 @@ const INVALID_CREDENTIALS = "Invalid email or password.";
 const TOO_MANY_ATTEMPTS = /^Too many sign-in attempts\. Try again in \d+ minutes?\.$/;
 const EVIL_ORIGIN = "https://evil.example";
 const FOLLOWERS_USER = "2000000002";
-const SESSION_COOKIE = "next-auth.session-token";
 
 const must = <T>(value: T | null | undefined, what: string): T => {
   if (value === null || value === undefined) throw new Error(`missing: ${what}`);
@@ -53,27 +53,6 @@ type Answer = { label: string; status: number; headers: Headers; text: string; b
 type Session = { email: string; password: string; cookie: string; rawSessionToken: string };
 type SignInAnswer = { status: number; error: string | null; session: string | null; setCookies: string[]; elapsedMs: number; url: string | null };
 
-const parseJson = (text: string): unknown => {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-};
-
-const cookiePairs = (response: Response): Map<string, string> => {
-  const pairs = new Map<string, string>();
-  for (const line of response.headers.getSetCookie()) {
-    const pair = line.split(";")[0] ?? "";
-    const at = pair.indexOf("=");
-    if (at > 0) pairs.set(pair.slice(0, at), pair.slice(at + 1));
-  }
-  return pairs;
-};
-
-const cookieHeader = (pairs: Map<string, string>): string =>
-  [...pairs].map(([name, value]) => `${name}=${value}`).join("; ");
-
 type Client = ReturnType<typeof clientFor>;
 
 const clientFor = (target: ApiTarget) => {
@@ -86,7 +65,7 @@ const clientFor = (target: ApiTarget) => {
 
   const record = async (label: string, response: Response): Promise<Answer> => {
     const text = await response.text();
-    const answer = { label, status: response.status, headers: response.headers, text, body: parseJson(text) };
+    const answer = { label, status: response.status, headers: response.headers, text, body: parseJsonOrUndefined(text) };
     transcript.push(answer);
     return answer;
   };
@@ -105,7 +84,7 @@ const clientFor = (target: ApiTarget) => {
    */
   const signInAttempt = async (email: string, password: string, options: { headers?: Record<string, string>; csrf?: "omit" } = {}): Promise<SignInAnswer> => {
     const csrfResponse = await fetch(`${target.baseUrl}/api/auth/csrf`, { redirect: "manual", headers: options.headers });
-    const cookies = cookiePairs(csrfResponse);
+    const cookies = setCookiePairs(csrfResponse);
     const { csrfToken } = (await csrfResponse.json()) as { csrfToken: string };
     const form = new URLSearchParams({
       csrfToken: options.csrf === "omit" ? "" : csrfToken,
@@ -127,14 +106,14 @@ const clientFor = (target: ApiTarget) => {
     });
     const text = await response.text();
     const elapsedMs = performance.now() - started;
-    const url = (parseJson(text) as { url?: string } | undefined)?.url ?? null;
-    const session = [...cookiePairs(response)].filter(([name]) => name === SESSION_COOKIE || name.startsWith(`${SESSION_COOKIE}.`));
-    const answer: Answer = { label: `sign-in ${email}`, status: response.status, headers: response.headers, text, body: parseJson(text) };
+    const url = (parseJsonOrUndefined(text) as { url?: string } | undefined)?.url ?? null;
+    const session = sessionCookie(setCookiePairs(response));
+    const answer: Answer = { label: `sign-in ${email}`, status: response.status, headers: response.headers, text, body: parseJsonOrUndefined(text) };
     transcript.push(answer);
     return {
       status: response.status,
       error: url ? new URL(url, target.baseUrl).searchParams.get("error") : null,
-      session: session.length > 0 ? session.map(([name, value]) => `${name}=${value}`).join("; ") : null,
+      session,
       setCookies: response.headers.getSetCookie(),
       elapsedMs,
       url,

@@ -1,6 +1,7 @@
 import crypto from "node:crypto";
 import { SignJWT } from "jose";
 import { describe, expect, inject, it } from "vitest";
+import type { z } from "zod";
 import { eventDataSchema, followersDataSchema, publicationsDataSchema, type FollowerEntry } from "@/lib/api/records";
 import { demoFixtures } from "@/lib/demo/fixtures";
 import { generateDemoData } from "@/lib/demo/generate";
@@ -54,8 +55,6 @@ const validQuery: Record<OperationPath, Query> = {
 
 const operationPaths = Object.values(paths);
 
-const queries = (...list: Query[]): Query[] => list;
-
 /** A token with one character changed (to another character of the base64url alphabet). */
 const withCharChanged = (token: string, index: number): string => {
   const current = token.charAt(index);
@@ -82,6 +81,25 @@ describe.each(targets)("$kind server", (target: ApiTarget) => {
   const seedPublications = (urn: string) => seed.publicationLists.find((list) => list.urn === urn)?.publications ?? [];
   const get = (path: string, query: Query = {}, auth: IssuedKey | { authorization: string } | null = key) =>
     call(target, path, { auth, query });
+  /** A lookup that succeeds: its data (checked against the schema and the contract's field order), its cost charged. */
+  const found = async <Schema extends z.ZodType>(path: OperationPath, query: Query, dataSchema: Schema, costCredits: number): Promise<z.infer<Schema>> => {
+    const answer = await get(path, query);
+    const data = expectSuccess(answer, dataSchema);
+    credits.charged(answer, costCredits);
+    return data;
+  };
+  /** Each query answers `status` with `message`, and none of them moves the key's credits. */
+  const expectFreeErrors = async (path: OperationPath, list: readonly Query[], status: number, message: string, costCredits: number) => {
+    for (const query of list) {
+      const answer = await get(path, query);
+      expectError(answer, status, message);
+      credits.free(answer, costCredits);
+    }
+  };
+  /** Each query answers 400 Invalid parameter with the parameter named beside it, at no cost. */
+  const expectInvalid = async (path: OperationPath, cases: readonly [Query, string][], costCredits: number) => {
+    for (const [query, name] of cases) await expectFreeErrors(path, [query], 400, messages.invalid(name), costCredits);
+  };
 
   describe("the demo data set the server was seeded with", () => {
     it("has the fixtures this suite relies on", () => {
@@ -109,47 +127,32 @@ describe.each(targets)("$kind server", (target: ApiTarget) => {
     });
 
     it("returns the open-ended event with end_time null", async () => {
-      const answer = await get(paths.eventById, { event_id: demoFixtures.openEndedEventId });
-      expect(expectSuccess(answer, eventDataSchema).event.end_time).toBeNull();
-      credits.charged(answer, 4);
+      expect((await found(paths.eventById, { event_id: demoFixtures.openEndedEventId }, eventDataSchema, 4)).event.end_time).toBeNull();
     });
 
     it("returns the canceled event with is_canceled true", async () => {
-      const answer = await get(paths.eventById, { event_id: demoFixtures.canceledEventId });
-      expect(expectSuccess(answer, eventDataSchema).event.is_canceled).toBe(true);
-      credits.charged(answer, 4);
+      expect((await found(paths.eventById, { event_id: demoFixtures.canceledEventId }, eventDataSchema, 4)).event.is_canceled).toBe(true);
     });
 
     it("answers 404 Event not found for an unknown id and charges nothing", async () => {
-      const answer = await get(paths.eventById, { event_id: UNKNOWN_EVENT });
-      expectError(answer, 404, messages.eventNotFound);
-      credits.free(answer, 4);
+      await expectFreeErrors(paths.eventById, [{ event_id: UNKNOWN_EVENT }], 404, messages.eventNotFound, 4);
     });
 
     it("answers 400 Missing required parameter: event_id without it (or empty) and charges nothing", async () => {
-      for (const query of queries({}, { event_id: "" })) {
-        const answer = await get(paths.eventById, query);
-        expectError(answer, 400, messages.missing("event_id"));
-        credits.free(answer, 4);
-      }
+      await expectFreeErrors(paths.eventById, [{}, { event_id: "" }], 400, messages.missing("event_id"), 4);
     });
 
     it("answers 400 Invalid parameter: event_id for a value that is not 1-20 digits", async () => {
-      for (const eventId of ["abc", "12a", "-1", "1.5", "1".repeat(21)]) {
-        const answer = await get(paths.eventById, { event_id: eventId });
-        expectError(answer, 400, messages.invalid("event_id"));
-        credits.free(answer, 4);
-      }
+      const eventIds = ["abc", "12a", "-1", "1.5", "1".repeat(21)];
+      await expectFreeErrors(paths.eventById, eventIds.map((eventId) => ({ event_id: eventId })), 400, messages.invalid("event_id"), 4);
     });
   });
 
   describe("GET /v1/eventsite/event_details", () => {
     it("returns every demo event by its page URL, the same record as by id, charging 4 credits each", async () => {
       for (const event of seed.events) {
-        const answer = await get(paths.eventByUrl, { url: eventUrl(event.event_id) });
-        const data = expectSuccess(answer, eventDataSchema);
+        const data = await found(paths.eventByUrl, { url: eventUrl(event.event_id) }, eventDataSchema, 4);
         expect(data.event).toEqual(event);
-        credits.charged(answer, 4);
       }
     });
 
@@ -162,46 +165,33 @@ describe.each(targets)("$kind server", (target: ApiTarget) => {
         `https://${demoFixtures.eventUrlHost}/events/${eventId}`,
         `${eventUrl(eventId)}?ref=newsletter&utm_source=x`,
       ]) {
-        const answer = await get(paths.eventByUrl, { url });
-        expect(expectSuccess(answer, eventDataSchema).event, url).toEqual(expected);
-        credits.charged(answer, 4);
+        expect((await found(paths.eventByUrl, { url }, eventDataSchema, 4)).event, url).toEqual(expected);
       }
     });
 
     it("answers 404 Event not found for the URL of an unknown event and charges nothing", async () => {
-      const answer = await get(paths.eventByUrl, { url: eventUrl(UNKNOWN_EVENT) });
-      expectError(answer, 404, messages.eventNotFound);
-      credits.free(answer, 4);
+      await expectFreeErrors(paths.eventByUrl, [{ url: eventUrl(UNKNOWN_EVENT) }], 404, messages.eventNotFound, 4);
     });
 
     it("answers 400 Missing required parameter: url without it (or empty)", async () => {
-      for (const query of queries({}, { url: "" }, { event_id: "1000000000000001" })) {
-        const answer = await get(paths.eventByUrl, query);
-        expectError(answer, 400, messages.missing("url"));
-        credits.free(answer, 4);
-      }
+      await expectFreeErrors(paths.eventByUrl, [{}, { url: "" }, { event_id: "1000000000000001" }], 400, messages.missing("url"), 4);
     });
 
     it("answers 400 Invalid parameter: url for http:, another host, or a path that is not an event page", async () => {
-      for (const url of [
+      const urls = [
         `http://${demoFixtures.eventUrlHost}/events/1000000000000001/`,
         "https://evil.example/events/1000000000000001/",
         `https://${demoFixtures.eventUrlHost}/groups/1000000000000001/`,
         `https://${demoFixtures.eventUrlHost}/events/abc/`,
         "1000000000000001",
-      ]) {
-        const answer = await get(paths.eventByUrl, { url });
-        expectError(answer, 400, messages.invalid("url"));
-        credits.free(answer, 4);
-      }
+      ];
+      await expectFreeErrors(paths.eventByUrl, urls.map((url) => ({ url })), 400, messages.invalid("url"), 4);
     });
   });
 
   describe("GET /v1/pinsite/followers", () => {
     it("returns the first page of 25 for a userid with node_id and page_info, charging 2 credits", async () => {
-      const answer = await get(paths.followers, { userid: USER_30 });
-      const data = expectSuccess(answer, followersDataSchema);
-      credits.charged(answer, 2);
+      const data = await found(paths.followers, { userid: USER_30 }, followersDataSchema, 2);
       expect(data.followers).toHaveLength(25);
       expect(data.followers).toEqual(seedFollowers(USER_30).slice(0, 25));
       expect(data.followers.every((entry) => entry.cursor === null)).toBe(true);
@@ -244,9 +234,7 @@ describe.each(targets)("$kind server", (target: ApiTarget) => {
       const expected = seedFollowers(USER_10000);
       let query: Query = { userid: USER_10000 };
       for (let page = 0; page < 3; page += 1) {
-        const answer = await get(paths.followers, query);
-        const data = expectSuccess(answer, followersDataSchema);
-        credits.charged(answer, 2);
+        const data = await found(paths.followers, query, followersDataSchema, 2);
         expect(data.followers).toEqual(expected.slice(page * 25, page * 25 + 25));
         expect(data.page_info.has_next_page).toBe(true);
         query = { node_id: data.node_id, cursor: data.page_info.end_cursor ?? "" };
@@ -254,17 +242,13 @@ describe.each(targets)("$kind server", (target: ApiTarget) => {
     });
 
     it("answers node_id without cursor with the first page", async () => {
-      const answer = await get(paths.followers, { node_id: nodeIdOf(USER_30) });
-      const data = expectSuccess(answer, followersDataSchema);
-      credits.charged(answer, 2);
+      const data = await found(paths.followers, { node_id: nodeIdOf(USER_30) }, followersDataSchema, 2);
       expect(data.followers).toEqual(seedFollowers(USER_30).slice(0, 25));
       expect(data.page_info.has_next_page).toBe(true);
     });
 
     it("answers 200 with no followers for a user who has none (and charges 2 credits)", async () => {
-      const answer = await get(paths.followers, { userid: USER_0 });
-      const data = expectSuccess(answer, followersDataSchema);
-      credits.charged(answer, 2);
+      const data = await found(paths.followers, { userid: USER_0 }, followersDataSchema, 2);
       expect(data).toEqual({
         followers: [],
         node_id: nodeIdOf(USER_0),
@@ -273,19 +257,11 @@ describe.each(targets)("$kind server", (target: ApiTarget) => {
     });
 
     it("answers 404 User not found for an unknown userid or node_id and charges nothing", async () => {
-      for (const query of queries({ userid: UNKNOWN_USER }, { node_id: nodeIdOf(UNKNOWN_USER) })) {
-        const answer = await get(paths.followers, query);
-        expectError(answer, 404, messages.userNotFound);
-        credits.free(answer, 2);
-      }
+      await expectFreeErrors(paths.followers, [{ userid: UNKNOWN_USER }, { node_id: nodeIdOf(UNKNOWN_USER) }], 404, messages.userNotFound, 2);
     });
 
     it("answers 400 Missing required parameter: userid when neither userid nor node_id is given", async () => {
-      for (const query of queries({}, { userid: "" }, { node_id: "" }, { cursor: "abc" })) {
-        const answer = await get(paths.followers, query);
-        expectError(answer, 400, messages.missing("userid"));
-        credits.free(answer, 2);
-      }
+      await expectFreeErrors(paths.followers, [{}, { userid: "" }, { node_id: "" }, { cursor: "abc" }], 400, messages.missing("userid"), 2);
     });
 
     it("answers 400 Invalid parameter: userid / node_id / cursor for malformed values", async () => {
@@ -301,11 +277,7 @@ describe.each(targets)("$kind server", (target: ApiTarget) => {
         // A genuine cursor, but of another user's list.
         [{ node_id: nodeIdOf(USER_30), cursor: otherUsersCursor }, "cursor"],
       ];
-      for (const [query, name] of cases) {
-        const answer = await get(paths.followers, query);
-        expectError(answer, 400, messages.invalid(name));
-        credits.free(answer, 2);
-      }
+      await expectInvalid(paths.followers, cases, 2);
     });
   });
 
@@ -313,9 +285,7 @@ describe.each(targets)("$kind server", (target: ApiTarget) => {
     it("pages 45 publications 10 at a time: 5 pages, has_more until the last, charging 1 credit each", async () => {
       const pages = [];
       for (let page = 1; page <= 5; page += 1) {
-        const answer = await get(paths.publications, { urn: PROFILE_45, page: String(page) });
-        const data = expectSuccess(answer, publicationsDataSchema);
-        credits.charged(answer, 1);
+        const data = await found(paths.publications, { urn: PROFILE_45, page: String(page) }, publicationsDataSchema, 1);
         expect({ page: data.page, total: data.total, has_more: data.has_more, count: data.data.length }).toEqual({
           page,
           total: 45,
@@ -328,17 +298,13 @@ describe.each(targets)("$kind server", (target: ApiTarget) => {
     });
 
     it("answers page 1 when page is not given", async () => {
-      const answer = await get(paths.publications, { urn: PROFILE_45 });
-      const data = expectSuccess(answer, publicationsDataSchema);
-      credits.charged(answer, 1);
+      const data = await found(paths.publications, { urn: PROFILE_45 }, publicationsDataSchema, 1);
       expect(data.page).toBe(1);
       expect(data.data).toEqual(seedPublications(PROFILE_45).slice(0, 10));
     });
 
     it("answers a page past the end with 200, data [], has_more false and the real total", async () => {
-      const answer = await get(paths.publications, { urn: PROFILE_45, page: "6" });
-      expect(expectSuccess(answer, publicationsDataSchema)).toEqual({ page: 6, total: 45, has_more: false, data: [] });
-      credits.charged(answer, 1);
+      expect(await found(paths.publications, { urn: PROFILE_45, page: "6" }, publicationsDataSchema, 1)).toEqual({ page: 6, total: 45, has_more: false, data: [] });
     });
 
     it("answers a profile with 7 publications in one page", async () => {
@@ -353,23 +319,15 @@ describe.each(targets)("$kind server", (target: ApiTarget) => {
     });
 
     it("answers 200 with no publications for a profile that has none", async () => {
-      const answer = await get(paths.publications, { urn: PROFILE_0 });
-      expect(expectSuccess(answer, publicationsDataSchema)).toEqual({ page: 1, total: 0, has_more: false, data: [] });
-      credits.charged(answer, 1);
+      expect(await found(paths.publications, { urn: PROFILE_0 }, publicationsDataSchema, 1)).toEqual({ page: 1, total: 0, has_more: false, data: [] });
     });
 
     it("answers 404 Profile not found for an unknown urn and charges nothing", async () => {
-      const answer = await get(paths.publications, { urn: UNKNOWN_PROFILE });
-      expectError(answer, 404, messages.profileNotFound);
-      credits.free(answer, 1);
+      await expectFreeErrors(paths.publications, [{ urn: UNKNOWN_PROFILE }], 404, messages.profileNotFound, 1);
     });
 
     it("answers 400 Missing required parameter: urn without it (or empty)", async () => {
-      for (const query of queries({}, { urn: "" }, { page: "2" })) {
-        const answer = await get(paths.publications, query);
-        expectError(answer, 400, messages.missing("urn"));
-        credits.free(answer, 1);
-      }
+      await expectFreeErrors(paths.publications, [{}, { urn: "" }, { page: "2" }], 400, messages.missing("urn"), 1);
     });
 
     it("answers 400 Invalid parameter: page for a page that is not an integer ≥ 1, and urn for a malformed urn", async () => {
@@ -378,11 +336,7 @@ describe.each(targets)("$kind server", (target: ApiTarget) => {
         [{ urn: "3000000001" }, "urn"],
         [{ urn: "urn:li:member:" }, "urn"],
       ];
-      for (const [query, name] of cases) {
-        const answer = await get(paths.publications, query);
-        expectError(answer, 400, messages.invalid(name));
-        credits.free(answer, 1);
-      }
+      await expectInvalid(paths.publications, cases, 1);
     });
   });
 

@@ -1,11 +1,11 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import crypto from "node:crypto";
 import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { serverArgs } from "@/scripts/server-process";
+import { freePort, groupAlive, inheritedEnv, randomSecret, runCaptured, signalGroup, type CapturedRun } from "@/lib/cli/processes";
 
 /**
  * The API suite's servers: what a target is, the keys every test file gets, and how to start,
@@ -96,61 +96,28 @@ export type ApiTarget = {
 };
 
 /**
- * The only variables a server or CLI under test inherits from the parent; everything the app
- * reads (lib/env.ts) comes from the target, so a developer's DATABASE_URL, REDIS_URL,
- * DATA_SOURCE=upstream or the like never changes what the suite tests.
+ * A server or CLI under test inherits only a few variables from the parent (inheritedEnv);
+ * everything the app reads (lib/env.ts) comes from the target.
  */
-const INHERITED_ENV = ["PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LC_ALL", "TZ", "TMPDIR", "TERM"];
-
-export const childEnv = (target: ApiTarget): NodeJS.ProcessEnv => {
-  const base: Record<string, string | undefined> = {};
-  for (const name of INHERITED_ENV) if (process.env[name] !== undefined) base[name] = process.env[name];
+export const childEnv = (target: ApiTarget): NodeJS.ProcessEnv =>
   // The servers under test are production builds, whatever the suite itself runs as.
-  return { ...base, NEXT_TELEMETRY_DISABLED: "1", ...target.env, NODE_ENV: "production" };
-};
+  ({ ...inheritedEnv(), NEXT_TELEMETRY_DISABLED: "1", ...target.env, NODE_ENV: "production" });
 
-export const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.unref();
-    server.on("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => {
-        if (address !== null && typeof address === "object") resolve(address.port);
-        else reject(new Error("could not find a free port"));
-      });
-    });
-  });
-
-export const randomSecret = (length = 48): string =>
-  crypto.randomBytes(length).toString("base64url").slice(0, length);
+export { freePort, randomSecret };
 
 export const delay = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 // ---------------------------------------------------------------------------------------------
 // The key CLI (scripts/keys.ts)
 
-export type CliResult = { code: number; stdout: string; stderr: string };
+export type CliResult = CapturedRun;
 
 export const runKeysCli = (target: ApiTarget, args: readonly string[]): Promise<CliResult> =>
   runTsx(target, ["scripts/keys.ts", ...args]);
 
 /** Runs a TypeScript entry point of this repository with tsx in the target's environment. */
 export const runTsx = (target: ApiTarget, args: readonly string[]): Promise<CliResult> =>
-  new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [TSX_CLI, ...args], {
-      cwd: ROOT,
-      env: childEnv(target),
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code: code ?? 1, stdout, stderr }));
-  });
+  runCaptured(process.execPath, [TSX_CLI, ...args], { cwd: ROOT, env: childEnv(target) });
 
 const cliOrThrow = async (target: ApiTarget, args: readonly string[]): Promise<string> => {
   const result = await runKeysCli(target, args);
@@ -276,15 +243,6 @@ const writeState = (target: ApiTarget, state: ServerState): void => {
 
 export const serverPid = (target: ApiTarget): number | null => readState(target).pid;
 
-const groupAlive = (pid: number): boolean => {
-  try {
-    process.kill(-pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-};
-
 export type StartMode =
   /** `tsx scripts/start.ts`: builds when needed, migrates, seeds an empty store, serves. */
   | "start-script"
@@ -379,19 +337,11 @@ export const startServer = async (
 export const stopServer = async (target: ApiTarget): Promise<void> => {
   const pid = serverPid(target);
   if (pid === null) return;
-  try {
-    process.kill(-pid, "SIGTERM");
-  } catch {
-    // already gone
-  }
+  signalGroup(pid, "SIGTERM");
   const deadline = Date.now() + 15_000;
   while (groupAlive(pid) && Date.now() < deadline) await delay(100);
   if (groupAlive(pid)) {
-    try {
-      process.kill(-pid, "SIGKILL");
-    } catch {
-      // gone meanwhile
-    }
+    signalGroup(pid, "SIGKILL");
     while (groupAlive(pid)) await delay(100);
   }
   writeState(target, { pid: null });
@@ -400,12 +350,7 @@ export const stopServer = async (target: ApiTarget): Promise<void> => {
 /** Synchronous last resort for an interrupted run: kill the group without waiting. */
 export const killServerNow = (target: ApiTarget): void => {
   const pid = serverPid(target);
-  if (pid === null) return;
-  try {
-    process.kill(-pid, "SIGKILL");
-  } catch {
-    // gone
-  }
+  if (pid !== null) signalGroup(pid, "SIGKILL");
 };
 
 /** Another `next build` (someone else's) must finish before start.ts may look at `.next`. */

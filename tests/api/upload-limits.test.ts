@@ -1,5 +1,6 @@
-import fs from "node:fs";
 import { describe, expect, inject, it } from "vitest";
+import { signInWithPassword } from "@/lib/cli/console-session";
+import { groupRssKiB } from "@/lib/cli/processes";
 import { generatedBody } from "@/tests/support/streams";
 import { serverPid, type ApiTarget } from "./harness";
 
@@ -16,50 +17,16 @@ const targets = inject("apiTargets");
 const MB = 1024 * 1024;
 const RSS_BOUND_BYTES = 300 * MB;
 const UPLOAD_LINE_BYTES = 100 * MB;
-const SESSION_COOKIE = "next-auth.session-token";
 
 const must = <T>(value: T | null | undefined, what: string): T => {
   if (value === null || value === undefined) throw new Error(`missing ${what}`);
   return value;
 };
 
-const cookiesOf = (response: Response): string[] => response.headers.getSetCookie().map((cookie) => cookie.split(";")[0] ?? "");
+/** Signs in as the browser does; the session's Cookie header. */
+const signIn = async (target: ApiTarget, email: string, password: string): Promise<string> =>
+  must((await signInWithPassword(target.baseUrl, { email, password })).session, "session cookie");
 
-/** Signs in as the browser does: the CSRF cookie and token, then the credentials callback. */
-const signIn = async (target: ApiTarget, email: string, password: string): Promise<string> => {
-  const csrf = await fetch(`${target.baseUrl}/api/auth/csrf`, { redirect: "manual" });
-  const { csrfToken } = (await csrf.json()) as { csrfToken: string };
-  const response = await fetch(`${target.baseUrl}/api/auth/callback/credentials`, {
-    method: "POST",
-    redirect: "manual",
-    headers: { "Content-Type": "application/x-www-form-urlencoded", Cookie: cookiesOf(csrf).join("; ") },
-    body: new URLSearchParams({ csrfToken, email, password, callbackUrl: `${target.baseUrl}/keys`, json: "true" }),
-  });
-  await response.text();
-  return must(
-    cookiesOf(response).find((cookie) => cookie.startsWith(SESSION_COOKIE)),
-    "session cookie",
-  );
-};
-
-/** RSS of every process in the server's process group (the server may run Next in a child). */
-const groupRssBytes = (groupId: number): number => {
-  let total = 0;
-  for (const entry of fs.readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      // Field 5 of /proc/PID/stat is the process group; the command name (field 2) may hold spaces.
-      const stat = fs.readFileSync(`/proc/${entry}/stat`, "utf8");
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      if (Number(fields[2]) !== groupId) continue;
-      const rss = /^VmRSS:\s+(\d+) kB$/m.exec(fs.readFileSync(`/proc/${entry}/status`, "utf8"));
-      total += Number(rss?.[1] ?? 0) * 1024;
-    } catch {
-      // The process ended between listing and reading.
-    }
-  }
-  return total;
-};
 
 const nested = (depth: number): string => `${"[".repeat(depth)}${"]".repeat(depth)}`;
 const validEvent = (id: string): string =>
@@ -94,6 +61,9 @@ const uploadBody = (): ReadableStream<Uint8Array> => {
   const head = `${validEvent("9300000001")}\n${deep}\n{"event_id":"9300000003","title":"`;
   return generatedBody(head, UPLOAD_LINE_BYTES, `"}\n${validEvent("9300000004")}\n`);
 };
+
+/** RSS of every process in the server's process group (the server may run Next in a child). */
+const groupRssBytes = (groupId: number): number => groupRssKiB(groupId) * 1024;
 
 describe.each(targets)("$kind server: POST /api/admin/import", (target: ApiTarget) => {
   it(`takes a 100 MB upload with a deep record and a 100 MB line: two reported errors, RSS within +${RSS_BOUND_BYTES / MB} MB`, async () => {

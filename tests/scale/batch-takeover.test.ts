@@ -1,5 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { closeAgents, closeDatabase, cluster, control, database, delay, ensureWholeCluster, readLedger, skipped } from "./harness";
+import { describe, expect, it } from "vitest";
+import { signInWithPassword } from "@/lib/cli/console-session";
+import { cluster, control, database, delay, readLedger, skipped, useWholeCluster } from "./harness";
 
 /**
  * Issue 14: a batch runs on exactly one instance at a time (a lease in PostgreSQL). When that
@@ -7,43 +8,18 @@ import { closeAgents, closeDatabase, cluster, control, database, delay, ensureWh
  * it, and no input is charged twice: 40 found events, 40 usage records of 200, 160 credits.
  */
 const EVENT_IDS = Array.from({ length: 40 }, (_, index) => String(1_000_000_000_000_001 + index));
-const SESSION_COOKIE = "next-auth.session-token";
 
 type BatchView = { id: string; status: string; done: number; succeeded: number; failed: number; creditsSpent: number };
 
-const cookiesOf = (response: Response): string =>
-  response.headers
-    .getSetCookie()
-    .map((line) => line.split(";")[0] ?? "")
-    .join("; ");
-
 describe.skipIf(skipped())("a batch whose instance is killed", () => {
-  beforeAll(() => ensureWholeCluster());
-  afterAll(async () => {
-    await ensureWholeCluster();
-    closeAgents();
-    await closeDatabase();
-  });
+  useWholeCluster({ repairAfter: true });
 
   it("finishes on another instance with every input charged once", async () => {
     const [first] = cluster().instances;
     if (!first) throw new Error("no instance");
     const base = first.baseUrl;
-    const csrf = await fetch(`${base}/api/auth/csrf`);
-    const { csrfToken } = (await csrf.json()) as { csrfToken: string };
-    const signedIn = await fetch(`${base}/api/auth/callback/credentials`, {
-      method: "POST",
-      redirect: "manual",
-      headers: { "Content-Type": "application/x-www-form-urlencoded", Cookie: cookiesOf(csrf) },
-      body: new URLSearchParams({ csrfToken, ...cluster().admin, callbackUrl: `${base}/batches`, json: "true" }),
-    });
-    await signedIn.arrayBuffer();
-    const session = signedIn.headers
-      .getSetCookie()
-      .map((line) => line.split(";")[0] ?? "")
-      .filter((pair) => pair.startsWith(SESSION_COOKIE))
-      .join("; ");
-    expect(session).not.toBe("");
+    const { session } = await signInWithPassword(base, cluster().admin, "/batches");
+    if (session === null) throw new Error("no session cookie for the admin");
     const api = async (method: string, path: string, json?: unknown) => {
       const response = await fetch(`${base}${path}`, {
         method,

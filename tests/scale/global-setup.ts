@@ -1,17 +1,15 @@
-import { spawn, type ChildProcess } from "node:child_process";
-import crypto from "node:crypto";
+import type { ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import http from "node:http";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
 import type { TestProject } from "vitest/node";
+import { freePort, inheritedEnv, randomSecret, runLogged, signalGroup } from "@/lib/cli/processes";
 import {
   createRoundRobinProxy,
   listen,
-  signalGroup,
   snapshotBuild,
   spawnInstance,
   stopInstance,
@@ -40,22 +38,8 @@ const POSTGRES = { host: "127.0.0.1", port: 5432, user: "postgres", database: "t
 const INSTANCES = 3;
 const DB_TIMEOUT_MS = 2000;
 const EVENT_SITE_HOST = "events.demo.test";
-const INHERITED_ENV = ["PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LC_ALL", "TZ", "TMPDIR", "TERM"];
 
 const log = (message: string) => console.log(`[scale-suite] ${message}`);
-
-const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.unref();
-    server.on("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => (address !== null && typeof address === "object" ? resolve(address.port) : reject(new Error("no free port"))));
-    });
-  });
-
-const randomSecret = (length: number): string => crypto.randomBytes(length).toString("base64url").slice(0, length);
 
 const postgresUrl = (port: number, schema: string): string =>
   `postgresql://${POSTGRES.user}@${POSTGRES.host}:${port}/${POSTGRES.database}?options=${encodeURIComponent(`-c search_path=${schema}`)}`;
@@ -79,23 +63,9 @@ const unavailable = async (): Promise<string | null> => {
   return redisServerAvailable();
 };
 
-const cleanEnv = (): Record<string, string> => {
-  const base: Record<string, string> = {};
-  for (const name of INHERITED_ENV) {
-    const value = process.env[name];
-    if (value !== undefined) base[name] = value;
-  }
-  return base;
-};
 
 const run = (args: readonly string[], env: Record<string, string>, logFile: string): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const fd = fs.openSync(logFile, "a");
-    const child = spawn(process.execPath, [TSX_CLI, ...args], { cwd: ROOT, env: { ...env, NODE_ENV: "production" }, stdio: ["ignore", fd, fd] });
-    fs.closeSync(fd);
-    child.on("error", reject);
-    child.on("close", (code) => resolve(code ?? 1));
-  });
+  runLogged(process.execPath, [TSX_CLI, ...args], { cwd: ROOT, env: { ...env, NODE_ENV: "production" }, logFile });
 
 const tail = (file: string, lines = 30): string => {
   try {
@@ -113,7 +83,7 @@ const buildOnce = async (logFile: string): Promise<void> => {
   for (let attempt = 1; ; attempt += 1) {
     await waitForForeignBuilds(log);
     const before = fs.statSync(logFile).size;
-    const code = await run(["scripts/build.ts"], { ...cleanEnv(), NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1" }, logFile);
+    const code = await run(["scripts/build.ts"], { ...inheritedEnv(), NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1" }, logFile);
     if (code === 0) return;
     const output = fs.readFileSync(logFile, "utf8").slice(before);
     if (attempt >= 5 || !output.includes("Another next build process is already running")) {
@@ -198,7 +168,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
     const proxyPort = await freePort();
     const proxyUrl = `http://127.0.0.1:${proxyPort}`;
     const appEnv: Record<string, string> = {
-      ...cleanEnv(),
+      ...inheritedEnv(),
       NEXT_TELEMETRY_DISABLED: "1",
       NODE_ENV: "production",
       DATA_DIR: dataDir,

@@ -1,9 +1,9 @@
-import { spawn } from "node:child_process";
 import http from "node:http";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import zlib from "node:zlib";
 import pg from "pg";
+import { runCaptured, type CapturedRun } from "@/lib/cli/processes";
 import { afterAll, beforeAll, inject } from "vitest";
 
 /**
@@ -331,17 +331,5 @@ export const sumCharged = (usage: readonly UsageRow[], where: (row: UsageRow) =>
 
 const TSX_CLI = path.join(ROOT, "node_modules", "tsx", "dist", "cli.mjs");
 
-export const runKeysCli = (args: readonly string[]): Promise<{ code: number; stdout: string; stderr: string }> =>
-  new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [TSX_CLI, "scripts/keys.ts", ...args], {
-      cwd: ROOT,
-      env: { ...cluster().cliEnv, NODE_ENV: "production" },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code: code ?? 1, stdout, stderr }));
-  });
+export const runKeysCli = (args: readonly string[]): Promise<CapturedRun> =>
+  runCaptured(process.execPath, [TSX_CLI, "scripts/keys.ts", ...args], { cwd: ROOT, env: { ...cluster().cliEnv, NODE_ENV: "production" } });

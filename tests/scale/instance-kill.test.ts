@@ -1,16 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  closeAgents,
-  closeDatabase,
-  control,
-  countStatuses,
-  delay,
-  ensureWholeCluster,
-  issueKey,
-  readLedger,
-  skipped,
-  sumCharged,
-} from "./harness";
+import { describe, expect, it } from "vitest";
+import { control, countStatuses, delay, ensureWholeCluster, issueKey, readLedger, skipped, sumCharged, useWholeCluster } from "./harness";
 import { startTraffic } from "./traffic";
 
 /**
@@ -21,12 +10,7 @@ import { startTraffic } from "./traffic";
 const VICTIM = 1;
 
 describe.skipIf(skipped())("an instance killed mid-request", () => {
-  beforeAll(() => ensureWholeCluster());
-  afterAll(async () => {
-    await ensureWholeCluster();
-    closeAgents();
-    await closeDatabase();
-  });
+  useWholeCluster({ repairAfter: true });
 
   it("leaves credits spent equal to the credits of the 200 usage records, and nothing pending", async () => {
     const key = await issueKey("scale-instance-kill", { credits: 1_000_000, qps: 100_000 });

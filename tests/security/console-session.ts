@@ -1,54 +1,25 @@
 import { expect } from "vitest";
+import { cookieHeader, parseJsonOrUndefined, setCookiePairs, signInWithPassword } from "@/lib/cli/console-session";
 import type { ApiTarget } from "@/tests/api/harness";
 
 /**
  * A browser-like session against a production server for the security suite: sign-in through
  * next-auth's CSRF + credentials callback, JSON calls with the session cookie, sign-out.
  */
-export const SESSION_COOKIE = "next-auth.session-token";
-
 export type Session = { email: string; password: string; cookie: string };
 export type Answer = { status: number; text: string; body: unknown; headers: Headers };
-
-const cookiePairs = (response: Response): Map<string, string> => {
-  const pairs = new Map<string, string>();
-  for (const line of response.headers.getSetCookie()) {
-    const pair = line.split(";")[0] ?? "";
-    const at = pair.indexOf("=");
-    if (at > 0) pairs.set(pair.slice(0, at), pair.slice(at + 1));
-  }
-  return pairs;
-};
-
-const header = (pairs: Map<string, string>) => [...pairs].map(([name, value]) => `${name}=${value}`).join("; ");
-
-const parse = (text: string): unknown => {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-};
 
 export const consoleClient = (target: ApiTarget) => {
   const csrf = async (cookie = ""): Promise<{ token: string; cookies: Map<string, string> }> => {
     const response = await fetch(`${target.baseUrl}/api/auth/csrf`, { headers: cookie ? { Cookie: cookie } : {} });
-    const cookies = cookiePairs(response);
+    const cookies = setCookiePairs(response);
     return { token: ((await response.json()) as { csrfToken: string }).csrfToken, cookies };
   };
 
   const signIn = async (email: string, password: string): Promise<Session> => {
-    const { token, cookies } = await csrf();
-    const response = await fetch(`${target.baseUrl}/api/auth/callback/credentials`, {
-      method: "POST",
-      redirect: "manual",
-      headers: { "Content-Type": "application/x-www-form-urlencoded", Cookie: header(cookies) },
-      body: new URLSearchParams({ csrfToken: token, email, password, callbackUrl: `${target.baseUrl}/keys`, json: "true" }),
-    });
-    await response.arrayBuffer();
-    const session = [...cookiePairs(response)].find(([name]) => name === SESSION_COOKIE);
-    expect(session, `a session for ${email} (status ${response.status})`).toBeDefined();
-    return { email, password, cookie: `${SESSION_COOKIE}=${session?.[1] ?? ""}` };
+    const { status, session } = await signInWithPassword(target.baseUrl, { email, password });
+    expect(session, `a session for ${email} (status ${status})`).not.toBeNull();
+    return { email, password, cookie: session ?? "" };
   };
 
   /** POST /api/auth/signout as the browser's sign-out button does it (CSRF token in the form). */
@@ -57,7 +28,7 @@ export const consoleClient = (target: ApiTarget) => {
     const response = await fetch(`${target.baseUrl}/api/auth/signout`, {
       method: "POST",
       redirect: "manual",
-      headers: { "Content-Type": "application/x-www-form-urlencoded", Cookie: `${session.cookie}; ${header(cookies)}` },
+      headers: { "Content-Type": "application/x-www-form-urlencoded", Cookie: `${session.cookie}; ${cookieHeader(cookies)}` },
       body: new URLSearchParams({ csrfToken: token, callbackUrl: `${target.baseUrl}/signin`, json: "true" }),
     });
     await response.arrayBuffer();
@@ -76,7 +47,7 @@ export const consoleClient = (target: ApiTarget) => {
     if (body !== undefined) headers["Content-Type"] ??= "application/json";
     const response = await fetch(`${target.baseUrl}${path}`, { method, headers, body, redirect: "manual" });
     const text = await response.text();
-    return { status: response.status, text, body: parse(text), headers: response.headers };
+    return { status: response.status, text, body: parseJsonOrUndefined(text), headers: response.headers };
   };
 
   const admin = () => signIn(target.env.ADMIN_EMAIL ?? "", target.env.ADMIN_PASSWORD ?? "");

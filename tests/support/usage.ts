@@ -1,4 +1,4 @@
-import type { Db } from "@/lib/db/client";
+import type { Db, Queryable } from "@/lib/db/client";
 import { createSettler, type Outcome } from "@/lib/credits/settle";
 import { createKey } from "@/lib/keys/repository";
 import { createUser, type Role, type User } from "@/lib/users/repository";
@@ -14,6 +14,17 @@ export const newUser = (db: Db, email: string, role: Role = "analyst"): Promise<
 
 export const newKey = async (db: Db, ownerId: string | null, credits: number, name = "key") =>
   (await createKey(db, TEST_SECRET, { name, ownerId, credits, qpsLimit: 5, expiresAt: null })).key;
+
+/** A key's credits now, as stored. */
+export const creditsOf = async (db: Queryable, keyId: string): Promise<number> =>
+  Number((await db.query<{ c: number }>("SELECT credits_remaining AS c FROM api_keys WHERE id = $1", [keyId]))[0]?.c);
+
+/** A key's usage records in the order they were written. */
+export const usageRowsOf = (db: Queryable, keyId: string) =>
+  db.query<{ status: number; credits_charged: number; reason: string }>(
+    "SELECT status, credits_charged, reason FROM usage_events WHERE key_id = $1 ORDER BY id",
+    [keyId],
+  );
 
 export type ScriptedCall = {
   keyId: string;

@@ -21,6 +21,7 @@ import { summary } from "@/lib/usage/summary";
 import { createUser, type User } from "@/lib/users/repository";
 import { testDatabases } from "@/tests/support/databases";
 import { stampOperation } from "@/tests/support/stamp-operation";
+import { creditsOf } from "@/tests/support/usage";
 
 /**
  * Issue 11's proof that the operation is the unit: one module (tests/support/stamp-operation.ts),
@@ -79,8 +80,7 @@ describe.each(await testDatabases())("the stamp operation on $name", (database) 
     createKey(db, SECRET, { name: `stamp-${credits}`, ownerId: owner.id, credits, qpsLimit, expiresAt: null });
   const lookup = (token: string | null, query: string): Promise<PipelineResult> =>
     runLookup(stampOperation, { authorization: token === null ? null : `Bearer ${token}`, query: new URLSearchParams(query) }, deps);
-  const credits = async (keyId: string) =>
-    Number((await db.query<{ c: number }>("SELECT credits_remaining::int AS c FROM api_keys WHERE id = $1", [keyId]))[0]?.c);
+  const credits = (keyId: string) => creditsOf(db, keyId);
   const usageOf = (requestId: string) =>
     db.query<{ operation: string; status: number; credits_charged: number; params_summary: string }>(
       "SELECT operation, status, credits_charged::int AS credits_charged, params_summary FROM usage_events WHERE request_id = $1",

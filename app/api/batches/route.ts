@@ -2,7 +2,7 @@ import { z } from "zod";
 import { createBatch } from "@/lib/batches/batches";
 import { listBatches } from "@/lib/batches/repository";
 import { wakeBatchRunner } from "@/lib/batches/start";
-import { batchView } from "@/lib/batches/view";
+import { batchView, createdBatchView } from "@/lib/batches/view";
 import { withBatchErrors } from "@/lib/console-api/batches";
 import { ConsoleError, consoleRoute } from "@/lib/console-api/handler";
 
@@ -43,14 +43,6 @@ export const POST = consoleRoute({ body: newBatchBody, status: 201 }, async ({ u
   withBatchErrors(async () => {
     const created = await createBatch(db, user, body);
     wakeBatchRunner();
-    return {
-      id: created.batch.id,
-      status: created.batch.status,
-      total: created.batch.total,
-      rejected: created.rejected,
-      maxCostCredits: created.batch.max_cost_credits,
-      duplicates: created.duplicates,
-      maxCredits: created.batch.max_credits,
-    };
+    return createdBatchView(created);
   }),
 );

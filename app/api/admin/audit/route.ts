@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { ConsoleError, consoleRoute } from "@/lib/console-api/handler";
+import { limitParam } from "@/lib/console-api/query";
 import { listAudit } from "@/lib/audit/log";
 import { toAuditView } from "@/lib/keys/view";
 
@@ -9,12 +10,7 @@ const auditQuery = z.object({
     .int("before must be an entry id.")
     .positive("before must be an entry id.")
     .optional(),
-  limit: z.coerce
-    .number({ error: "limit must be a whole number." })
-    .int("limit must be a whole number.")
-    .min(1, "limit must be at least 1.")
-    .max(200, "limit can be at most 200.")
-    .default(50),
+  limit: limitParam(200, 50),
 });
 
 /** Admin only: newest entries first, paged by id (`nextBefore` is null on the last page). */

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { registry } from "@/lib/operations";
 import { ConsoleError, consoleRoute } from "@/lib/console-api/handler";
+import { limitParam } from "@/lib/console-api/query";
 import { MAX_RECENT_LIMIT, recentLookups } from "@/lib/usage/recent";
 
 export const dynamic = "force-dynamic";
@@ -15,12 +16,7 @@ const recentQuery = z.object({
     .refine((names) => names.every((name) => operationIds.includes(name)), {
       message: `operations must be a comma-separated list of ${operationIds.join(", ")}.`,
     }),
-  limit: z.coerce
-    .number({ error: "limit must be a number." })
-    .int("limit must be a whole number.")
-    .min(1, "limit must be at least 1.")
-    .max(MAX_RECENT_LIMIT, `limit can be at most ${MAX_RECENT_LIMIT}.`)
-    .default(10),
+  limit: limitParam(MAX_RECENT_LIMIT, 10, "limit must be a number."),
 });
 
 /** The signed-in user's recent successful lookups: `?operations=<id>,<id>&limit=10` (ids of the registry). */

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { retryFailed } from "@/lib/batches/batches";
 import { changeBatch } from "@/lib/batches/repository";
 import { wakeBatchRunner } from "@/lib/batches/start";
-import { batchView } from "@/lib/batches/view";
+import { batchView, createdBatchView } from "@/lib/batches/view";
 import { withBatchErrors } from "@/lib/console-api/batches";
 import { consoleRoute, notFound } from "@/lib/console-api/handler";
 
@@ -21,18 +21,7 @@ export const POST = consoleRoute({ body: actionBody }, async ({ user, params, db
     if (action === "retry") {
       const created = await retryFailed(db, user, id);
       wakeBatchRunner();
-      return Response.json(
-        {
-          id: created.batch.id,
-          status: created.batch.status,
-          total: created.batch.total,
-          rejected: created.rejected,
-          maxCostCredits: created.batch.max_cost_credits,
-          duplicates: created.duplicates,
-          maxCredits: created.batch.max_credits,
-        },
-        { status: 201, headers: { "Cache-Control": "no-store" } },
-      );
+      return Response.json(createdBatchView(created), { status: 201, headers: { "Cache-Control": "no-store" } });
     }
     if (action !== "pause" && action !== "resume" && action !== "cancel") throw notFound("No such batch action.");
     const row = await changeBatch(db, user, id, action, { maxCredits: body.maxCredits });

@@ -1,3 +1,5 @@
+import { RATE_LIMIT_HEADER_NAMES } from "@/lib/ratelimit/header-names";
+
 /**
  * The headers every authenticated /v1 answer carries (decisions.md). Its own module, free of zod,
  * because the API reference's try-it panel (a client component) shows them too.
@@ -7,9 +9,5 @@ export const AUTHENTICATED_HEADERS = [
   "X-Credits-Cost",
   "X-Credits-Charged",
   "X-Credits-Remaining",
-  "RateLimit-Policy",
-  "RateLimit",
-  "RateLimit-Limit",
-  "RateLimit-Remaining",
-  "RateLimit-Reset",
+  ...RATE_LIMIT_HEADER_NAMES,
 ] as const;

@@ -1,3 +1,4 @@
+import type { RateLimitHeaderName } from "./header-names";
 import { RATE_WINDOW_S, type RateDecision } from "./limiter";
 
 /**
@@ -9,16 +10,6 @@ import { RATE_WINDOW_S, type RateDecision } from "./limiter";
  * - draft-06's `RateLimit-Limit` / `-Remaining` / `-Reset`, kept because existing clients read them.
  */
 export const RATE_POLICY_NAME = "per-key";
-
-export const RATE_LIMIT_HEADER_NAMES = [
-  "RateLimit-Policy",
-  "RateLimit",
-  "RateLimit-Limit",
-  "RateLimit-Remaining",
-  "RateLimit-Reset",
-] as const;
-
-export type RateLimitHeaderName = (typeof RATE_LIMIT_HEADER_NAMES)[number];
 
 /** Whole seconds until the window resets, never 0: a client told "0" would retry at once and be refused. */
 export const resetSeconds = (decision: RateDecision): number => Math.max(1, Math.ceil(decision.resetMs / 1000));

@@ -3,6 +3,7 @@ import fs from "node:fs";
 import { createRequire } from "node:module";
 import os from "node:os";
 import { freePort, groupAlive, signalGroup } from "@/lib/cli/processes";
+import { runningBuilds } from "./cluster";
 
 /**
  * The pieces of `npm run bench` that know nothing of Social Lookup: a typed face for autocannon
@@ -158,7 +159,36 @@ export const stopGroup = async (child: ChildProcess, graceMs: number): Promise<v
 };
 
 // The cluster script owns the "is a build running" probe; the benches share it.
-export { runningBuilds } from "./cluster";
+export { runningBuilds };
+
+/** Two builds into one .next directory break each other: let another engineer's build finish first. */
+export const waitForOtherBuilds = async (): Promise<void> => {
+  let announced = false;
+  while (runningBuilds().length > 0) {
+    if (!announced) console.log("another `next build` is running; waiting for it to finish before starting…");
+    announced = true;
+    await sleep(2000);
+  }
+};
+
+/** The options of a load run: --duration S and --connections N, as the benches describe them. */
+export const LOAD_OPTIONS = {
+  duration: { type: "string", default: "10" },
+  connections: { type: "string", default: "50" },
+} as const;
+
+/** --duration and --connections read and checked; the message of the error says which is wrong. */
+export const readLoadOptions = (values: { duration: string; connections: string }): { durationSeconds: number; connections: number } => {
+  const durationSeconds = Number(values.duration);
+  const connections = Number(values.connections);
+  if (!Number.isFinite(durationSeconds) || durationSeconds <= 0 || durationSeconds > 3600) {
+    throw new Error("--duration must be a number of seconds between 0 and 3600");
+  }
+  if (!Number.isInteger(connections) || connections < 1 || connections > 10_000) {
+    throw new Error("--connections must be a whole number between 1 and 10000");
+  }
+  return { durationSeconds, connections };
+};
 // scripts/bench.ts takes the free-port probe from here.
 export { freePort };
 

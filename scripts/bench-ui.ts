@@ -10,7 +10,7 @@ import { z } from "zod";
 import { ensureBuild } from "@/lib/cli/build";
 import { CHROMIUM_ARGS } from "@/lib/cli/chromium";
 import { freePort } from "@/lib/cli/processes";
-import { formatRow, killGroupNow, machineSummary, runningBuilds, sleep, spawnLogged, stopGroup, tail } from "./bench-lib";
+import { formatRow, killGroupNow, machineSummary, sleep, spawnLogged, stopGroup, tail, waitForOtherBuilds } from "./bench-lib";
 import { LIGHTHOUSE_TARGET, measureLighthouse, printLighthouse } from "./bench-lighthouse";
 
 /**
@@ -296,16 +296,6 @@ for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
     void cleanup().finally(() => process.exit(130));
   });
 }
-
-/** Two builds into one .next directory break each other: let another engineer's build finish first. */
-const waitForOtherBuilds = async () => {
-  let announced = false;
-  while (runningBuilds().length > 0) {
-    if (!announced) console.log("another `next build` is running; waiting for it to finish…");
-    announced = true;
-    await sleep(2000);
-  }
-};
 
 const waitUntilHealthy = async (server: ChildProcess, baseUrl: string, logFile: string) => {
   const deadline = Date.now() + STARTUP_TIMEOUT_MS;

@@ -3,7 +3,6 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { parseArgs } from "node:util";
 import { z } from "zod";
 import { openDb } from "@/lib/db/client";
 import { DatabaseLockedError } from "@/lib/db/lock";
@@ -19,8 +18,9 @@ import {
   freePort,
   inFlightCount,
   killGroupNow,
+  LOAD_OPTIONS,
+  readLoadOptions,
   machineSummary,
-  runningBuilds,
   sleep,
   spawnLogged,
   startLoad,
@@ -30,7 +30,9 @@ import {
   type AutocannonResult,
   type KeyTally,
   type LoadRun,
+  waitForOtherBuilds,
 } from "./bench-lib";
+import { parseCliOptions } from "@/lib/cli/options";
 
 /**
  * `npm run bench`: the production server (scripts/start.ts → server.ts) on a fresh embedded
@@ -58,37 +60,13 @@ const tsxCli = path.join(root, "node_modules", "tsx", "dist", "cli.mjs");
 
 class BenchError extends Error {}
 
-const readArgs = () => {
-  try {
-    return parseArgs({
-      args: process.argv.slice(2),
-      options: {
-        duration: { type: "string", default: "10" },
-        connections: { type: "string", default: "50" },
-        keep: { type: "boolean", default: false },
-        help: { type: "boolean", default: false },
-      },
-    });
-  } catch (error) {
-    throw new BenchError(`${error instanceof Error ? error.message : String(error)}\n${USAGE}`);
-  }
-};
-
 const parseOptions = () => {
-  const { values } = readArgs();
-  if (values.help) {
-    console.log(USAGE);
-    process.exit(0);
+  const values = parseCliOptions(USAGE, { ...LOAD_OPTIONS, keep: { type: "boolean", default: false } }, (message) => new BenchError(message));
+  try {
+    return { ...readLoadOptions(values), keep: values.keep };
+  } catch (error) {
+    throw new BenchError(`${(error as Error).message}\n${USAGE}`);
   }
-  const durationSeconds = Number(values.duration);
-  const connections = Number(values.connections);
-  if (!Number.isFinite(durationSeconds) || durationSeconds <= 0 || durationSeconds > 3600) {
-    throw new BenchError(`--duration must be a number of seconds between 0 and 3600\n${USAGE}`);
-  }
-  if (!Number.isInteger(connections) || connections < 1 || connections > 10_000) {
-    throw new BenchError(`--connections must be a whole number between 1 and 10000\n${USAGE}`);
-  }
-  return { durationSeconds, connections, keep: values.keep };
 };
 
 /** Everything that must not outlive the bench, released by `cleanup` (or synchronously on exit). */
@@ -158,16 +136,6 @@ const createKey = (env: NodeJS.ProcessEnv) => {
     return issuedKey.parse(JSON.parse(lastLine));
   } catch {
     throw new BenchError(`keys create printed no key JSON:\n${result.stdout.trim()}`);
-  }
-};
-
-/** Two builds into one .next directory break each other: let another engineer's build finish first. */
-const waitForOtherBuilds = async () => {
-  let announced = false;
-  while (runningBuilds().length > 0) {
-    if (!announced) console.log("another `next build` is running; waiting for it to finish before starting…");
-    announced = true;
-    await sleep(2000);
   }
 };
 

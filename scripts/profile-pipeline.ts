@@ -4,7 +4,6 @@ import fs from "node:fs";
 import http from "node:http";
 import os from "node:os";
 import path from "node:path";
-import { parseArgs } from "node:util";
 import { z } from "zod";
 import { openDb } from "@/lib/db/client";
 import { followers } from "@/lib/operations/followers";
@@ -16,10 +15,13 @@ import {
   describeStatuses,
   emptyTally,
   inFlightCount,
+  LOAD_OPTIONS,
+  readLoadOptions,
   machineSummary,
   sleep,
   startLoad,
 } from "./bench-lib";
+import { parseCliOptions } from "@/lib/cli/options";
 
 /**
  * `npx tsx scripts/profile-pipeline.ts`: the /v1 lookup pipeline (runLookup with the process's
@@ -111,30 +113,17 @@ const serve = async () => {
 };
 
 const parseOptions = () => {
-  const { values } = parseArgs({
-    args: process.argv.slice(2),
-    options: {
-      duration: { type: "string", default: "10" },
-      connections: { type: "string", default: "50" },
-      "cpu-prof": { type: "string" },
-      keep: { type: "boolean", default: false },
-      serve: { type: "boolean", default: false },
-      help: { type: "boolean", default: false },
-    },
+  const values = parseCliOptions(USAGE, {
+    ...LOAD_OPTIONS,
+    "cpu-prof": { type: "string" },
+    keep: { type: "boolean", default: false },
+    serve: { type: "boolean", default: false },
   });
-  if (values.help) {
-    console.log(USAGE);
-    process.exit(0);
+  try {
+    return { ...readLoadOptions(values), cpuProfDir: values["cpu-prof"], keep: values.keep, serve: values.serve };
+  } catch (error) {
+    throw new ProfileError(`${(error as Error).message}\n${USAGE}`);
   }
-  const durationSeconds = Number(values.duration);
-  const connections = Number(values.connections);
-  if (!Number.isFinite(durationSeconds) || durationSeconds <= 0 || durationSeconds > 3600) {
-    throw new ProfileError(`--duration must be a number of seconds between 0 and 3600\n${USAGE}`);
-  }
-  if (!Number.isInteger(connections) || connections < 1 || connections > 10_000) {
-    throw new ProfileError(`--connections must be a whole number between 1 and 10000\n${USAGE}`);
-  }
-  return { durationSeconds, connections, cpuProfDir: values["cpu-prof"], keep: values.keep, serve: values.serve };
 };
 
 const startServer = (dataDir: string, cpuProfDir: string | undefined) => {

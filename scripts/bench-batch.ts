@@ -5,6 +5,7 @@ import path from "node:path";
 import { signInWithPassword } from "@/lib/cli/console-session";
 import { parseCliOptions } from "@/lib/cli/options";
 import { freePort, groupRssKiB } from "@/lib/cli/processes";
+import { publicationsOperation } from "@/lib/operations/publications/descriptor";
 import { killGroupNow, machineSummary, sleep, spawnLogged, stopGroup, tail } from "./bench-lib";
 
 /**
@@ -112,7 +113,7 @@ const main = async () => {
 
     started = performance.now();
     const created = await api<{ id: string; total: number }>("POST", "/api/batches", {
-      operation: "get_user_publications",
+      operation: publicationsOperation.id,
       inputs: Array.from({ length: inputs }, (_, index) => urnOf(index + 1)),
       maxCredits: inputs,
     });

@@ -6,6 +6,7 @@ import path from "node:path";
 import { z } from "zod";
 import { openDb } from "@/lib/db/client";
 import { DatabaseLockedError } from "@/lib/db/lock";
+import { followersOperation } from "@/lib/operations/followers/descriptor";
 import {
   addAnswers,
   addRun,
@@ -47,10 +48,10 @@ const USAGE = `usage: npm run bench -- [--duration S] [--connections N] [--keep]
 
 const CREDITS_GRANTED = 100_000_000;
 const QPS_LIMIT = 100_000;
-const FOLLOWERS_COST_CREDITS = 2;
+const FOLLOWERS_COST_CREDITS = followersOperation.costCredits;
 const WARMUP_SECONDS = 2;
 const STARTUP_TIMEOUT_MS = 15 * 60_000;
-const FOLLOWERS_PATH = "/v1/pinsite/followers?userid=2000000002";
+const FOLLOWERS_PATH = `${followersOperation.path}?userid=2000000002`;
 const PING_PATH = "/api/ping";
 /** The front's own trivial answer (lib/front/front.ts): the ceiling of anything the front serves. */
 const FRONT_PING_PATH = "/_front/ping";

@@ -37,7 +37,7 @@ const USAGE = `usage: npx tsx scripts/profile-pipeline.ts [--duration S] [--conn
   --keep            keep the temporary data directory`;
 
 const FOLLOWERS_PATH = `${followers.path}?userid=2000000002`;
-const FOLLOWERS_COST_CREDITS = 2;
+const FOLLOWERS_COST_CREDITS = followers.costCredits;
 const CREDITS_GRANTED = 100_000_000;
 const QPS_LIMIT = 100_000;
 const WARMUP_SECONDS = 2;

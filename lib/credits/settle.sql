@@ -230,13 +230,15 @@ CREATE OR REPLACE FUNCTION settle_requests(batch json)
 RETURNS TABLE (r_request_id uuid, r_status integer, r_charged integer, r_remaining bigint)
 LANGUAGE plpgsql AS $fn$
 BEGIN
-  -- The keys, locked in key order as settle_requests_in_order locks them — only when nothing is
-  -- finalised: reservations are always locked before keys.
-  IF NOT EXISTS (SELECT 1 FROM json_to_recordset(batch) AS x(outcome text) WHERE x.outcome IN ('commit', 'refund')) THEN
-    PERFORM 1 FROM api_keys kk
-      WHERE kk.id IN (SELECT x.key_id FROM json_to_recordset(batch) AS x(key_id text))
-      ORDER BY kk.id FOR UPDATE;
+  -- A batch that finalises reservations is never plain, and must lock them before its keys.
+  IF EXISTS (SELECT 1 FROM json_to_recordset(batch) AS x(outcome text) WHERE x.outcome IN ('commit', 'refund')) THEN
+    RETURN QUERY SELECT * FROM settle_requests_in_order(batch);
+    RETURN;
   END IF;
+  -- The keys, locked in key order as settle_requests_in_order locks them.
+  PERFORM 1 FROM api_keys kk
+    WHERE kk.id IN (SELECT x.key_id FROM json_to_recordset(batch) AS x(key_id text))
+    ORDER BY kk.id FOR UPDATE;
   IF NOT settle_batch_is_plain(batch) THEN
     RETURN QUERY SELECT * FROM settle_requests_in_order(batch);
     RETURN;

@@ -26,3 +26,18 @@ export const safeCallbackUrl = (value: unknown, fallback: string = DEFAULT_CALLB
   url.searchParams.delete("_rsc");
   return `${url.pathname}${url.search}${url.hash}`;
 };
+
+/**
+ * next-auth's redirect after sign-in or sign-out (its `redirect` callback): a path or a URL of
+ * this site's own origin (`baseUrl`); anything else — another origin, `//host`, a malformed
+ * absolute URL, which next-auth's default would throw on (a 500) — leads to the home page.
+ */
+export const ownOriginRedirect = (url: string, baseUrl: string): string => {
+  try {
+    const home = new URL("/", baseUrl);
+    const target = new URL(url, home);
+    return target.origin === home.origin ? target.href : home.href;
+  } catch {
+    return `${baseUrl}/`;
+  }
+};

@@ -25,7 +25,16 @@ export type FrontOptions = {
   encodings: readonly Encoding[];
   /** Headers every /v1 answer carries (the same security headers Next adds to its answers). */
   baseHeaders: Readonly<Record<string, string>>;
+  /** Headers every answer carries, /v1 and Next's alike, decided at run time (HSTS). */
+  everyAnswerHeaders?: Readonly<Record<string, string>>;
 };
+
+/**
+ * Written by the proxies the operator runs; a client connecting directly could write anything
+ * there (another host for next-auth's links, https for a plain connection). With no trusted
+ * proxy they are removed, and Next sets them from the connection (Host, the socket's protocol).
+ */
+const FORWARDED_HEADERS = ["x-forwarded-host", "x-forwarded-proto", "x-forwarded-port"] as const;
 
 /** The front's own trivial answer (the benchmark's ceiling of the front): no database, no Next. */
 export const FRONT_PING_PATH = "/_front/ping";
@@ -134,6 +143,8 @@ export const createFront = (options: FrontOptions) => {
       request.headers["x-forwarded-for"],
       options.trustedProxyHops,
     );
+    if (options.trustedProxyHops === 0) for (const name of FORWARDED_HEADERS) delete request.headers[name];
+    for (const [name, value] of Object.entries(options.everyAnswerHeaders ?? {})) response.setHeader(name, value);
     const target = readRequestTarget(request.url ?? "/");
     const v1 = target.kind !== "invalid" && isV1Path(target.pathname);
     try {

@@ -79,6 +79,7 @@ describe.each(targets.map((target) => [target.kind, target] as const))("issue 25
   let admin: Session;
   let analyst: Session;
   let consoleKey: { id: string; token: string };
+  let batchId = "";
 
   beforeAll(async () => {
     admin = await client.admin();
@@ -173,6 +174,21 @@ describe.each(targets.map((target) => [target.kind, target] as const))("issue 25
       expect(cell("location_text")).toBe(`'${location}`);
       expect(cell("lat")).toBe("-33.5");
       expect(cell("credits")).toBe("4");
+      batchId = id;
+    });
+  });
+
+  describe("numbers bound for integer columns", () => {
+    it("a batch's items and the audit log refuse numbers past their columns with a 400, not a 500", async () => {
+      expect(batchId).not.toBe("");
+      for (const query of ["afterPosition=99999999999", "afterPage=1e300", "limit=1e300"]) {
+        const answer = await client.api(analyst, "GET", `/api/batches/${batchId}/items?${query}`);
+        expect(answer.status, `${query}: ${answer.text}`).toBe(400);
+      }
+      expect((await client.api(analyst, "GET", `/api/batches/${batchId}/items?afterPosition=0`)).status).toBe(200);
+      const audit = await client.api(admin, "GET", "/api/admin/audit?before=1e300");
+      expect(audit.status, audit.text).toBe(400);
+      expect((await client.api(admin, "GET", "/api/admin/audit?before=5")).status).toBe(200);
     });
   });
 

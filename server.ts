@@ -4,6 +4,7 @@ import { createV1Router } from "@/lib/api/v1-router";
 import { env, EnvError } from "@/lib/env";
 import { createFront, MAX_HEADER_BYTES } from "@/lib/front/front";
 import { securityHeaders } from "@/lib/http/security-headers";
+import { createMcpHandler, MCP_PATH } from "@/lib/mcp/http";
 import { buildOpenApiDocument } from "@/lib/openapi/document";
 import { registry } from "@/lib/operations";
 import { services } from "@/lib/services";
@@ -34,6 +35,7 @@ const main = async (): Promise<void> => {
     cors: { allowedOrigins: config.CORS_ALLOWED_ORIGINS },
     encodings: ["gzip"],
     baseHeaders: Object.fromEntries(securityHeaders(dev).map(({ key, value }) => [key, value])),
+    mcp: { path: MCP_PATH, handle: createMcpHandler({ registry, services, allowedOrigins: config.CORS_ALLOWED_ORIGINS }) },
   });
 
   const server = http.createServer({ maxHeaderSize: MAX_HEADER_BYTES }, (request, response) => {

@@ -25,6 +25,8 @@ export type FrontOptions = {
   encodings: readonly Encoding[];
   /** Headers every /v1 answer carries (the same security headers Next adds to its answers). */
   baseHeaders: Readonly<Record<string, string>>;
+  /** The MCP server (lib/mcp), answered here beside /v1. */
+  mcp?: { path: string; handle: NextHandler };
 };
 
 /** The front's own trivial answer (the benchmark's ceiling of the front): no database, no Next. */
@@ -156,6 +158,10 @@ export const createFront = (options: FrontOptions) => {
       }
       if (target.kind === "path" && v1) {
         await answerV1(request, response, target.pathname, target.search);
+        return;
+      }
+      if (target.kind === "path" && options.mcp !== undefined && target.pathname === options.mcp.path) {
+        await options.mcp.handle(request, response);
         return;
       }
       if (target.kind === "path" && target.absoluteForm) {

@@ -1,0 +1,137 @@
+import type http from "node:http";
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { authMessages } from "@/lib/api/errors";
+import { describeError, log } from "@/lib/log";
+import type { Registry } from "@/lib/operations";
+import { listed, toolsOf, type ToolDeps } from "./tools";
+
+/**
+ * POST /mcp: the Model Context Protocol over Streamable HTTP, stateless (a fresh server and
+ * transport per request, no session id), so any instance behind a load balancer answers any
+ * request. The bearer key is checked before any MCP exchange: no key or a bad one is HTTP 401.
+ * JSON answers (no SSE stream): every tool answers once.
+ */
+export const MCP_PATH = "/mcp";
+
+/** A JSON-RPC message larger than this is refused (a tool's arguments are a few short strings). */
+export const MCP_MAX_BODY_BYTES = 64 * 1024;
+
+const SERVER_INFO = { name: "social-lookup", version: "1.0.0" } as const;
+
+const INSTRUCTIONS =
+  "Lookups of public records on three social sites: event details (by page URL or event id), a pin-board user's followers " +
+  "(paged by cursor) and a professional profile's publications (paged by number). Each tool's description says what it " +
+  "costs in credits; only a found record is charged. account_balance is free and tells how many credits are left.";
+
+export type McpHandlerDeps = {
+  registry: Registry;
+  services: () => Promise<ToolDeps>;
+  /** Origins allowed to call from a browser (the operator's CORS list); other browser origins are refused. */
+  allowedOrigins: readonly string[];
+};
+
+const json = (response: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void => {
+  const bytes = Buffer.from(JSON.stringify(body));
+  response.writeHead(status, {
+    ...headers,
+    "Content-Type": "application/json; charset=utf-8",
+    "Content-Length": String(bytes.length),
+    "Cache-Control": "no-store",
+  });
+  response.end(bytes);
+};
+
+const rpcError = (response: http.ServerResponse, status: number, code: number, message: string, headers: Record<string, string> = {}) =>
+  json(response, status, { jsonrpc: "2.0", error: { code, message }, id: null }, headers);
+
+const single = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value[0] : value);
+
+/** The body, or null when it is larger than the limit (the rest is not read). */
+const readBody = (request: http.IncomingMessage): Promise<Buffer | null> =>
+  new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    request.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MCP_MAX_BODY_BYTES) {
+        resolve(null);
+        request.removeAllListeners("data");
+        request.resume();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    request.on("end", () => resolve(Buffer.concat(chunks)));
+    request.on("error", reject);
+  });
+
+export const createMcpHandler = (deps: McpHandlerDeps) => {
+  const tools = toolsOf(deps.registry);
+  const byName = new Map(tools.map((tool) => [tool.name, tool]));
+  const listing = tools.map(listed);
+
+  const serverFor = (authorization: string, toolDeps: ToolDeps): Server => {
+    const server = new Server(SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
+    server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listing }));
+    server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
+      const tool = byName.get(request.params.name);
+      if (tool === undefined) {
+        return { isError: true, content: [{ type: "text", text: `No tool named ${request.params.name}. Call tools/list for the tools.` }] };
+      }
+      return tool.call(request.params.arguments ?? {}, { authorization, deps: toolDeps });
+    });
+    return server;
+  };
+
+  return async (request: http.IncomingMessage, response: http.ServerResponse): Promise<void> => {
+    // Stateless: no standalone SSE stream (GET) and no session to end (DELETE).
+    if (request.method !== "POST") {
+      rpcError(response, 405, -32000, "Method not allowed: send JSON-RPC messages with POST.", { Allow: "POST" });
+      return;
+    }
+    const origin = single(request.headers.origin);
+    if (origin !== undefined && !deps.allowedOrigins.includes(origin)) {
+      // A web page of another site must not drive a user's agent key (DNS rebinding, CSRF).
+      rpcError(response, 403, -32000, "Forbidden: this origin may not call the MCP server.");
+      return;
+    }
+    const toolDeps = await deps.services();
+    const authorization = single(request.headers.authorization) ?? null;
+    const auth = await toolDeps.authenticator.authenticate(authorization);
+    if (!auth.ok || authorization === null) {
+      const message = auth.ok ? authMessages.key_missing : authMessages[auth.reason];
+      rpcError(response, 401, -32001, message, { "WWW-Authenticate": 'Bearer realm="social-lookup"' });
+      return;
+    }
+    const body = await readBody(request);
+    if (body === null) {
+      rpcError(response, 413, -32600, `Request too large: at most ${MCP_MAX_BODY_BYTES} bytes.`);
+      return;
+    }
+    let message: unknown;
+    try {
+      message = JSON.parse(body.toString("utf8"));
+    } catch {
+      rpcError(response, 400, -32700, "Parse error: the body is not JSON.");
+      return;
+    }
+    const server = serverFor(authorization, toolDeps);
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    response.on("close", () => {
+      void transport.close();
+      void server.close();
+    });
+    try {
+      await server.connect(transport);
+      await transport.handleRequest(request, response, message);
+    } catch (error) {
+      log.error("mcp request failed", { error: describeError(error) });
+      if (!response.headersSent) rpcError(response, 500, -32603, "Internal server error");
+      else response.destroy();
+    }
+  };
+};
+
+export type McpHandler = ReturnType<typeof createMcpHandler>;

@@ -13,7 +13,7 @@ import { listed, toolsOf, type ToolDeps } from "./tools";
  * request. The bearer key is checked before any MCP exchange: no key or a bad one is HTTP 401.
  * JSON answers (no SSE stream): every tool answers once.
  */
-export const MCP_PATH = "/mcp";
+export { MCP_PATH } from "./http-path";
 
 /** A JSON-RPC message larger than this is refused (a tool's arguments are a few short strings). */
 export const MCP_MAX_BODY_BYTES = 64 * 1024;

@@ -142,6 +142,25 @@ describe.each(targets)("$kind server", (target: ApiTarget) => {
       expect(get.headers.get("allow")).toBe("POST");
     });
 
+    it("describes the API, the MCP server, costs and limits in /llms.txt", async () => {
+      const answer = await fetch(`${target.baseUrl}/llms.txt`);
+      expect(answer.status).toBe(200);
+      expect(answer.headers.get("content-type")).toMatch(/^text\/markdown/);
+      const text = await answer.text();
+      expect(text).toMatch(/^# Social Lookup\n/);
+      expect(text).toContain(`${target.publicUrl}/mcp`);
+      for (const [path, tool, cost] of [
+        ["/v1/eventsite/event_details", "event_details", "4 credits"],
+        ["/v1/eventsite/event_details_id", "event_details_id", "4 credits"],
+        ["/v1/pinsite/followers", "followers", "2 credits"],
+        ["/v1/jobsite/get_user_publications", "get_user_publications", "1 credit"],
+      ]) {
+        expect(text).toMatch(new RegExp(`\`GET ${path}\` \\(MCP tool \`${tool}\`\\):.*${cost} per found record`));
+      }
+      expect(text).toContain("<YOUR_API_KEY>");
+      expect(text).not.toContain(target.keys.mcp.token);
+    });
+
     it("charges exactly 20 of 60 concurrent 4-credit calls on an 80-credit key", async () => {
       const key = target.keys.mcpOverspend;
       const clients = await Promise.all(Array.from({ length: 6 }, () => connect(target, key)));

@@ -1,6 +1,6 @@
 import type http from "node:http";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { authMessages } from "@/lib/api/errors";
 import { describeError, log } from "@/lib/log";
@@ -47,6 +47,18 @@ const rpcError = (response: http.ServerResponse, status: number, code: number, m
   json(response, status, { jsonrpc: "2.0", error: { code, message }, id: null }, headers);
 
 const single = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value[0] : value);
+
+/** What the SDK's transport reads of a request: method and the headers it checks (no body: it is parsed already). */
+const TRANSPORT_HEADERS = ["accept", "content-type", "mcp-protocol-version", "mcp-session-id", "last-event-id"] as const;
+
+const webRequestOf = (request: http.IncomingMessage): Request => {
+  const headers = new Headers();
+  for (const name of TRANSPORT_HEADERS) {
+    const value = single(request.headers[name]);
+    if (value !== undefined) headers.set(name, value);
+  }
+  return new Request("http://localhost/mcp", { method: "POST", headers });
+};
 
 /** The body, or null when it is larger than the limit (the rest is not read). */
 const readBody = (request: http.IncomingMessage): Promise<Buffer | null> =>
@@ -118,18 +130,21 @@ export const createMcpHandler = (deps: McpHandlerDeps) => {
       return;
     }
     const server = serverFor(authorization, toolDeps);
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-    response.on("close", () => {
-      void transport.close();
-      void server.close();
-    });
+    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     try {
       await server.connect(transport);
-      await transport.handleRequest(request, response, message);
+      // The body is read and parsed above: the transport gets the headers it checks and the message.
+      const answer = await transport.handleRequest(webRequestOf(request), { parsedBody: message });
+      const bytes = Buffer.from(await answer.arrayBuffer());
+      response.writeHead(answer.status, { ...Object.fromEntries(answer.headers), "Content-Length": String(bytes.length), "Cache-Control": "no-store" });
+      response.end(bytes);
     } catch (error) {
       log.error("mcp request failed", { error: describeError(error) });
       if (!response.headersSent) rpcError(response, 500, -32603, "Internal server error");
       else response.destroy();
+    } finally {
+      await transport.close();
+      await server.close();
     }
   };
 };

@@ -5,6 +5,7 @@ import { env, EnvError } from "@/lib/env";
 import { limitConnections, serverTimeouts, type ConnectionLimits } from "@/lib/front/connections";
 import { createFront, MAX_HEADER_BYTES } from "@/lib/front/front";
 import { securityHeaders, transportSecurityHeaders } from "@/lib/http/security-headers";
+import { createMcpHandler, MCP_PATH } from "@/lib/mcp/http";
 import { buildOpenApiDocument } from "@/lib/openapi/document";
 import { registry } from "@/lib/operations";
 import { services } from "@/lib/services";
@@ -36,6 +37,7 @@ const main = async (): Promise<void> => {
     encodings: ["gzip"],
     baseHeaders: Object.fromEntries(securityHeaders(dev).map(({ key, value }) => [key, value])),
     everyAnswerHeaders: Object.fromEntries(transportSecurityHeaders(config.PUBLIC_URL).map(({ key, value }) => [key, value])),
+    mcp: { path: MCP_PATH, handle: createMcpHandler({ registry, services, allowedOrigins: config.CORS_ALLOWED_ORIGINS }) },
   });
 
   const limits: ConnectionLimits = {

@@ -27,6 +27,8 @@ export type FrontOptions = {
   baseHeaders: Readonly<Record<string, string>>;
   /** Headers every answer carries, /v1 and Next's alike, decided at run time (HSTS). */
   everyAnswerHeaders?: Readonly<Record<string, string>>;
+  /** The MCP server (lib/mcp), answered here beside /v1. */
+  mcp?: { path: string; handle: NextHandler };
 };
 
 /**
@@ -167,6 +169,10 @@ export const createFront = (options: FrontOptions) => {
       }
       if (target.kind === "path" && v1) {
         await answerV1(request, response, target.pathname, target.search);
+        return;
+      }
+      if (target.kind === "path" && options.mcp !== undefined && target.pathname === options.mcp.path) {
+        await options.mcp.handle(request, response);
         return;
       }
       if (target.kind === "path" && target.absoluteForm) {

@@ -41,3 +41,29 @@ export const ownOriginRedirect = (url: string, baseUrl: string): string => {
     return `${baseUrl}/`;
   }
 };
+
+/** next-auth reads a callbackUrl from the query of its routes too. */
+export const AUTH_ROUTES_PREFIX = "/api/auth/";
+
+/**
+ * The query of a next-auth request with a malformed absolute `callbackUrl` removed (next-auth's
+ * own check throws on it: a 500), or null when there is nothing to remove. Relative paths and
+ * well-formed URLs stay: the redirect callback (ownOriginRedirect) decides where they lead.
+ */
+export const withoutMalformedCallbackUrl = (search: string): string | null => {
+  const query = new URLSearchParams(search);
+  const values = query.getAll("callbackUrl");
+  const malformed = values.some((value) => {
+    if (value.startsWith("/") && !value.startsWith("//")) return false;
+    try {
+      new URL(value);
+      return false;
+    } catch {
+      return true;
+    }
+  });
+  if (!malformed) return null;
+  query.delete("callbackUrl");
+  const rest = query.toString();
+  return rest === "" ? "" : `?${rest}`;
+};

@@ -1,5 +1,6 @@
 import type http from "node:http";
 import type { Duplex } from "node:stream";
+import { AUTH_ROUTES_PREFIX, withoutMalformedCallbackUrl } from "@/lib/auth/callback-url";
 import { CLIENT_ADDRESS_HEADER } from "@/lib/auth/client-ip";
 import type { V1Answer, V1Router } from "@/lib/api/v1-router";
 import { describeError, log } from "@/lib/log";
@@ -180,6 +181,10 @@ export const createFront = (options: FrontOptions) => {
         // could turn into a redirect to another host.
         plain(response, 400, "Bad Request: send the path only (origin-form), not an absolute URL");
         return;
+      }
+      if (target.kind === "path" && target.pathname.startsWith(AUTH_ROUTES_PREFIX)) {
+        const search = withoutMalformedCallbackUrl(target.search);
+        if (search !== null) request.url = `${target.pathname}${search}`;
       }
       if (target.kind === "path" && target.pathname.startsWith("/api/") && hasMalformedEscapes(target.pathname)) {
         // The console API's own error shape; answered here because Next's router would 500.

@@ -224,6 +224,24 @@ describe.each(targets.map((target) => [target.kind, target] as const))("issue 25
       }
       expect((await signIn(target, `${target.publicUrl}/keys`)).url).toBe(`${target.publicUrl}/keys`);
     });
+
+    it("a malformed absolute callbackUrl in the query of next-auth's routes is dropped, never a 500", async () => {
+      for (const path of ["/api/auth/signin", "/api/auth/providers", "/api/auth/csrf"]) {
+        for (const callbackUrl of ["http://[", "https://exa mple.com:99999/x"]) {
+          const answer = await fetch(`${target.baseUrl}${path}?${new URLSearchParams({ callbackUrl })}`, { redirect: "manual" });
+          await answer.arrayBuffer();
+          expect(answer.status, `${path} ${callbackUrl}`).toBeLessThan(500);
+        }
+      }
+      const posted = await fetch(`${target.baseUrl}/api/auth/callback/credentials?${new URLSearchParams({ callbackUrl: "http://[" })}`, {
+        method: "POST",
+        redirect: "manual",
+        headers: { "Content-Type": "application/x-www-form-urlencoded" },
+        body: "json=true",
+      });
+      await posted.arrayBuffer();
+      expect(posted.status).toBeLessThan(500);
+    });
   });
 });
 

@@ -154,6 +154,10 @@ const schema = z.object({
   BATCH_MAX_PAGES: z.coerce.number().int().min(1).max(10_000).default(100),
   /** How long an instance holds a batch without renewing; after it another instance takes over. */
   BATCH_LEASE_MS: z.coerce.number().int().min(1000).max(600_000).default(30_000),
+  /** Retention (lib/privacy/retention.ts): batch result pages, per-request usage rows, upstream-cached records. */
+  BATCH_RESULTS_RETENTION_DAYS: z.coerce.number().int().min(1).max(36_500).default(30),
+  REQUEST_LOG_RETENTION_DAYS: z.coerce.number().int().min(1).max(36_500).default(90),
+  UPSTREAM_CACHE_MAX_AGE_DAYS: z.coerce.number().int().min(1).max(36_500).default(30),
 });
 
 export type Env = z.infer<typeof schema> & {

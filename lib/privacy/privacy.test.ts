@@ -4,7 +4,6 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runLookup, type PipelineResult } from "@/lib/api/pipeline";
-import { createSettler } from "@/lib/credits/settle";
 import { createCursorCodec } from "@/lib/connectors/cursor";
 import { selectConnector, type UpstreamSettings } from "@/lib/connectors/select";
 import { createStoreConnector } from "@/lib/connectors/store";
@@ -13,16 +12,14 @@ import { generateDemoData } from "@/lib/demo/generate";
 import { seedDemoData } from "@/lib/demo/seed";
 import { importFiles } from "@/lib/import/importer";
 import { claimJobLease } from "@/lib/job-lease";
-import { createAuthenticator } from "@/lib/keys/authenticate";
 import { createKey } from "@/lib/keys/repository";
-import { createTokenVerifier } from "@/lib/keys/tokens";
 import { eventDetails } from "@/lib/operations/event-details";
 import { eventDetailsId } from "@/lib/operations/event-details-id";
 import { followers } from "@/lib/operations/followers";
 import type { Operation } from "@/lib/operations";
-import { createRateLimiter } from "@/lib/ratelimit/limiter";
 import type { Services } from "@/lib/services";
 import { testDatabases } from "@/tests/support/databases";
+import { testServices } from "@/tests/support/services";
 import { startFakeProvider, type FakeProvider } from "@/tests/support/fake-provider";
 import { newUser, settleScript, TEST_SECRET } from "@/tests/support/usage";
 import { sweepRetention } from "./retention";
@@ -74,15 +71,7 @@ describe.each(await testDatabases())("privacy on $name", (database) => {
       store: createStoreConnector({ db: async () => db, cursors, cacheTtlMs: 5000 }),
       sealKey: crypto.randomBytes(32),
     });
-    return {
-      db: async () => db,
-      authenticator: createAuthenticator({ db: async () => db, verify: createTokenVerifier(TEST_SECRET), ttlMs: 1000 }),
-      limiter: createRateLimiter({}),
-      settler: createSettler(async () => db),
-      connector,
-      cursors,
-      eventSiteHosts: ["events.demo.test"],
-    };
+    return testServices(db, { connector, cursors, secret: TEST_SECRET });
   };
 
   const newToken = async (credits: number) =>

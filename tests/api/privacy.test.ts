@@ -43,15 +43,21 @@ describe.each(targets.map((target) => [target.kind, target] as const))("privacy 
     keyId = key.id;
   });
 
-  afterAll(async () => {
-    if (!suppressed || !demoEvent) return;
-    // Lift and restore the demo event: the suite's other files look it up.
-    await client.api(admin, "DELETE", "/api/admin/suppressions", subjectBody("test over"));
-    await fetch(`${target.baseUrl}/api/admin/import?name=restore.ndjson`, {
+  /** Lifts the suppression and uploads the demo event again (the suite's other files look it up). */
+  const liftAndRestore = async () => {
+    const lifted = await client.api(admin, "DELETE", "/api/admin/suppressions", subjectBody("test over"));
+    const restored = await fetch(`${target.baseUrl}/api/admin/import?name=restore.ndjson`, {
       method: "POST",
       headers: { Cookie: admin.cookie, "Content-Type": "application/x-ndjson" },
       body: JSON.stringify(demoEvent),
     });
+    suppressed = false;
+    return { lifted, restored: { status: restored.status, body: (await restored.json()) as { written: number } } };
+  };
+
+  afterAll(async () => {
+    // Only when a test failed before the last one lifted it.
+    if (suppressed) await liftAndRestore();
   });
 
   it("refuses every privacy route to an analyst (403), and to a cross-site request", async () => {
@@ -148,5 +154,13 @@ describe.each(targets.map((target) => [target.kind, target] as const))("privacy 
     expect(imported.code).toBe(3);
     expect(imported.stderr).toContain(`event ${EVENT} is suppressed: skipped`);
     fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("lifting lets the event be collected again: uploaded anew, /v1 finds it", async () => {
+    const { lifted, restored } = await liftAndRestore();
+    expect(lifted.status, lifted.text).toBe(200);
+    expect(restored).toEqual({ status: 200, body: expect.objectContaining({ written: 1, skipped: 0 }) });
+    expect((await v1(paths.eventById, { event_id: EVENT })).status).toBe(200);
+    expect((await client.api(admin, "DELETE", "/api/admin/suppressions", subjectBody("again"))).status).toBe(404);
   });
 });

@@ -16,7 +16,7 @@ test("an admin downloads a subject's data, suppresses it, sees it listed and lif
   await expect(page.getByRole("heading", { name: "Privacy", level: 1 })).toBeVisible();
 
   await page.getByLabel("Kind").selectOption("event");
-  await page.getByLabel("Subject", { exact: true }).fill(SUBJECT);
+  await page.getByRole("textbox", { name: "Subject", exact: true }).fill(SUBJECT);
   const downloading = page.waitForEvent("download");
   await page.getByTestId("subject-access-download").click();
   const download = await downloading;
@@ -31,7 +31,7 @@ test("an admin downloads a subject's data, suppresses it, sees it listed and lif
   await expect(row).toContainText("browser test erasure");
 
   await row.getByRole("button", { name: `Lift Event ${SUBJECT}` }).click();
-  await row.getByLabel(`Why lift Event ${SUBJECT}?`).fill("request withdrawn");
+  await row.getByRole("textbox", { name: `Why lift Event ${SUBJECT}?` }).fill("request withdrawn");
   await row.getByRole("button", { name: "Confirm lift" }).click();
   await expect(row).toBeHidden();
   expect(errors).toEqual([]);

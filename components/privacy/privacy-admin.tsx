@@ -115,7 +115,7 @@ export function PrivacyAdmin() {
             >
               Download what we hold
             </a>
-            <SubmitButton pending={mutation.isPending} pendingLabel="Suppressing…" variant="danger">
+            <SubmitButton pending={mutation.isPending} pendingLabel="Suppressing…">
               Suppress and erase
             </SubmitButton>
           </>

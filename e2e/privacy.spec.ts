@@ -36,3 +36,9 @@ test("an admin downloads a subject's data, suppresses it, sees it listed and lif
   await expect(row).toBeHidden();
   expect(errors).toEqual([]);
 });
+
+test("the Usage page says how far back the request log goes", async ({ page }) => {
+  await signIn(page, adminCredentials());
+  await page.goto("/usage");
+  await expect(page.getByTestId("request-log-retention")).toHaveText(/^The request log goes back 90 days;/);
+});

@@ -1,6 +1,7 @@
 import crypto from "node:crypto";
 import { getDb } from "@/lib/db/client";
 import { claimJobLease } from "@/lib/job-lease";
+import { sweepSuppressed } from "@/lib/privacy/erase";
 import { sweepRetention } from "@/lib/privacy/retention";
 import { describeError, log } from "@/lib/log";
 import { startAlertWorker } from "@/lib/alerts/webhooks";
@@ -58,7 +59,8 @@ export const sweepRetentionIfLeased = async (): Promise<void> => {
     },
     new Date(),
   );
-  if (Object.values(report).some((count) => count > 0)) log.info("retention sweep", report);
+  const suppressed = await sweepSuppressed(db);
+  if (suppressed > 0 || Object.values(report).some((count) => count > 0)) log.info("retention sweep", { ...report, suppressed });
 };
 
 export const startBackgroundJobs = async (): Promise<void> => {

@@ -68,3 +68,29 @@ export const eraseSubject = async (tx: Queryable, subject: Subject): Promise<Era
   const batchPages = await eraseFromBatchPages(tx, subject);
   return { records, cachePages, followerEntries, batchPages };
 };
+
+/**
+ * Erases again what reached the store after a suppression: an upstream answer that was already
+ * in flight when the subject was suppressed, or a provider follower page listing a suppressed
+ * user (cached lists holding one are dropped, to be fetched again). Set-based, for the periodic
+ * sweep; returns how many records went.
+ */
+export const sweepSuppressed = async (db: Queryable): Promise<number> => {
+  const statements = [
+    "DELETE FROM events e USING suppressions s WHERE s.kind = 'event' AND s.subject = e.event_id RETURNING e.event_id",
+    "DELETE FROM pin_users u USING suppressions s WHERE s.kind = 'pin_user' AND s.subject = u.user_id RETURNING u.user_id",
+    "DELETE FROM profiles p USING suppressions s WHERE s.kind = 'profile' AND s.subject = p.urn RETURNING p.urn",
+    `WITH gone AS (
+       DELETE FROM pin_users u WHERE u.source = 'upstream' AND EXISTS (
+         SELECT 1 FROM pin_followers f JOIN suppressions s ON s.kind = 'pin_user' AND s.subject = f.record->'node'->>'entityId'
+         WHERE f.user_id = u.user_id)
+       RETURNING u.user_id)
+     DELETE FROM upstream_pages p USING gone WHERE p.kind = 'followers' AND p.subject = gone.user_id RETURNING gone.user_id`,
+    `DELETE FROM upstream_pages p USING suppressions s WHERE s.subject = p.subject
+       AND p.kind = CASE s.kind WHEN 'event' THEN 'event' WHEN 'pin_user' THEN 'followers' ELSE 'publications' END
+     RETURNING p.subject`,
+  ];
+  let erased = 0;
+  for (const sql of statements) erased += await count(db, sql, []);
+  return erased;
+};

@@ -10,6 +10,7 @@ import { createStoreConnector } from "@/lib/connectors/store";
 import type { Db } from "@/lib/db/client";
 import { generateDemoData } from "@/lib/demo/generate";
 import { seedDemoData } from "@/lib/demo/seed";
+import { upsertEvents, upsertFollowerList } from "@/lib/connectors/store-records";
 import { importFiles } from "@/lib/import/importer";
 import { claimJobLease } from "@/lib/job-lease";
 import { createKey } from "@/lib/keys/repository";
@@ -22,6 +23,7 @@ import { testDatabases } from "@/tests/support/databases";
 import { testServices } from "@/tests/support/services";
 import { startFakeProvider, type FakeProvider } from "@/tests/support/fake-provider";
 import { newUser, settleScript, TEST_SECRET } from "@/tests/support/usage";
+import { sweepSuppressed } from "./erase";
 import { sweepRetention } from "./retention";
 import { subjectAccess } from "./subject-access";
 import { liftSuppression, readSubject, suppressSubject } from "./suppressions";
@@ -61,6 +63,8 @@ describe.each(await testDatabases())("privacy on $name", (database) => {
   let db: Db;
   let provider: FakeProvider;
   let actor: { id: string; email: string; ip: string };
+  /** The follower of 2000000001 suppressed below. */
+  let suppressedFollower = "";
   const cursors = createCursorCodec(crypto.randomBytes(32));
 
   const build = (overrides: Partial<UpstreamSettings> = {}): Services => {
@@ -188,6 +192,7 @@ describe.each(await testDatabases())("privacy on $name", (database) => {
       "SELECT record->'node'->>'entityId' AS id FROM pin_followers WHERE user_id = '2000000001' AND position = 30",
     ))[0]?.id;
     if (!entity) throw new Error("no follower at position 30");
+    suppressedFollower = entity;
     const before = await countOf("SELECT follower_count AS n FROM pin_users WHERE user_id = '2000000001'");
     const firstPage = JSON.parse((await services.connector.followers({ userId: "2000000001", offset: 25 }, { keyOwnerId: null, reserve: async () => true }).then((result) => (result.found ? result.dataJson : "null")))) as unknown;
     const page = await batchPage("followers", "userid=2000000001", firstPage);
@@ -298,6 +303,22 @@ describe.each(await testDatabases())("privacy on $name", (database) => {
     expect(await countOf("SELECT count(*) AS n FROM usage_events WHERE key_id = $1", [key.id])).toBe(0);
     expect(await batchData(newPage)).toBeNull();
     expect(await totals()).toEqual(before);
+  });
+
+  it("the sweep erases what reached the store after a suppression (an answer already in flight, a provider page)", async () => {
+    const late = demo.events.find((record) => record.event_id === "1000000000000005");
+    const follower = demo.followerLists.flatMap((list) => list.followers).find((entry) => entry.node.entityId === suppressedFollower);
+    if (!late || !follower) throw new Error("demo records missing");
+    await upsertEvents(db, [late], "upstream");
+    await db.query("INSERT INTO upstream_pages (kind, subject, page, start_position, entry_count, fetched_at) VALUES ('event', $1, 0, 0, 1, now())", [late.event_id]);
+    await upsertFollowerList(db, { userid: "2000000099", followers: [follower] }, "upstream");
+    await upsertFollowerList(db, { userid: "2000000098", followers: [] }, "upstream");
+
+    expect(await sweepSuppressed(db)).toBeGreaterThanOrEqual(2);
+    expect(await countOf("SELECT count(*) AS n FROM events WHERE event_id = $1", [late.event_id])).toBe(0);
+    expect(await countOf("SELECT count(*) AS n FROM upstream_pages WHERE subject = $1", [late.event_id])).toBe(0);
+    expect(await countOf("SELECT count(*) AS n FROM pin_users WHERE user_id IN ('2000000099', '2000000098')")).toBe(1);
+    expect(await countOf("SELECT count(*) AS n FROM events")).toBeGreaterThan(30);
   });
 
   it("runs the sweep on one instance at a time (the job lease)", async () => {

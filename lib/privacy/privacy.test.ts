@@ -11,6 +11,7 @@ import type { Db } from "@/lib/db/client";
 import { generateDemoData } from "@/lib/demo/generate";
 import { seedDemoData } from "@/lib/demo/seed";
 import { upsertEvents, upsertFollowerList } from "@/lib/connectors/store-records";
+import { parseEnv } from "@/lib/env";
 import { importFiles } from "@/lib/import/importer";
 import { claimJobLease } from "@/lib/job-lease";
 import { createKey } from "@/lib/keys/repository";
@@ -39,20 +40,7 @@ const EVENT = "1000000000000001";
 const DAY_MS = 86_400_000;
 
 const settings = (overrides: Partial<UpstreamSettings>): UpstreamSettings => ({
-  DATA_SOURCE: "store",
-  UPSTREAM_BASE_URL: "",
-  UPSTREAM_API_KEY: "provider-key-0001",
-  UPSTREAM_KEY_MODE: "shared",
-  UPSTREAM_TIMEOUT_MS: 1000,
-  UPSTREAM_MAX_CONCURRENCY: 4,
-  UPSTREAM_RETRIES: 0,
-  UPSTREAM_MAX_RETRY_WAIT_MS: 10,
-  UPSTREAM_BREAKER_THRESHOLD: 50,
-  UPSTREAM_BREAKER_COOLDOWN_MS: 30_000,
-  CACHE_TTL_EVENTS_S: 86_400,
-  CACHE_TTL_FOLLOWERS_S: 3600,
-  CACHE_TTL_PUBLICATIONS_S: 86_400,
-  CACHE_HIT_CREDITS: "full",
+  ...parseEnv({ UPSTREAM_API_KEY: "provider-key-0001", UPSTREAM_RETRIES: "0" }),
   ...overrides,
 });
 

@@ -164,6 +164,10 @@ const schema = z.object({
   MAX_CONNECTIONS: z.coerce.number().int().min(1).max(1_000_000).default(10_000),
   /** Open connections per client address when TRUSTED_PROXY_HOPS is 0; beyond, closed at once. */
   MAX_CONNECTIONS_PER_ADDRESS: z.coerce.number().int().min(1).max(1_000_000).default(256),
+  /** Retention (lib/privacy/retention.ts): batch result pages, per-request usage rows, upstream-cached records. */
+  BATCH_RESULTS_RETENTION_DAYS: z.coerce.number().int().min(1).max(36_500).default(30),
+  REQUEST_LOG_RETENTION_DAYS: z.coerce.number().int().min(1).max(36_500).default(90),
+  UPSTREAM_CACHE_MAX_AGE_DAYS: z.coerce.number().int().min(1).max(36_500).default(30),
 });
 
 export type Env = z.infer<typeof schema> & {

@@ -1,10 +1,10 @@
 import path from "node:path";
-import type { PGlite } from "@electric-sql/pglite";
 import type { Pool } from "pg";
 import { env } from "@/lib/env";
 import { secureDataDir } from "./data-dir";
 import { acquireLock } from "./lock";
 import { migrate } from "./migrate";
+import { startPgliteThread } from "./pglite-thread";
 
 /** What the rest of the code needs from a database: parameterised queries and transactions. */
 export interface Queryable {
@@ -32,27 +32,32 @@ const openPglite = async (dataDir: string): Promise<Db> => {
   }
   const release = acquireLock(path.join(dataDir, "pglite.lock"));
   try {
-    const { PGlite } = await import("@electric-sql/pglite");
-    const pglite: PGlite = await PGlite.create(dbDir);
+    const thread = await startPgliteThread(dbDir);
+    const on = (tx?: number): Transaction => ({
+      query: <Row>(text: string, params: unknown[] = []) => thread.call<Row[]>({ op: "query", text, params, tx }),
+      exec: async (sql) => {
+        await thread.call({ op: "exec", sql, tx });
+      },
+    });
     return {
       kind: "pglite",
-      query: async <Row>(text: string, params?: unknown[]) =>
-        (await pglite.query<Row>(text, params)).rows,
-      exec: async (sql) => {
-        await pglite.exec(sql);
+      ...on(),
+      transaction: async (work) => {
+        const tx = await thread.call<number>({ op: "begin" });
+        let ended = false;
+        try {
+          const result = await work(on(tx));
+          ended = true;
+          await thread.call({ op: "end", tx, commit: true });
+          return result;
+        } catch (error) {
+          if (!ended) await thread.call({ op: "end", tx, commit: false }).catch(() => undefined);
+          throw error;
+        }
       },
-      transaction: (work) =>
-        pglite.transaction((tx) =>
-          work({
-            query: async <Row>(text: string, params?: unknown[]) => (await tx.query<Row>(text, params)).rows,
-            exec: async (sql: string) => {
-              await tx.exec(sql);
-            },
-          }),
-        ),
       close: async () => {
         try {
-          await pglite.close();
+          await thread.close();
         } finally {
           release();
         }

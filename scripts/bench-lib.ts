@@ -15,6 +15,8 @@ export type AutocannonOptions = {
   connections: number;
   /** Seconds. */
   duration: number;
+  /** Stop after this many requests instead of after `duration`. */
+  amount?: number;
   headers?: Record<string, string>;
 };
 

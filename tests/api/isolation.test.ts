@@ -88,16 +88,19 @@ describe.each(targets)("$kind server: no request stalls another", (target: ApiTa
     await seedUsage(target, exporterKey.id, EXPORT_ROWS);
   }, 240_000);
 
-  it("answers another key's /v1/account while four exports are read", async () => {
-    const exports = Promise.all(Array.from({ length: 4 }, async () => csvRows(await openExport())));
+  it("answers another key's /v1/account while two exports (EXPORT_CONCURRENCY) are read", async () => {
+    const exports = Promise.all(Array.from({ length: 2 }, async () => csvRows(await openExport())));
     let finished = false;
-    void exports.finally(() => (finished = true));
+    void exports.then(
+      () => (finished = true),
+      () => (finished = true),
+    );
     let answered = 0;
     while (!finished) {
       await account();
       answered += 1;
     }
-    expect(await exports).toEqual([EXPORT_ROWS, EXPORT_ROWS, EXPORT_ROWS, EXPORT_ROWS]);
+    expect(await exports).toEqual([EXPORT_ROWS, EXPORT_ROWS]);
     expect(answered).toBeGreaterThan(0);
   }, 120_000);
 

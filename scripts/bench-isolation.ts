@@ -7,7 +7,7 @@ import { parseCliOptions } from "@/lib/cli/options";
 import { freePort } from "@/lib/cli/processes";
 import { openDb } from "@/lib/db/client";
 import { demoFixtures } from "@/lib/demo/fixtures";
-import { describeStatuses, killGroupNow, machineSummary, sleep, spawnLogged, startLoad, statusCounts, stopGroup, tail } from "./bench-lib";
+import { benchServerEnv, describeStatuses, killGroupNow, machineSummary, sleep, spawnLogged, startLoad, statusCounts, stopGroup, tail } from "./bench-lib";
 
 /**
  * `npm run bench:isolation` (issue 25, "no request stalls another"), on the embedded database
@@ -71,20 +71,13 @@ const main = async () => {
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
   const admin = { email: "bench-isolation@example.test", password: crypto.randomBytes(18).toString("base64url") };
-  const env: NodeJS.ProcessEnv = {
-    PATH: process.env.PATH,
-    HOME: process.env.HOME,
-    NODE_ENV: "production",
-    NEXT_TELEMETRY_DISABLED: "1",
-    PORT: String(port),
-    DATA_DIR: dataDir,
-    PUBLIC_URL: baseUrl,
-    AUTH_SECRET: crypto.randomBytes(36).toString("base64url"),
-    ADMIN_EMAIL: admin.email,
-    ADMIN_PASSWORD: admin.password,
-    EXPORT_CONCURRENCY: String(Math.max(1, options.exports)),
-    BATCH_MAX_INPUTS: String(Math.max(10_000, options.batchInputs)),
-  };
+  const env = benchServerEnv({
+    port,
+    dataDir,
+    admin,
+    extra: { EXPORT_CONCURRENCY: String(Math.max(1, options.exports)), BATCH_MAX_INPUTS: String(Math.max(10_000, options.batchInputs)) },
+  });
+
 
   let server: ReturnType<typeof spawnLogged> | null = null;
   const onExit = () => {

@@ -63,7 +63,7 @@ export const startPgliteThread = async (dbDir: string): Promise<PgliteThread> =>
   });
 
   const failAll = (error: Error) => {
-    gone = error;
+    gone ??= error;
     for (const { reject } of pending.values()) reject(error);
     pending.clear();
   };
@@ -97,6 +97,7 @@ export const startPgliteThread = async (dbDir: string): Promise<PgliteThread> =>
       try {
         await call({ op: "close" });
       } finally {
+        gone = new Error("The embedded database is closed.");
         await worker.terminate();
       }
     },

@@ -7,6 +7,7 @@ import { parseCliOptions } from "@/lib/cli/options";
 import { freePort } from "@/lib/cli/processes";
 import { openDb } from "@/lib/db/client";
 import { demoFixtures } from "@/lib/demo/fixtures";
+import { followersOperation } from "@/lib/operations/followers/descriptor";
 import { benchServerEnv, describeStatuses, killGroupNow, machineSummary, sleep, spawnLogged, startLoad, statusCounts, stopGroup, tail } from "./bench-lib";
 
 /**
@@ -166,73 +167,78 @@ const main = async () => {
     const rest = await probe(sleep(3000));
     console.log(latencyLine("at rest", rest.samples, rest.failures));
 
-    let started = performance.now();
-    const exports = Promise.all(
-      Array.from({ length: options.exports }, async () => {
-        const response = await fetch(`${baseUrl}/api/usage/export?kind=events`, { headers: { Cookie: cookie } });
-        const text = await response.text();
-        return response.status === 200 ? text.trimEnd().split("\r\n").length - 1 : -response.status;
-      }),
-    );
-    const duringExports = await probe(exports);
-    const exported = await exports;
-    console.log(latencyLine(`${options.exports} exports of ${options.rows.toLocaleString("en-US")} rows`, duringExports.samples, duringExports.failures));
-    console.log(`    exports took ${((performance.now() - started) / 1000).toFixed(1)} s; rows per export: ${[...new Set(exported)].join(", ")}`);
-
-    const unknownEvent = (index: number) => `https://${demoFixtures.eventUrlHost}/events/${9_000_000_000_000_000 + index}/`;
-    started = performance.now();
-    let accepted = 0;
-    const refused = new Map<number, number>();
-    const creating = (async () => {
-      for (let batch = 0; batch < options.batches; batch += 1) {
-        const inputs = Array.from({ length: options.batchInputs }, (_, index) => unknownEvent(batch * options.batchInputs + index + 1));
-        const answer = await fetch(`${baseUrl}/api/batches`, {
-          method: "POST",
-          headers: { Cookie: cookie, "Content-Type": "application/json", Accept: "application/json" },
-          body: JSON.stringify({ operation: "event_details", inputs, maxCredits: 1 }),
-        });
-        await answer.arrayBuffer();
-        if (answer.status === 201) accepted += 1;
-        else refused.set(answer.status, (refused.get(answer.status) ?? 0) + 1);
-      }
-    })();
-    const duringBatches = await probe(creating);
-    console.log(
-      latencyLine(`creating ${options.batches} batches of ${options.batchInputs.toLocaleString("en-US")} inputs`, duringBatches.samples, duringBatches.failures),
-    );
-    console.log(
-      `    ${accepted} accepted${refused.size > 0 ? `, refused ${describeStatuses(refused)}` : ""} in ${((performance.now() - started) / 1000).toFixed(1)} s`,
-    );
-
-    // Cancel the batches so their runs do not load the flood.
-    const listed = await api<{ batches?: { id: string; status: string }[] }>("GET", "/api/batches");
-    for (const batch of listed.body.batches ?? []) {
-      if (batch.status === "queued" || batch.status === "running") await api("POST", `/api/batches/${batch.id}/cancel`).catch(() => undefined);
+    if (options.exports > 0) {
+      const started = performance.now();
+      const exports = Promise.all(
+        Array.from({ length: options.exports }, async () => {
+          const response = await fetch(`${baseUrl}/api/usage/export?kind=events`, { headers: { Cookie: cookie } });
+          const text = await response.text();
+          return response.status === 200 ? text.trimEnd().split("\r\n").length - 1 : -response.status;
+        }),
+      );
+      const duringExports = await probe(exports);
+      const exported = await exports;
+      console.log(latencyLine(`${options.exports} exports of ${options.rows.toLocaleString("en-US")} rows`, duringExports.samples, duringExports.failures));
+      console.log(`    exports took ${((performance.now() - started) / 1000).toFixed(1)} s; rows per export: ${[...new Set(exported)].join(", ")}`);
     }
+    if (options.batches > 0) {
+      const unknownEvent = (index: number) => `https://${demoFixtures.eventUrlHost}/events/${9_000_000_000_000_000 + index}/`;
+      const started = performance.now();
+      let accepted = 0;
+      const refused = new Map<number, number>();
+      const creating = (async () => {
+        for (let batch = 0; batch < options.batches; batch += 1) {
+          const inputs = Array.from({ length: options.batchInputs }, (_, index) => unknownEvent(batch * options.batchInputs + index + 1));
+          const answer = await fetch(`${baseUrl}/api/batches`, {
+            method: "POST",
+            headers: { Cookie: cookie, "Content-Type": "application/json", Accept: "application/json" },
+            body: JSON.stringify({ operation: "event_details", inputs, maxCredits: 1_000_000 }),
+          });
+          await answer.arrayBuffer();
+          if (answer.status === 201) accepted += 1;
+          else refused.set(answer.status, (refused.get(answer.status) ?? 0) + 1);
+        }
+      })();
+      const duringBatches = await probe(creating);
+      console.log(
+        latencyLine(`creating ${options.batches} batches of ${options.batchInputs.toLocaleString("en-US")} inputs`, duringBatches.samples, duringBatches.failures),
+      );
+      console.log(
+        `    ${accepted} accepted${refused.size > 0 ? `, refused ${describeStatuses(refused)}` : ""} in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+      );
 
-    const sizeBefore = directorySize(dataDir);
-    const load = startLoad({
-      url: `${baseUrl}/v1/account`,
-      connections: 64,
-      duration: 600,
-      amount: options.flood,
-      headers: { Authorization: `Bearer ${floodKey.token}` },
-    });
-    const flood = await load.result;
-    await sleep(2000);
-    let entries = 0;
-    let cursor: string | null = null;
-    do {
-      const query: string = `/api/usage/events?keyId=${floodKey.key.id}&limit=200&from=2000-01-01${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`;
-      const page: { body: { events: unknown[]; nextCursor: string | null } } = await api("GET", query);
-      entries += page.body.events.length;
-      cursor = page.body.nextCursor;
-    } while (cursor !== null);
-    const growthMiB = (directorySize(dataDir) - sizeBefore) / 1024 / 1024;
-    console.log(
-      `  flood of ${options.flood.toLocaleString("en-US")} requests on a 0-credit 1/s key (${describeStatuses(statusCounts(flood))}): ` +
-        `${entries.toLocaleString("en-US")} request-log entries, database +${growthMiB.toFixed(1)} MiB`,
-    );
+      // Cancel the batches so their runs do not load the flood.
+      const listed = await api<{ batches?: { id: string; status: string }[] }>("GET", "/api/batches");
+      for (const batch of listed.body.batches ?? []) {
+        if (batch.status === "queued" || batch.status === "running") await api("POST", `/api/batches/${batch.id}/cancel`).catch(() => undefined);
+      }
+
+    }
+    if (options.flood > 0) {
+      const sizeBefore = directorySize(dataDir);
+      const load = startLoad({
+        url: `${baseUrl}${followersOperation.path}?userid=2000000002`,
+        connections: 64,
+        duration: 600,
+        amount: options.flood,
+        headers: { Authorization: `Bearer ${floodKey.token}` },
+      });
+      const flood = await load.result;
+      await sleep(2000);
+      let entries = 0;
+      let cursor: string | null = null;
+      do {
+        const query: string = `/api/usage/events?keyId=${floodKey.key.id}&limit=200&from=2000-01-01${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`;
+        const page: { body: { events: unknown[]; nextCursor: string | null } } = await api("GET", query);
+        entries += page.body.events.length;
+        cursor = page.body.nextCursor;
+      } while (cursor !== null);
+      const growthMiB = (directorySize(dataDir) - sizeBefore) / 1024 / 1024;
+      console.log(
+        `  flood of ${options.flood.toLocaleString("en-US")} requests on a 0-credit 1/s key (${describeStatuses(statusCounts(flood))}): ` +
+          `${entries.toLocaleString("en-US")} request-log entries, database +${growthMiB.toFixed(1)} MiB`,
+      );
+    }
   } finally {
     await stop();
     process.off("exit", onExit);

@@ -18,6 +18,12 @@ export interface Transaction extends Queryable {
 
 export interface Db extends Transaction {
   readonly kind: "pglite" | "postgres";
+  /**
+   * For long reads read page by page (exports, batch results): on the embedded database each of
+   * their statements waits until no other statement is running or waiting, so a page never
+   * queues ahead of a request's query. On PostgreSQL, the pool as usual.
+   */
+  readonly longReads: Queryable;
   transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
@@ -42,6 +48,9 @@ const openPglite = async (dataDir: string): Promise<Db> => {
     return {
       kind: "pglite",
       ...on(),
+      longReads: {
+        query: <Row>(text: string, params: unknown[] = []) => thread.call<Row[]>({ op: "query", text, params, yielding: true }),
+      },
       transaction: async (work) => {
         const tx = await thread.call<number>({ op: "begin" });
         let ended = false;
@@ -84,10 +93,11 @@ const openPostgres = async (databaseUrl: string, timeoutMs: number): Promise<Db>
   });
   // An idle client that loses its server must not crash the process: the pool replaces it.
   pool.on("error", (error) => console.error(`[db] idle PostgreSQL client error: ${error.message}`));
+  const query = async <Row>(text: string, params?: unknown[]) => (await pool.query(text, params as unknown[])).rows as Row[];
   return {
     kind: "postgres",
-    query: async <Row>(text: string, params?: unknown[]) =>
-      (await pool.query(text, params as unknown[])).rows as Row[],
+    query,
+    longReads: { query },
     exec: async (sql) => {
       await pool.query(sql);
     },

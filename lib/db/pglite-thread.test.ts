@@ -78,6 +78,18 @@ describe("the embedded database on its own thread", () => {
     expect(await db.query("SELECT n FROM thread_counter WHERE id = 1")).toEqual([{ n: 20 }]);
   });
 
+  it("lets a request's query go ahead of the waiting pages of long reads", async () => {
+    const finished: string[] = [];
+    const page = (index: number) =>
+      db.longReads.query("SELECT pg_sleep(0.05), $1::integer AS page", [index]).then(() => finished.push(`page ${index}`));
+    const pages = [1, 2, 3, 4, 5].map(page);
+    const request = db.query("SELECT n FROM thread_counter WHERE id = 1").then(() => finished.push("request"));
+    await Promise.all([...pages, request]);
+    // At most the page already running goes before it; the pages queued before it wait (in order).
+    expect(finished.indexOf("request")).toBeLessThanOrEqual(1);
+    expect(finished.filter((name) => name !== "request")).toEqual(["page 1", "page 2", "page 3", "page 4", "page 5"]);
+  });
+
   it("holds the data folder's lock while open and releases it on close", async () => {
     const lock = path.join(dataDir, "pglite.lock");
     expect(fs.readFileSync(lock, "utf8")).toBe(String(process.pid));

@@ -6,10 +6,11 @@ import { Worker } from "node:worker_threads";
 /**
  * The embedded database on its own thread (lib/db/pglite-worker.mjs). Queries are posted to the
  * worker and answered there, so a long read never blocks the thread that serves requests.
- * PGlite orders them: a statement outside a transaction waits until an open one ends.
+ * PGlite orders them: a statement outside a transaction waits until an open one ends. A
+ * `yielding` query (a page of a long read) starts only when nothing else runs or waits.
  */
 export type ThreadCall =
-  | { op: "query"; text: string; params: unknown[]; tx?: number }
+  | { op: "query"; text: string; params: unknown[]; tx?: number; yielding?: boolean }
   | { op: "exec"; sql: string; tx?: number }
   | { op: "begin" }
   | { op: "end"; tx: number; commit: boolean }

@@ -2,10 +2,10 @@
 // long query never stops the thread that serves requests. Plain JavaScript, so the same file loads
 // under tsx, vitest and Next's server bundle without a TypeScript loader in the worker.
 //
-// Messages in:  { id, op: "query", text, params, tx? } | { id, op: "exec", sql, tx? }
+// Messages in:  { id, op: "query", text, params, tx?, yielding? } | { id, op: "exec", sql, tx? }
 //               | { id, op: "begin" } | { id, op: "end", tx, commit } | { id, op: "close" }
 // Messages out: { ready: true } | { ready: false, error } once, then { id, ok, result | error }.
-import { parentPort, workerData } from "node:worker_threads";
+import { parentPort, receiveMessageOnPort, workerData } from "node:worker_threads";
 import { PGlite } from "@electric-sql/pglite";
 
 /** What the caller may inspect on a database error (SQLSTATE code and friends) survives the thread hop. */
@@ -89,11 +89,43 @@ if (!port) throw new Error("lib/db/pglite-worker.mjs runs as a worker thread onl
 
 try {
   const db = await PGlite.create(workerData.dir);
-  port.on("message", (message) => {
+  const answer = (message) =>
     run(db, message).then(
       (result) => port.postMessage({ id: message.id, ok: true, result }),
       (error) => port.postMessage({ id: message.id, ok: false, error: plainError(error) }),
     );
+  // Pages of long reads ("yielding") go one at a time, and only while no other statement runs or
+  // waits: a request's query waits behind at most one page, however many exports stream. PGlite
+  // computes synchronously, so messages that arrived meanwhile are taken off the port first.
+  const yielding = [];
+  let others = 0;
+  let pageRunning = false;
+  const take = (message) => {
+    if (message.yielding) {
+      yielding.push(message);
+      return;
+    }
+    others += 1;
+    void answer(message).finally(() => {
+      others -= 1;
+      pump();
+    });
+  };
+  const pump = () => {
+    if (pageRunning) return;
+    for (let pending = receiveMessageOnPort(port); pending; pending = receiveMessageOnPort(port)) take(pending.message);
+    if (others > 0) return;
+    const next = yielding.shift();
+    if (!next) return;
+    pageRunning = true;
+    void answer(next).finally(() => {
+      pageRunning = false;
+      pump();
+    });
+  };
+  port.on("message", (message) => {
+    take(message);
+    pump();
   });
   port.postMessage({ ready: true });
 } catch (error) {

@@ -15,7 +15,7 @@ export const GET = consoleRoute({}, async ({ user, params, query, db, request })
     const batch = await findBatch(db, user, params.id ?? "");
     const operation = batchOperationById(batch.operation);
     if (!operation) throw notFound("This batch's operation is no longer offered.");
-    const chunks = format === "csv" ? csvChunks(db, batch.id, operation) : ndjsonChunks(db, batch.id, operation);
+    const chunks = format === "csv" ? csvChunks(db.longReads, batch.id, operation) : ndjsonChunks(db.longReads, batch.id, operation);
     const name = `batch-${batch.id.slice(0, 8)}-${operation.id}.${format}`;
     return new Response(textStream(chunks), {
       headers: {

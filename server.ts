@@ -1,6 +1,7 @@
 import http from "node:http";
 import next from "next";
 import { createV1Router } from "@/lib/api/v1-router";
+import { closeDb } from "@/lib/db/client";
 import { env, EnvError } from "@/lib/env";
 import { limitConnections, serverTimeouts, type ConnectionLimits } from "@/lib/front/connections";
 import { createFront, MAX_HEADER_BYTES } from "@/lib/front/front";
@@ -71,7 +72,8 @@ const main = async (): Promise<void> => {
     console.log(`> ${signal}: finishing requests in flight, then stopping`);
     // In-flight requests finish (each lookup settles its charge before it answers); idle
     // keep-alive connections are closed so close() can complete.
-    server.close(() => process.exit(0));
+    // Then the embedded database closes on its thread and its lock file is removed.
+    server.close(() => void closeDb().finally(() => process.exit(0)));
     server.closeIdleConnections();
     setTimeout(() => process.exit(0), SHUTDOWN_GRACE_MS).unref();
   };

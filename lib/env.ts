@@ -142,6 +142,8 @@ const schema = z.object({
   WEBHOOK_ALLOWED_NETWORKS: allowedNetworks,
   /** Imports: a larger record (one NDJSON line, one array element) is reported as bad and skipped. */
   IMPORT_MAX_RECORD_BYTES: z.coerce.number().int().min(1024).max(1024 ** 3).default(16 * 1024 * 1024),
+  /** Usage exports and batch-result downloads that stream at once per process; the rest wait briefly, then 429. */
+  EXPORT_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(2),
   DB_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(5000),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
   /** Batch lookups (lib/batches): accepted inputs per batch. */

@@ -6,7 +6,7 @@ import { signInWithPassword } from "@/lib/cli/console-session";
 import { parseCliOptions } from "@/lib/cli/options";
 import { freePort, groupRssKiB } from "@/lib/cli/processes";
 import { publicationsOperation } from "@/lib/operations/publications/descriptor";
-import { killGroupNow, machineSummary, sleep, spawnLogged, stopGroup, tail } from "./bench-lib";
+import { benchServerEnv, killGroupNow, machineSummary, sleep, spawnLogged, stopGroup, tail } from "./bench-lib";
 
 /**
  * `npm run bench:batch`: a batch of N publications lookups (default 10,000 distinct profiles,
@@ -47,19 +47,7 @@ const main = async () => {
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
   const admin = { email: "bench-batch@example.test", password: crypto.randomBytes(18).toString("base64url") };
-  const env: NodeJS.ProcessEnv = {
-    PATH: process.env.PATH,
-    HOME: process.env.HOME,
-    NODE_ENV: "production",
-    NEXT_TELEMETRY_DISABLED: "1",
-    PORT: String(port),
-    DATA_DIR: path.join(runDir, "data"),
-    PUBLIC_URL: baseUrl,
-    AUTH_SECRET: crypto.randomBytes(36).toString("base64url"),
-    ADMIN_EMAIL: admin.email,
-    ADMIN_PASSWORD: admin.password,
-    BATCH_MAX_INPUTS: String(Math.max(10_000, inputs)),
-  };
+  const env = benchServerEnv({ port, dataDir: path.join(runDir, "data"), admin, extra: { BATCH_MAX_INPUTS: String(Math.max(10_000, inputs)) } });
 
   // The profiles, imported the way an operator fills the store (npm run import).
   const seedFile = path.join(runDir, "profiles.ndjson");

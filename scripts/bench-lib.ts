@@ -1,4 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import crypto from "node:crypto";
 import fs from "node:fs";
 import { createRequire } from "node:module";
 import os from "node:os";
@@ -15,6 +16,8 @@ export type AutocannonOptions = {
   connections: number;
   /** Seconds. */
   duration: number;
+  /** Stop after this many requests instead of after `duration`. */
+  amount?: number;
   headers?: Record<string, string>;
 };
 
@@ -248,3 +251,22 @@ export const processGroupCpuMs = (groupId: number): number | null => {
   }
   return (total * 1000) / ticks;
 };
+/** A production server's environment for a bench: its own port, data folder and administrator. */
+export const benchServerEnv = (options: {
+  port: number;
+  dataDir: string;
+  admin: { email: string; password: string };
+  extra: Record<string, string>;
+}): NodeJS.ProcessEnv => ({
+  PATH: process.env.PATH,
+  HOME: process.env.HOME,
+  NODE_ENV: "production",
+  NEXT_TELEMETRY_DISABLED: "1",
+  PORT: String(options.port),
+  DATA_DIR: options.dataDir,
+  PUBLIC_URL: `http://127.0.0.1:${options.port}`,
+  AUTH_SECRET: crypto.randomBytes(36).toString("base64url"),
+  ADMIN_EMAIL: options.admin.email,
+  ADMIN_PASSWORD: options.admin.password,
+  ...options.extra,
+});

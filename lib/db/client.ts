@@ -1,10 +1,10 @@
 import path from "node:path";
-import type { PGlite } from "@electric-sql/pglite";
 import type { Pool } from "pg";
 import { env } from "@/lib/env";
 import { secureDataDir } from "./data-dir";
 import { acquireLock } from "./lock";
 import { migrate } from "./migrate";
+import { startPgliteThread } from "./pglite-thread";
 
 /** What the rest of the code needs from a database: parameterised queries and transactions. */
 export interface Queryable {
@@ -18,6 +18,12 @@ export interface Transaction extends Queryable {
 
 export interface Db extends Transaction {
   readonly kind: "pglite" | "postgres";
+  /**
+   * For long reads read page by page (exports, batch results): on the embedded database each of
+   * their statements waits until no other statement is running or waiting, so a page never
+   * queues ahead of a request's query. On PostgreSQL, the pool as usual.
+   */
+  readonly longReads: Queryable;
   transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
@@ -32,27 +38,35 @@ const openPglite = async (dataDir: string): Promise<Db> => {
   }
   const release = acquireLock(path.join(dataDir, "pglite.lock"));
   try {
-    const { PGlite } = await import("@electric-sql/pglite");
-    const pglite: PGlite = await PGlite.create(dbDir);
+    const thread = await startPgliteThread(dbDir);
+    const on = (tx?: number): Transaction => ({
+      query: <Row>(text: string, params: unknown[] = []) => thread.call<Row[]>({ op: "query", text, params, tx }),
+      exec: async (sql) => {
+        await thread.call({ op: "exec", sql, tx });
+      },
+    });
     return {
       kind: "pglite",
-      query: async <Row>(text: string, params?: unknown[]) =>
-        (await pglite.query<Row>(text, params)).rows,
-      exec: async (sql) => {
-        await pglite.exec(sql);
+      ...on(),
+      longReads: {
+        query: <Row>(text: string, params: unknown[] = []) => thread.call<Row[]>({ op: "query", text, params, yielding: true }),
       },
-      transaction: (work) =>
-        pglite.transaction((tx) =>
-          work({
-            query: async <Row>(text: string, params?: unknown[]) => (await tx.query<Row>(text, params)).rows,
-            exec: async (sql: string) => {
-              await tx.exec(sql);
-            },
-          }),
-        ),
+      transaction: async (work) => {
+        const tx = await thread.call<number>({ op: "begin" });
+        let ended = false;
+        try {
+          const result = await work(on(tx));
+          ended = true;
+          await thread.call({ op: "end", tx, commit: true });
+          return result;
+        } catch (error) {
+          if (!ended) await thread.call({ op: "end", tx, commit: false }).catch(() => undefined);
+          throw error;
+        }
+      },
       close: async () => {
         try {
-          await pglite.close();
+          await thread.close();
         } finally {
           release();
         }
@@ -79,10 +93,11 @@ const openPostgres = async (databaseUrl: string, timeoutMs: number): Promise<Db>
   });
   // An idle client that loses its server must not crash the process: the pool replaces it.
   pool.on("error", (error) => console.error(`[db] idle PostgreSQL client error: ${error.message}`));
+  const query = async <Row>(text: string, params?: unknown[]) => (await pool.query(text, params as unknown[])).rows as Row[];
   return {
     kind: "postgres",
-    query: async <Row>(text: string, params?: unknown[]) =>
-      (await pool.query(text, params as unknown[])).rows as Row[],
+    query,
+    longReads: { query },
     exec: async (sql) => {
       await pool.query(sql);
     },

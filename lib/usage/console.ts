@@ -185,11 +185,11 @@ export const exportResponse = async (context: Context): Promise<Response> => {
   let filename: string;
   if (query.kind === "daily") {
     const range = dayRange(query);
-    body = dailyCsv(context.db, resolved.scope, { ...range, operation: query.operation, status: query.status }, onError);
+    body = dailyCsv(context.db.longReads, resolved.scope, { ...range, operation: query.operation, status: query.status }, onError);
     filename = `usage-daily-${range.from}-to-${range.to}.csv`;
   } else {
     const filters = eventFilters(query);
-    body = eventsCsv(context.db, resolved.scope, filters, onError);
+    body = eventsCsv(context.db.longReads, resolved.scope, filters, onError);
     filename = `usage-events-${query.from?.slice(0, 10) ?? "start"}-to-${query.to?.slice(0, 10) ?? utcDay(new Date())}.csv`;
   }
   return new Response(body, {

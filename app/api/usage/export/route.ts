@@ -1,7 +1,8 @@
 import { consoleRoute } from "@/lib/console-api/handler";
+import { withExportSlot } from "@/lib/export/gate";
 import { exportResponse } from "@/lib/usage/console";
 
 export const dynamic = "force-dynamic";
 
-/** CSV download (kind=events|daily), streamed page by page. */
-export const GET = consoleRoute({}, (context) => exportResponse(context));
+/** CSV download (kind=events|daily), streamed page by page, in one of the process's export slots. */
+export const GET = consoleRoute({}, (context) => withExportSlot(context.request.signal, () => exportResponse(context)));

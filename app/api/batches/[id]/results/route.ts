@@ -3,18 +3,19 @@ import { findBatch } from "@/lib/batches/repository";
 import { csvChunks, ndjsonChunks, textStream } from "@/lib/batches/results";
 import { withBatchErrors } from "@/lib/console-api/batches";
 import { ConsoleError, consoleRoute, notFound } from "@/lib/console-api/handler";
+import { withExportSlot } from "@/lib/export/gate";
 
 export const dynamic = "force-dynamic";
 
 /** GET /api/batches/{id}/results?format=csv|ndjson — streamed as it is read from the database. */
-export const GET = consoleRoute({}, async ({ user, params, query, db }) =>
-  withBatchErrors(async () => {
+export const GET = consoleRoute({}, async ({ user, params, query, db, request }) =>
+  withExportSlot(request.signal, () => withBatchErrors(async () => {
     const format = query.get("format") ?? "csv";
     if (format !== "csv" && format !== "ndjson") throw new ConsoleError(400, "invalid_request", 'format must be "csv" or "ndjson".');
     const batch = await findBatch(db, user, params.id ?? "");
     const operation = batchOperationById(batch.operation);
     if (!operation) throw notFound("This batch's operation is no longer offered.");
-    const chunks = format === "csv" ? csvChunks(db, batch.id, operation) : ndjsonChunks(db, batch.id, operation);
+    const chunks = format === "csv" ? csvChunks(db.longReads, batch.id, operation) : ndjsonChunks(db.longReads, batch.id, operation);
     const name = `batch-${batch.id.slice(0, 8)}-${operation.id}.${format}`;
     return new Response(textStream(chunks), {
       headers: {
@@ -23,5 +24,5 @@ export const GET = consoleRoute({}, async ({ user, params, query, db }) =>
         "Cache-Control": "no-store",
       },
     });
-  }),
+  })),
 );

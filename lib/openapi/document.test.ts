@@ -462,7 +462,7 @@ describe("GET /v1/openapi.json", () => {
       openApiDocument: buildOpenApiDocument,
     });
     const query = new URLSearchParams();
-    const answer = await router.answer({ method: "GET", pathname: "/v1/openapi.json", query, authorization: null, ifNoneMatch: null });
+    const answer = await router.answer({ method: "GET", pathname: "/v1/openapi.json", query, authorization: null, ifNoneMatch: null, clientAddress: "127.0.0.1" });
     expect(answer.status).toBe(200);
     expect(answer.headers["Content-Type"]).toBe("application/json; charset=utf-8");
     expect(answer.headers["Cache-Control"]).toBe("public, max-age=300");

@@ -2,6 +2,7 @@ import { getDb } from "@/lib/db/client";
 import { describeError, log } from "@/lib/log";
 import { startAlertWorker } from "@/lib/alerts/webhooks";
 import { startBatchRunner } from "@/lib/batches/start";
+import { refillDueKeys } from "@/lib/keys/refill";
 import { env } from "@/lib/env";
 import { services } from "@/lib/services";
 import { bootstrapAdmin } from "@/lib/users/bootstrap";
@@ -14,6 +15,8 @@ import { bootstrapAdmin } from "@/lib/users/bootstrap";
  */
 const SWEEP_EVERY_MS = 60_000;
 const RESERVATION_TIMEOUT = "2 minutes";
+// Refills run within this long of each period start (UTC); once per period whatever the instances.
+const REFILL_EVERY_MS = 30_000;
 
 type Job = () => Promise<void>;
 const holder = globalThis as typeof globalThis & { __socialLookupJobs?: Set<string> };
@@ -57,5 +60,8 @@ export const startBackgroundJobs = async (): Promise<void> => {
   await startBatchRunner();
   every("sweep-reservations", SWEEP_EVERY_MS, async () => {
     await sweepStaleReservations();
+  });
+  every("refill-keys", REFILL_EVERY_MS, async () => {
+    await refillDueKeys(await getDb());
   });
 };

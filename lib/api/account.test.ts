@@ -62,6 +62,8 @@ describe("GET /v1/account", () => {
         credits_spent_today: 7,
         // Earlier days of this month count too; on the 1st (UTC) they are today.
         credits_spent_this_month: 7,
+        refill: null,
+        nextRefillAt: null,
       },
     });
     expect(accountDataSchema.safeParse(body.data).success).toBe(true);

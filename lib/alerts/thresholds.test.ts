@@ -51,9 +51,10 @@ describe.each(await testDatabases())("alert thresholds on $name", (database) => 
     // 124 of 200 granted: 30 % is now 60 credits and the balance is above every threshold again.
     expect((await thresholdsOfKeys(db(), [key.id])).get(key.id)?.map((threshold) => threshold.armed)).toEqual([true, true, true]);
     await settler.settle(charge(key.id, 60));
+    expect(await alertsOf(key.id)).toHaveLength(2);
     await settler.settle(charge(key.id, 60));
     expect((await alertsOf(key.id)).slice(2)).toEqual([
-      ["threshold", 60, 64],
+      ["threshold", 60, 4],
       ["threshold", 50, 4],
       ["threshold", 10, 4],
     ]);

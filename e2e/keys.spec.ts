@@ -195,7 +195,8 @@ test.describe("/keys: a key limited to some operations and addresses", () => {
   };
 
   test("creates a scoped key with an allowlist, a refill and thresholds, then edits its allowlist", async ({ page, request }) => {
-    const errors = collectErrors(page);
+    // The refused edit is a 400 the browser logs as a failed resource.
+    const errors = collectErrors(page, { expectFailedRequests: true });
     await openKeysPage(page);
     const name = uniqueName("e2e scoped");
     await page.getByTestId("new-key-limits").locator("summary").click();

@@ -1,5 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { createSettler } from "@/lib/credits/settle";
 import type { Db } from "@/lib/db/client";
+import { keyAccount } from "@/lib/usage/account";
+import { burnRateForecast } from "@/lib/usage/forecast";
 import { openForSuite, testDatabases } from "@/tests/support/databases";
 import { refillDueKeys, type KeyRefill } from "./refill";
 import { createKey } from "./repository";
@@ -81,6 +84,24 @@ describe.each(await testDatabases())("automatic refills on $name", (database) =>
     const refilled = await refillDueKeys(db(), new Date("2030-01-01T00:00:00Z"));
     expect(refilled.map((row) => row.keyId)).not.toContain(revoked);
     expect(refilled.map((row) => row.keyId)).not.toContain(plain.id);
+  });
+
+  it("shows the refill and the next one in /v1/account's figures, and the forecast says whether it comes in time", async () => {
+    const refill: KeyRefill = { credits: 500, interval: "daily", dayOfMonth: null, mode: "top_up_to" };
+    const { key: slow } = await createKey(db(), SECRET, { name: "slow", ownerId: null, credits: 100, qpsLimit: 5, expiresAt: null, refill });
+    const { key: fast } = await createKey(db(), SECRET, { name: "fast", ownerId: null, credits: 100, qpsLimit: 5, expiresAt: null, refill });
+    const tomorrow = new Date(`${new Date(Date.now() + 86_400_000).toISOString().slice(0, 10)}T00:00:00.000Z`);
+    expect(await keyAccount(db(), slow.id)).toMatchObject({ refill: { credits: 500, interval: "daily", dayOfMonth: null, mode: "top_up_to" }, nextRefillAt: tomorrow.toISOString() });
+    const settler = createSettler(async () => db());
+    const charge = (keyId: string, costCredits: number) =>
+      settler.settle({ requestId: crypto.randomUUID(), keyId, operation: "followers", costCredits, outcome: "found", paramsSummary: "", startedAt: Date.now(), startedPerf: performance.now() });
+    // At 99 credits a day, 1 credit left runs out in about a quarter of an hour; at 1 a day, 99 last 99 days.
+    await charge(fast.id, 99);
+    await charge(slow.id, 1);
+    const forecast = await burnRateForecast(db(), { kind: "keys", keyIds: [slow.id, fast.id] }, new Date(tomorrow.getTime() - 3_600_000));
+    const byId = new Map(forecast.keys.map((entry) => [entry.keyId, entry]));
+    expect(byId.get(fast.id)).toMatchObject({ nextRefillAt: tomorrow.toISOString(), runsOutBeforeRefill: true });
+    expect(byId.get(slow.id)).toMatchObject({ nextRefillAt: tomorrow.toISOString(), runsOutBeforeRefill: false });
   });
 
   it.runIf(database.name === "postgres")("refills once when three instances sweep the same period at the same moment", async () => {

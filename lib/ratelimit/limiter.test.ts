@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { LOCAL_REDIS_URL, redisReachable } from "@/tests/support/redis";
 import { createRateLimiter, createRedisClient } from "./limiter";
 
 describe("per-key rate limiter", () => {
@@ -56,23 +57,11 @@ describe("the sliding window", () => {
   });
 });
 
-const REDIS_URL = "redis://127.0.0.1:6379";
-
-const redisUp = await (async () => {
-  const probe = await createRedisClient(REDIS_URL);
-  try {
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    return (await probe.ping()) === "PONG";
-  } catch {
-    return false;
-  } finally {
-    probe.disconnect();
-  }
-})();
+const redisUp = await redisReachable();
 
 describe.skipIf(!redisUp)("the sliding window in Redis", () => {
   it("is shared: two limiters on one Redis admit the limit between them, exactly", async () => {
-    const url = REDIS_URL;
+    const url = LOCAL_REDIS_URL;
     const [a, b] = [createRateLimiter({ redis: await createRedisClient(url) }), createRateLimiter({ redis: await createRedisClient(url) })];
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(a.redisStatus()).toBe("ok");

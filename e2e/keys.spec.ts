@@ -186,3 +186,65 @@ test.describe("/keys: issuing and using an API key", () => {
     });
   }
 });
+
+test.describe("/keys: a key limited to some operations and addresses", () => {
+  const PUBLICATIONS_PATH = "/v1/jobsite/get_user_publications";
+  const lookup = async (request: APIRequestContext, token: string, path: string, params: Record<string, string>) => {
+    const response = await request.get(path, { params, headers: { Authorization: `Bearer ${token}` } });
+    return { status: response.status(), charged: response.headers()["x-credits-charged"] ?? null, body: await response.json() };
+  };
+
+  test("creates a scoped key with an allowlist, a refill and thresholds, then edits its allowlist", async ({ page, request }) => {
+    // The refused edit is a 400 the browser logs as a failed resource.
+    const errors = collectErrors(page, { expectFailedRequests: true });
+    await openKeysPage(page);
+    const name = uniqueName("e2e scoped");
+    await page.getByTestId("new-key-limits").locator("summary").click();
+    await page.getByTestId("new-key-all-operations").uncheck();
+    for (const id of ["event_details", "event_details_id", "get_user_publications"]) await page.getByTestId(`new-key-operation-${id}`).uncheck();
+    await expect(page.getByTestId("new-key-operation-followers")).toBeChecked();
+    // The browser's requests come from 127.0.0.1 (the server trusts no proxy here).
+    await page.getByTestId("new-key-addresses").fill("127.0.0.0/8\n::1");
+    await page.getByTestId("new-key-refill-interval").selectOption("monthly");
+    await page.getByTestId("new-key-refill-credits").fill("100");
+    await page.getByTestId("new-key-refill-day").fill("31");
+    await page.getByTestId("new-key-thresholds").fill("50, 20%");
+    const { key, token } = await createKeyInUi(page, { name, credits: 100, qpsLimit: 10 });
+    await dismissToken(page, token);
+
+    const row = page.getByTestId(`key-row-${key.id}`);
+    await expect(row).toContainText("followers");
+    await expect(row).toContainText("127.0.0.0/8, ::1");
+    await expect(row).toContainText("Top up to 100 monthly on day 31");
+    await expect(row).toContainText("50, 20");
+
+    expect((await followers(request, token)).status, "the allowed operation from an allowed address").toBe(200);
+    expect(await lookup(request, token, PUBLICATIONS_PATH, { urn: "urn:li:member:3000000003" })).toMatchObject({
+      status: 403,
+      charged: "0",
+      body: { code: 403, message: "apiKey is not allowed to call this operation", data: null },
+    });
+
+    // A range with host bits set is refused with the sentence that says what to write instead.
+    await page.getByTestId(`limits-${key.id}`).click();
+    const dialog = page.getByTestId("limits-dialog");
+    await expect(dialog).toBeVisible();
+    await expect(dialog.getByTestId("limits-addresses")).toHaveValue("127.0.0.0/8\n::1");
+    await dialog.getByTestId("limits-addresses").fill("10.0.0.1/24");
+    await dialog.getByTestId("confirm-limits").click();
+    await expect(dialog.getByTestId("dialog-error")).toContainText("did you mean 10.0.0.0/24?");
+    expect((await followers(request, token)).status, "nothing changed after the refused edit").toBe(200);
+
+    await dialog.getByTestId("limits-addresses").fill("192.0.2.0/24");
+    await dialog.getByTestId("confirm-limits").click();
+    await expect(page.getByTestId("limits-dialog")).toBeHidden();
+    await expect(row).toContainText("192.0.2.0/24");
+    const refused = await followers(request, token);
+    expect({ status: refused.status, charged: refused.charged, body: refused.body }).toMatchObject({
+      status: 403,
+      charged: "0",
+      body: { code: 403, message: "apiKey is not allowed from this address" },
+    });
+    expect(errors).toEqual([]);
+  });
+});

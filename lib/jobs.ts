@@ -6,6 +6,7 @@ import { sweepRetention } from "@/lib/privacy/retention";
 import { describeError, log } from "@/lib/log";
 import { startAlertWorker } from "@/lib/alerts/webhooks";
 import { startBatchRunner } from "@/lib/batches/start";
+import { refillDueKeys } from "@/lib/keys/refill";
 import { env } from "@/lib/env";
 import { services } from "@/lib/services";
 import { bootstrapAdmin } from "@/lib/users/bootstrap";
@@ -18,6 +19,8 @@ import { bootstrapAdmin } from "@/lib/users/bootstrap";
  */
 const SWEEP_EVERY_MS = 60_000;
 const RESERVATION_TIMEOUT = "2 minutes";
+// Refills run within this long of each period start (UTC); once per period whatever the instances.
+const REFILL_EVERY_MS = 30_000;
 
 type Job = () => Promise<void>;
 const holder = globalThis as typeof globalThis & { __socialLookupJobs?: Set<string> };
@@ -85,4 +88,7 @@ export const startBackgroundJobs = async (): Promise<void> => {
     await sweepStaleReservations();
   });
   every("retention-sweep", RETENTION_EVERY_MS, sweepRetentionIfLeased);
+  every("refill-keys", REFILL_EVERY_MS, async () => {
+    await refillDueKeys(await getDb());
+  });
 };

@@ -10,6 +10,7 @@ import { followers } from "@/lib/operations/followers";
 import { seedIfEmpty } from "@/lib/demo/seed";
 import { createKey } from "@/lib/keys/repository";
 import { startRedisServer, waitForRedis, type RedisProcess } from "@/tests/scale/faults";
+import { busiestSecond, probeAtFixedRate } from "./rate-accuracy";
 import { freePort, inheritedEnv, randomSecret, runLogged, signalGroup } from "@/lib/cli/processes";
 import {
   autocannonVersion,
@@ -52,6 +53,9 @@ const FOLLOWERS_PATH = `${followers.path}?userid=2000000002`;
 const PING_PATH = "/api/ping";
 const WARMUP_SECONDS = 3;
 const FIXED_RATE_SECONDS = 10;
+/** The limit accuracy probe: a key with this limit, driven at twice it over the three instances. */
+const ACCURACY_QPS = 50;
+const ACCURACY_SECONDS = 5;
 
 class BenchError extends Error {}
 
@@ -387,6 +391,33 @@ const main = async () => {
       proxy: () => (proxyProcess.pid === undefined ? [] : groupPids(proxyProcess.pid)),
       "load generator": () => [process.pid],
     };
+    // Before the measured runs, so that its requests stay out of their write counts.
+    say(`limit accuracy: a key with ${ACCURACY_QPS}/s driven at ${2 * ACCURACY_QPS}/s over the 3 instances for ${ACCURACY_SECONDS} s…`);
+    const accuracyDb = await openDb({ dataDir: path.join(runDir, "data"), databaseUrl, timeoutMs: 10_000 });
+    const accuracyKey = await createKey(accuracyDb, authSecret, {
+      name: "bench-accuracy",
+      ownerId: null,
+      credits: 1_000_000,
+      qpsLimit: ACCURACY_QPS,
+      expiresAt: null,
+    }).finally(() => accuracyDb.close());
+    const probed = await probeAtFixedRate({
+      urls: ports.map((port) => url(port, FOLLOWERS_PATH)),
+      token: accuracyKey.token,
+      ratePerS: 2 * ACCURACY_QPS,
+      seconds: ACCURACY_SECONDS,
+    });
+    const admittedAt = (
+      await admin.query<{ at: number }>(
+        `SELECT (extract(epoch FROM created_at) * 1000)::float8 AS at FROM ${schema}.usage_events WHERE key_id = $1 AND status = 200`,
+        [accuracyKey.key.id],
+      )
+    ).rows.map((row) => Number(row.at));
+    const accuracy = {
+      admitted: admittedAt.length,
+      busiest: busiestSecond(admittedAt),
+      refused: probed.filter((answer) => answer.status === 429).length,
+    };
     // The two new instances start cold (JIT, Next's lazily loaded routes): warmed like the first one was.
     say("warming the new instances…");
     await throughput("warm-up", [url(second, FOLLOWERS_PATH), url(third, FOLLOWERS_PATH)], connections, durationSeconds, token);
@@ -402,6 +433,7 @@ const main = async () => {
     say("3 instances through the round-robin proxy…");
     const viaProxy = await measureCpu(cpuGroups, () => throughput("3 instances, via proxy", [url(proxyPort, FOLLOWERS_PATH)], connections, durationSeconds, token));
     const three = viaProxy.result;
+
 
     const rssMiB = children
       .filter((child) => child !== proxyProcess)
@@ -432,6 +464,12 @@ const main = async () => {
     say(`  (postgres: every PostgreSQL process of the machine; load average now ${os.loadavg().map((load) => load.toFixed(1)).join(" ")})`);
     say(`resident memory per instance after the runs: ${rssMiB.map((mib) => `${mib.toFixed(0)} MiB`).join(", ")}`);
     say(`scaling 1 → 3 instances: ×${(three.requestsPerS / one.requestsPerS).toFixed(2)} through the proxy, ×${(threeDirect.requestsPerS / one.requestsPerS).toFixed(2)} spread directly (target ×2.4 on enough cores)`);
+
+    say(`\n== Per-key limit accuracy (sliding log in Redis, 3 instances, ${2 * ACCURACY_QPS}/s against ${ACCURACY_QPS}/s for ${ACCURACY_SECONDS} s)`);
+    say(
+      `admitted ${accuracy.admitted}, refused ${accuracy.refused}; busiest sliding second: ${accuracy.busiest} = ` +
+        `${(accuracy.busiest / ACCURACY_QPS).toFixed(2)}× the limit (target ≤ 1.0×; fixed windows allowed up to 2.0×)`,
+    );
 
     say(`\n== Pipeline latency at half saturation (${halfRate}/s, 1 instance, ${FIXED_RATE_SECONDS} s each)`);
     say(`/api/ping   p50 ${pingAtHalf.p50Ms.toFixed(2)} ms  p99 ${pingAtHalf.p99Ms.toFixed(2)} ms  (${pingAtHalf.achievedPerS.toFixed(0)}/s achieved; ${pingAtHalf.statuses})`);

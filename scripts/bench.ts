@@ -50,6 +50,8 @@ const USAGE = `usage: npm run bench -- [--duration S] [--connections N] [--keep]
 
 const CREDITS_GRANTED = 100_000_000;
 const QPS_LIMIT = 100_000;
+/** The load comes from this machine; a few ranges before the matching one, as a real allowlist has. */
+const BENCH_ALLOWED_ADDRESSES = "203.0.113.0/24,2001:db8::/32,198.51.100.7,127.0.0.0/8,::1";
 const FOLLOWERS_COST_CREDITS = followersOperation.costCredits;
 const WARMUP_SECONDS = 2;
 const STARTUP_TIMEOUT_MS = 15 * 60_000;
@@ -140,7 +142,23 @@ const issuedKey = z.object({ id: z.string(), token: z.string(), credits: z.numbe
 const createKey = (env: NodeJS.ProcessEnv, name = "bench") => {
   const result = spawnSync(
     process.execPath,
-    [tsxCli, "scripts/keys.ts", "create", "--name", name, "--credits", String(CREDITS_GRANTED), "--qps", String(QPS_LIMIT), "--json"],
+    [
+      tsxCli,
+      "scripts/keys.ts",
+      "create",
+      "--name",
+      name,
+      "--credits",
+      String(CREDITS_GRANTED),
+      "--qps",
+      String(QPS_LIMIT),
+      // Scoped and allowlisted, as a key handed to a script would be: the hot path checks both.
+      "--operations",
+      followersOperation.id,
+      "--allowed-addresses",
+      BENCH_ALLOWED_ADDRESSES,
+      "--json",
+    ],
     { cwd: root, env, encoding: "utf8" },
   );
   if (result.status !== 0) {
@@ -270,7 +288,7 @@ const main = async () => {
   console.log(`data dir: ${dataDir}${keep ? " (kept)" : " (removed on exit)"}`);
 
   const key = createKey(env);
-  console.log(`key: ${key.id} with ${key.credits} credits and ${key.qps} requests/s`);
+  console.log(`key: ${key.id} with ${key.credits} credits and ${key.qps} requests/s, scoped to ${followersOperation.id}, allowed from ${BENCH_ALLOWED_ADDRESSES}`);
   const mcpKey = createKey(env, "bench-mcp");
 
   await waitForOtherBuilds();

@@ -78,7 +78,7 @@ const serve = async () => {
       response.writeHead(404, { "Content-Type": "application/json" }).end("{}");
       return;
     }
-    runLookup(operation, { authorization: request.headers.authorization ?? null, query: url.searchParams }, deps).then(
+    runLookup(operation, { authorization: request.headers.authorization ?? null, query: url.searchParams, clientAddress: "127.0.0.1" }, deps).then(
       (result) => {
         response.writeHead(result.status, { ...result.headers, "Content-Type": "application/json; charset=utf-8" }).end(result.body);
       },

@@ -8,6 +8,7 @@ import { Input } from "@/components/ui/input";
 import { createKey, keysQueryKey, refreshAfterKeyChange, type IssuedKey, type NewKeyInput } from "@/lib/query/keys";
 import { FormError } from "@/components/ui/form-alert";
 import { errorMessage, formatCount, parseWholeNumber } from "./format";
+import { KeyPolicyFieldset, policyFieldsOf, policyInput, type PolicyErrors, type PolicyFields } from "./key-policy-fields";
 import { SubmitButton } from "@/components/ui/submit-button";
 
 const MAX_CREDITS = 1_000_000_000;
@@ -60,6 +61,8 @@ export function CreateKeyForm({ allowance, allowanceText, onIssued }: CreateKeyF
   const queryClient = useQueryClient();
   const [fields, setFields] = useState<Fields>(emptyFields);
   const [errors, setErrors] = useState<FieldErrors>({});
+  const [policy, setPolicy] = useState<PolicyFields>(() => policyFieldsOf(null));
+  const [policyErrors, setPolicyErrors] = useState<PolicyErrors>({});
   const formRef = useRef<HTMLFormElement>(null);
   const consoleHintId = useId();
   const headingId = useId();
@@ -80,17 +83,20 @@ export function CreateKeyForm({ allowance, allowanceText, onIssued }: CreateKeyF
   const onSubmit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     const { input, errors: found } = validate(fields, allowance);
+    const checkedPolicy = policyInput(policy);
     setErrors(found);
-    if (!input) {
+    setPolicyErrors(checkedPolicy.errors);
+    if (!input || !checkedPolicy.input) {
       // The error messages render first; then the first invalid field takes focus.
       requestAnimationFrame(() => formRef.current?.querySelector<HTMLElement>("[aria-invalid='true']")?.focus());
       return;
     }
-    mutation.mutate(input, {
+    mutation.mutate({ ...input, ...checkedPolicy.input }, {
       onSuccess: (issued) => {
         onIssued(issued);
         mutation.reset();
         setFields(emptyFields);
+        setPolicy(policyFieldsOf(null));
       },
     });
   };
@@ -148,6 +154,12 @@ export function CreateKeyForm({ allowance, allowanceText, onIssued }: CreateKeyF
             className="sm:col-span-2"
             data-testid="new-key-expiry"
           />
+          <details className="sm:col-span-2" data-testid="new-key-limits">
+            <summary className="cursor-pointer text-sm font-medium">Limits, refill and alerts</summary>
+            <div className="mt-3 grid gap-4 sm:grid-cols-2">
+              <KeyPolicyFieldset fields={policy} errors={policyErrors} onChange={setPolicy} testIdPrefix="new-key" />
+            </div>
+          </details>
           <div className="flex items-start gap-3 sm:col-span-2">
             <input
               id={`${consoleHintId}-input`}

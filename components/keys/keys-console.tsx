@@ -11,6 +11,7 @@ import { ConsoleKeyForm } from "./console-key-dialog";
 import { CreateKeyForm } from "./create-key-form";
 import { KeysNotLoaded } from "./keys-not-loaded";
 import { formatCount } from "./format";
+import { KeyPolicyForm } from "./key-policy-dialog";
 import { KeysTable, type KeyAction } from "./keys-table";
 import { Modal } from "@/components/ui/modal";
 import { RevokeKeyForm } from "./revoke-dialog";
@@ -30,6 +31,7 @@ const dialogTitles: Record<KeyAction, (key: ApiKeyView) => string> = {
   roll: (key) => `Roll “${key.name}”`,
   console: (key) => `Use “${key.name}” for console lookups`,
   topup: (key) => `Top up “${key.name}”`,
+  limits: (key) => `Limits of “${key.name}”`,
 };
 
 /** The /keys page: create, list, revoke, roll, choose the console key; admins also see every key and top up. */
@@ -149,6 +151,10 @@ export function KeysConsole({ initialMe }: KeysConsoleProps) {
             }}
           />
         )}
+      </KeyDialog>
+
+      <KeyDialog action="limits" {...dialog} description="What the key may call, from where, how it is refilled and when it alerts.">
+        {(key) => <KeyPolicyForm apiKey={key} onCancel={close} onSaved={(saved) => finish(`Saved the limits of “${saved.name}”.`)} />}
       </KeyDialog>
 
       <KeyDialog action="console" {...dialog}>

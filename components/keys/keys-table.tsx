@@ -8,9 +8,10 @@ import { cx } from "@/components/ui/class-names";
 import { Meter, type MeterVariant } from "@/components/ui/meter";
 import type { ApiKeyView } from "@/lib/query/keys";
 import { formatCount, formatDateTime } from "./format";
+import { describeRefill } from "./key-policy-fields";
 import { KeyStatusBadge } from "./key-status-badge";
 
-export type KeyAction = "revoke" | "roll" | "console" | "topup";
+export type KeyAction = "revoke" | "roll" | "console" | "topup" | "limits";
 
 export type KeysTableProps = {
   keys: ApiKeyView[];
@@ -47,6 +48,7 @@ const keyActions = ({ key, own, isAdmin }: { key: ApiKeyView; own: boolean; isAd
     { action: "roll", label: named("Roll", key.name), testId: `roll-${key.id}`, allowed: own || key.ownerId === null },
     { action: "console", label: named("Use for console", `(${key.name})`), testId: `use-console-${key.id}`, allowed: own && !key.isConsoleKey },
     { action: "topup", label: named("Top up", key.name), testId: `topup-${key.id}`, allowed: isAdmin },
+    { action: "limits", label: named("Limits", key.name), testId: `limits-${key.id}`, allowed: true },
     { action: "revoke", label: named("Revoke", key.name), testId: `revoke-${key.id}`, allowed: true, danger: true },
   ];
   return actions.filter((action) => action.allowed);
@@ -167,6 +169,10 @@ export function KeysTable({ keys, viewerId, isAdmin, showOwner, ownerEmails, onA
                       ["Limit", `${formatCount(key.qpsLimit)} req/s`],
                       ["Created", formatDateTime(key.createdAt)],
                       ["Last used", formatDateTime(key.lastUsedAt, "Never")],
+                      ["Operations", key.operations === null ? "All" : key.operations.join(", ")],
+                      ["Addresses", key.allowedAddresses === null ? "Any" : key.allowedAddresses.join(", ")],
+                      ["Refill", describeRefill(key)],
+                      ["Alerts at", key.alertThresholds.length === 0 ? "—" : key.alertThresholds.map((threshold) => formatCount(threshold.thresholdCredits)).join(", ")],
                       active
                         ? ["Expires", formatDateTime(key.expiresAt, "Never")]
                         : ["Revoked", formatDateTime(key.revokedAt)],

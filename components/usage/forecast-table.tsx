@@ -42,6 +42,13 @@ export function ForecastTable({ keys, totalKeys }: { keys: KeyForecast[]; totalK
                   {key.runsOutAt && key.daysLeft !== null && key.daysLeft > 0 ? (
                     <span className="text-xs text-muted">{formatTime(key.runsOutAt)}</span>
                   ) : null}
+                  {key.nextRefillAt ? (
+                    <span className="text-xs text-muted" data-testid="forecast-refill">
+                      {key.runsOutBeforeRefill === true
+                        ? `Runs out before the next refill (${formatTime(key.nextRefillAt)})`
+                        : `Refilled ${formatTime(key.nextRefillAt)}${key.runsOutBeforeRefill === false ? ", before it runs out" : ""}`}
+                    </span>
+                  ) : null}
                 </div>
               </TableCell>
               <TableCell className="text-right whitespace-nowrap">

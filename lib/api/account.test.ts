@@ -46,7 +46,7 @@ describe("GET /v1/account", () => {
       // A reservation in flight counts as spent.
       { keyId: key.id, operation: "get_user_publications", costCredits: 1, outcome: "reserve", agoMs: 300, latencyMs: 1 },
     ]);
-    const result = await runAccount({ authorization: `Bearer ${token}` }, deps);
+    const result = await runAccount({ authorization: `Bearer ${token}`, clientAddress: "127.0.0.1" }, deps);
     expect(result.status).toBe(200);
     const body = envelope(result.body);
     expect(body).toMatchObject({ code: 0, message: "success" });
@@ -62,6 +62,8 @@ describe("GET /v1/account", () => {
         credits_spent_today: 7,
         // Earlier days of this month count too; on the 1st (UTC) they are today.
         credits_spent_this_month: 7,
+        refill: null,
+        nextRefillAt: null,
       },
     });
     expect(accountDataSchema.safeParse(body.data).success).toBe(true);
@@ -70,27 +72,27 @@ describe("GET /v1/account", () => {
 
   it("is free: no credits charged, no usage record written", async () => {
     const { key, token } = await issue(10);
-    for (let index = 0; index < 5; index += 1) expect((await runAccount({ authorization: `Bearer ${token}` }, deps)).status).toBe(200);
+    for (let index = 0; index < 5; index += 1) expect((await runAccount({ authorization: `Bearer ${token}`, clientAddress: "127.0.0.1" }, deps)).status).toBe(200);
     expect(await usageRows(key.id)).toBe(0);
     const rows = await db.query<{ c: number }>("SELECT credits_remaining::int AS c FROM api_keys WHERE id = $1", [key.id]);
     expect(rows[0]?.c).toBe(10);
   });
 
   it("answers 401 apiKey is null without a bearer token, apiKey is invalid for a bad or revoked one", async () => {
-    const missing = await runAccount({ authorization: null }, deps);
+    const missing = await runAccount({ authorization: null, clientAddress: "127.0.0.1" }, deps);
     expect([missing.status, envelope(missing.body).message]).toEqual([401, "apiKey is null"]);
-    const garbage = await runAccount({ authorization: "Bearer not-a-token" }, deps);
+    const garbage = await runAccount({ authorization: "Bearer not-a-token", clientAddress: "127.0.0.1" }, deps);
     expect([garbage.status, envelope(garbage.body).message]).toEqual([401, "apiKey is invalid"]);
     const { key, token } = await issue(10);
     await revokeKey(db, key.id);
-    const revoked = await runAccount({ authorization: `Bearer ${token}` }, deps);
+    const revoked = await runAccount({ authorization: `Bearer ${token}`, clientAddress: "127.0.0.1" }, deps);
     expect([revoked.status, envelope(revoked.body)]).toEqual([401, { code: 401, message: "apiKey is invalid", data: null, requestId: expect.any(String) }]);
   });
 
   it("counts against the key's per-second limit: 429 qps limit exceeded with Retry-After", async () => {
     const { token } = await issue(10, 1);
-    expect((await runAccount({ authorization: `Bearer ${token}` }, deps)).status).toBe(200);
-    const limited = await runAccount({ authorization: `Bearer ${token}` }, deps);
+    expect((await runAccount({ authorization: `Bearer ${token}`, clientAddress: "127.0.0.1" }, deps)).status).toBe(200);
+    const limited = await runAccount({ authorization: `Bearer ${token}`, clientAddress: "127.0.0.1" }, deps);
     expect([limited.status, envelope(limited.body).message]).toEqual([429, "qps limit exceeded"]);
     expect(limited.headers["Retry-After"]).toMatch(/^\d+$/);
   });
@@ -98,7 +100,7 @@ describe("GET /v1/account", () => {
   it("answers 500 Internal server error when the database fails, and nothing else leaks", async () => {
     const { token } = await issue(10);
     const broken: AccountDeps = { ...deps, db: async () => ({ query: async () => { throw new Error("db down: secret detail"); } }) };
-    const result = await runAccount({ authorization: `Bearer ${token}` }, broken);
+    const result = await runAccount({ authorization: `Bearer ${token}`, clientAddress: "127.0.0.1" }, broken);
     expect(result.status).toBe(500);
     expect(envelope(result.body).message).toBe("Internal server error");
     expect(result.body).not.toContain("secret detail");

@@ -16,11 +16,11 @@ import { messages } from "./errors";
  */
 export type AccountDeps = AdmitDeps & { db: () => Promise<Queryable> };
 
-export type AccountResult = { status: 200 | 401 | 429 | 500; body: string; headers: Record<string, string> };
+export type AccountResult = { status: 200 | 401 | 403 | 429 | 500; body: string; headers: Record<string, string> };
 
-export const runAccount = async (input: { authorization: string | null }, deps: AccountDeps): Promise<AccountResult> => {
+export const runAccount = async (input: { authorization: string | null; clientAddress: string }, deps: AccountDeps): Promise<AccountResult> => {
   const requestId = crypto.randomUUID();
-  const fail = (status: 401 | 429 | 500, message: string, headers: Headers): AccountResult => ({
+  const fail = (status: 401 | 403 | 429 | 500, message: string, headers: Headers): AccountResult => ({
     status,
     body: errorBody(status, message, requestId),
     headers,
@@ -30,13 +30,15 @@ export const runAccount = async (input: { authorization: string | null }, deps: 
     return fail(500, messages.internal, headers);
   };
 
-  const admitted = await admit(input.authorization, requestId, deps).then(
+  // Every key may read its account, whatever operations it may call; its address allowlist holds.
+  const admitted = await admit(input.authorization, requestId, deps, { operationId: null, clientAddress: input.clientAddress }).then(
     (admission) => ({ ok: true as const, admission }),
     (error: unknown) => ({ ok: false as const, error }),
   );
   if (!admitted.ok) return internal(admitted.error, null, { "X-Request-Id": requestId });
   const { admission } = admitted;
   if (admission.kind === "unauthenticated") return fail(401, admission.message, admission.headers);
+  if (admission.kind === "forbidden") return fail(403, admission.message, admission.headers);
   if (admission.kind === "rate_limited") return fail(429, messages.qps, admission.headers);
 
   try {

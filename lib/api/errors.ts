@@ -1,7 +1,8 @@
+import type { AccessRefusal } from "@/lib/keys/access";
 import type { AuthFailure } from "@/lib/keys/authenticate";
 
 /** Errors of the /v1 contract are values with a code; messages are the contract's, word for word. */
-export type ApiErrorCode = 400 | 401 | 402 | 404 | 405 | 429 | 500;
+export type ApiErrorCode = 400 | 401 | 402 | 403 | 404 | 405 | 429 | 500;
 
 export class ApiError extends Error {
   constructor(
@@ -16,6 +17,8 @@ export class ApiError extends Error {
 export const messages = {
   keyMissing: "apiKey is null",
   keyInvalid: "apiKey is invalid",
+  operationNotAllowed: "apiKey is not allowed to call this operation",
+  addressNotAllowed: "apiKey is not allowed from this address",
   quota: "apiKey quota is not enough",
   qps: "qps limit exceeded",
   internal: "Internal server error",
@@ -28,6 +31,12 @@ export const authMessages = {
   key_missing: messages.keyMissing,
   key_invalid: messages.keyInvalid,
 } as const satisfies Record<AuthFailure, string>;
+
+/** The /v1 sentence of each 403 (lib/keys/access.ts returns the code). */
+export const accessMessages = {
+  operation_not_allowed: messages.operationNotAllowed,
+  address_not_allowed: messages.addressNotAllowed,
+} as const satisfies Record<AccessRefusal, string>;
 
 export const missing = (name: string) => new ApiError(400, `Missing required parameter: ${name}`);
 export const invalid = (name: string) => new ApiError(400, `Invalid parameter: ${name}`);

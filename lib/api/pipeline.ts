@@ -11,14 +11,20 @@ import { summariseQuery } from "./params";
 
 /**
  * The request pipeline of a lookup, in the order decisions.md fixes:
- * 401 auth → 429 rate limit → 400 params → 402 credits → 404 record → 500 anything else.
+ * 401 auth → 403 operation/address → 429 rate limit → 400 params → 402 credits → 404 record → 500.
  * It knows nothing of HTTP servers: the /v1 front and the console's lookup route both call it.
  * Every request that gets past authentication is settled exactly once (one usage record).
  */
 /** Where a request came in: the usage record says so, and the Usage page filters by it. */
 export type Channel = "api" | "console" | "batch" | "mcp";
 
-export type PipelineInput = { authorization: string | null; query: URLSearchParams; channel?: Channel };
+export type PipelineInput = {
+  authorization: string | null;
+  query: URLSearchParams;
+  channel?: Channel;
+  /** The client's address as the front determined it; null for lookups the server makes on a key's behalf (lib/api/admit.ts Call). */
+  clientAddress: string | null;
+};
 
 export type PipelineResult = {
   status: number;
@@ -44,10 +50,12 @@ const internalError = (error: unknown, operation: Operation, requestId: string, 
   return reply(500, messages.internal, requestId, headers, keyId);
 };
 
-const messageFor = (status: Exclude<Settlement["status"], 200>, operation: Operation, badRequest: string | null): string => {
+/** `refusal`: the sentence of a 400 (which parameter) or a 403 (which rule). */
+const messageFor = (status: Exclude<Settlement["status"], 200>, operation: Operation, refusal: string | null): string => {
   switch (status) {
     case 400:
-      return badRequest ?? messages.internal;
+    case 403:
+      return refusal ?? messages.internal;
     case 401:
       return messages.keyInvalid;
     case 402:
@@ -155,9 +163,11 @@ const finish = (
   return reply(status, messageFor(status, operation, badRequest), requestId, charged, key.id);
 };
 
-/** 400 → look up → 402/404/429/500 or 200: everything after the key and its rate were checked. */
-const lookupAdmitted = async (admitted: Admitted, rateLimited: boolean): Promise<PipelineResult> => {
+/** 400 → look up → 402/404/429/500 or 200: everything after the key, its access and its rate were checked. */
+const lookupAdmitted = async (admitted: Admitted, forbidden: string | null, rateLimited: boolean): Promise<PipelineResult> => {
   const { operation, input, deps, requestId, key, headers, settle } = admitted;
+  // Written like the other free refusals: one usage row, nothing charged.
+  if (forbidden !== null) return finish(admitted, await settle({ outcome: "403" }), headers, null, forbidden);
   if (rateLimited) return finish(admitted, await settle({ outcome: "429" }), headers, null, null);
 
   const prepared = prepare(operation, input.query, deps);
@@ -201,7 +211,8 @@ export const runLookup = async (operation: Operation, input: PipelineInput, deps
   const startedAt = Date.now();
   const startedPerf = performance.now();
 
-  const admitted = await admit(input.authorization, requestId, deps).then(
+  const call = { operationId: operation.id, clientAddress: input.clientAddress, startedAt };
+  const admitted = await admit(input.authorization, requestId, deps, call).then(
     (admission) => ({ ok: true as const, admission }),
     (error: unknown) => ({ ok: false as const, error }),
   );
@@ -221,7 +232,8 @@ export const runLookup = async (operation: Operation, input: PipelineInput, deps
   };
   const settle = (request: Pick<SettleRequest, "outcome"> & Partial<SettleRequest>) => deps.settler.settle({ ...base, ...request });
   try {
-    return await lookupAdmitted({ operation, input, deps, requestId, key, headers, settle }, admission.kind === "rate_limited");
+    const forbidden = admission.kind === "forbidden" ? admission.message : null;
+    return await lookupAdmitted({ operation, input, deps, requestId, key, headers, settle }, forbidden, admission.kind === "rate_limited");
   } catch (error) {
     return internalError(error, operation, requestId, headers, key.id);
   }

@@ -18,7 +18,7 @@ const router = createV1Router([...registry, extra], {
 });
 
 const ask = (method: string, pathname: string, extraFields: Partial<V1Request> = {}) =>
-  router.answer({ method, pathname, query: new URLSearchParams(), authorization: null, ifNoneMatch: null, ...extraFields });
+  router.answer({ method, pathname, query: new URLSearchParams(), authorization: null, ifNoneMatch: null, clientAddress: "127.0.0.1", ...extraFields });
 
 const envelope = (body: string) => JSON.parse(body) as { code: number; message: string; data: unknown; requestId: string };
 

@@ -22,6 +22,8 @@ export type V1Request = {
   query: URLSearchParams;
   authorization: string | null;
   ifNoneMatch: string | null;
+  /** The client's address as the front determined it (TRUSTED_PROXY_HOPS). */
+  clientAddress: string;
 };
 
 /** What was asked for: the front applies CORS and compression by it. */
@@ -89,7 +91,8 @@ export const createV1Router = (registry: readonly Operation[], deps: V1RouterDep
 
   const lookup = async (operation: Operation, request: V1Request): Promise<V1Answer> => {
     try {
-      const result = await runLookup(operation, { authorization: request.authorization, query: request.query }, await deps.services());
+      const input = { authorization: request.authorization, query: request.query, clientAddress: request.clientAddress };
+      const result = await runLookup(operation, input, await deps.services());
       return envelopeAnswer(result.status, result.body, result.headers, "operation");
     } catch (error) {
       // The services could not start (e.g. database unreachable): still only the envelope.
@@ -100,7 +103,7 @@ export const createV1Router = (registry: readonly Operation[], deps: V1RouterDep
 
   const account = async (request: V1Request): Promise<V1Answer> => {
     try {
-      const result = await runAccount({ authorization: request.authorization }, await deps.services());
+      const result = await runAccount({ authorization: request.authorization, clientAddress: request.clientAddress }, await deps.services());
       return envelopeAnswer(result.status, result.body, result.headers, "account");
     } catch (error) {
       log.error("account endpoint unavailable", { error: describeError(error) });

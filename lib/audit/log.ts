@@ -7,6 +7,8 @@ export type AuditAction =
   | "key.roll"
   | "key.credits"
   | "key.console"
+  | "key.policy"
+  | "key.refill"
   | "user.create"
   | "user.disable"
   | "user.enable"

@@ -220,7 +220,7 @@ export const createRunner = (deps: RunnerDeps): Runner => {
         if (start.kind === "lost") return;
         const item = start.item;
         const answer = fromPipeline(
-          await runLookup(operation, { authorization: `Bearer ${key.token}`, query: new URLSearchParams(item.query) }, services),
+          await runLookup(operation, { authorization: `Bearer ${key.token}`, query: new URLSearchParams(item.query), clientAddress: null }, services),
         );
         if (answer.status === 429 || answer.status === 402 || answer.status === 401) {
           await abandonAttempt(db, batch.id, item, attemptId);

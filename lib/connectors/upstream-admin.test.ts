@@ -82,7 +82,7 @@ describe("a user's own provider key (/api/me/provider-key)", () => {
     const user = await createUser(db, { email: `jo-${crypto.randomUUID()}@example.test`, name: "Jo", role: "analyst", passwordHash: null, creditAllowance: 0 });
     const { token } = await createKey(db, authSecret(), { name: "jo", ownerId: user.id, credits: 100, qpsLimit: 100, expiresAt: null });
     const lookup = async () =>
-      runLookup(eventById, { authorization: `Bearer ${token}`, query: new URLSearchParams({ event_id: record.event_id }) }, await services());
+      runLookup(eventById, { authorization: `Bearer ${token}`, query: new URLSearchParams({ event_id: record.event_id }), clientAddress: "127.0.0.1" }, await services());
 
     expect(await providerKeyState(db, user.id)).toMatchObject({ keyMode: "per-user", required: true, configured: false, hint: null });
     expect((await lookup()).status).toBe(500);

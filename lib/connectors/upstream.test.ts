@@ -83,7 +83,7 @@ const newKey = async (credits: number, ownerId: string | null = null) =>
   createKey(db, SECRET, { name: "upstream test", ownerId, credits, qpsLimit: 10_000, expiresAt: null });
 
 const call = (services: Services, spec: Operation, token: string, query: Record<string, string>): Promise<PipelineResult> =>
-  runLookup(spec, { authorization: `Bearer ${token}`, query: new URLSearchParams(query) }, services);
+  runLookup(spec, { authorization: `Bearer ${token}`, query: new URLSearchParams(query), clientAddress: "127.0.0.1" }, services);
 
 type Envelope = { code: number; message: string; data: unknown };
 const body = (result: PipelineResult): Envelope => JSON.parse(result.body) as Envelope;

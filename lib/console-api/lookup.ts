@@ -30,6 +30,7 @@ export const consoleLookup = async (
   operationId: string,
   query: URLSearchParams,
   deps: ConsoleLookupDeps = processDeps,
+  clientAddress = "local",
 ): Promise<PipelineResult> => {
   const operation = operationById(operationId, deps.registry);
   if (!operation) throw new ConsoleError(404, "not_found", "No such operation.");
@@ -42,7 +43,7 @@ export const consoleLookup = async (
   const hasProviderKey = needsProviderKey ? (await getProviderKeyView(db, userId)) !== null : true;
   // Everything comes from the provider: say so before anything runs.
   if (!hasProviderKey && source.DATA_SOURCE === "upstream") throw noProviderKey();
-  const result = await runLookup(operation, { authorization: `Bearer ${credentials.token}`, query }, await deps.services());
+  const result = await runLookup(operation, { authorization: `Bearer ${credentials.token}`, query, clientAddress }, await deps.services());
   // Store first: a miss needed the provider. /v1 can only say 500; the console says what to do.
   if (!hasProviderKey && result.status === 500) throw noProviderKey();
   return result;
@@ -58,8 +59,8 @@ export const lookupResponse = (result: PipelineResult): Response =>
 /** The route handler's work: `consoleRoute({}, consoleLookupHandler())`; tests pass a registry of their own. */
 export const consoleLookupHandler =
   (deps: ConsoleLookupDeps = processDeps) =>
-  async ({ db, user, params, query }: ConsoleContext<undefined>): Promise<Response> =>
-    lookupResponse(await consoleLookup(db, user.id, params.operation ?? "", query, deps));
+  async ({ db, user, params, query, ip }: ConsoleContext<undefined>): Promise<Response> =>
+    lookupResponse(await consoleLookup(db, user.id, params.operation ?? "", query, deps, ip));
 
 /**
  * HEAD of a lookup: refused (405, as /v1 does), because Next would answer HEAD by running GET —
@@ -70,3 +71,4 @@ export const lookupHeadResponse = (): Response =>
     { error: { code: "method_not_allowed", message: "Lookups answer GET only." } },
     { status: 405, headers: { Allow: "GET", "Cache-Control": "no-store" } },
   );
+

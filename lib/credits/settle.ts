@@ -8,7 +8,7 @@ import type { Queryable } from "@/lib/db/client";
  * decided in arrival order as its own conditional charge would be (never read-then-write across
  * transactions), and every request gets exactly one usage row in the same transaction as its charge.
  */
-export type Outcome = "found" | "not_found" | "400" | "429" | "500" | "reserve" | "commit" | "refund";
+export type Outcome = "found" | "not_found" | "400" | "403" | "429" | "500" | "reserve" | "commit" | "refund";
 
 export type SettleRequest = {
   requestId: string;
@@ -25,7 +25,7 @@ export type SettleRequest = {
 };
 
 export type Settlement = {
-  status: 200 | 400 | 401 | 402 | 404 | 429 | 500;
+  status: 200 | 400 | 401 | 402 | 403 | 404 | 429 | 500;
   creditsCharged: number;
   creditsRemaining: number;
 };

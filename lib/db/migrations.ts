@@ -4,7 +4,7 @@
  * files beside its domain (lib/db/policy.ts) and is applied by 0006 whenever it changes.
  * The same SQL runs on PGlite and PostgreSQL. Never edit a migration that has landed: add one.
  */
-import { creditPolicySql } from "./policy";
+import { creditPolicySql, keyPolicySql } from "./policy";
 
 /**
  * repeatable: the migration's SQL is the current text of files that may change (the credit
@@ -598,6 +598,32 @@ CREATE INDEX pin_users_upstream_age_idx ON pin_users (fetched_at) WHERE source =
 CREATE INDEX profiles_upstream_age_idx ON profiles (fetched_at) WHERE source = 'upstream';
 `;
 
+// Issue 21: what a key may call and from where (null: anything, anywhere), its automatic refill
+// (refilled_period: the start of the last period it was refilled for; lib/keys/refill.sql) and
+// its alert thresholds beyond the single one of 0003 (lib/alerts/thresholds.sql).
+const keyPolicies = /* sql */ `
+ALTER TABLE api_keys ADD COLUMN operations text[];
+ALTER TABLE api_keys ADD COLUMN allowed_addresses text[];
+ALTER TABLE api_keys ADD COLUMN refill_credits bigint CHECK (refill_credits IS NULL OR refill_credits BETWEEN 1 AND 1000000000);
+ALTER TABLE api_keys ADD COLUMN refill_interval text CHECK (refill_interval IN ('daily', 'monthly'));
+ALTER TABLE api_keys ADD COLUMN refill_day_of_month integer CHECK (refill_day_of_month BETWEEN 1 AND 31);
+ALTER TABLE api_keys ADD COLUMN refill_mode text CHECK (refill_mode IN ('top_up_to', 'increase_by'));
+ALTER TABLE api_keys ADD COLUMN refilled_period date;
+ALTER TABLE api_keys ADD CONSTRAINT api_keys_refill_whole CHECK (
+  (refill_credits IS NULL) = (refill_interval IS NULL) AND (refill_credits IS NULL) = (refill_mode IS NULL));
+CREATE INDEX api_keys_refill_idx ON api_keys (refilled_period) WHERE refill_credits IS NOT NULL;
+
+CREATE TABLE key_alert_thresholds (
+  id bigserial PRIMARY KEY,
+  key_id text NOT NULL REFERENCES api_keys(id) ON DELETE CASCADE,
+  credits bigint CHECK (credits BETWEEN 1 AND 1000000000),
+  percent integer CHECK (percent BETWEEN 1 AND 99),
+  armed boolean NOT NULL DEFAULT true,
+  CHECK ((credits IS NULL) <> (percent IS NULL))
+);
+CREATE INDEX key_alert_thresholds_key_idx ON key_alert_thresholds (key_id);
+`;
+
 export const migrations: Migration[] = [
   { id: "0001_init", sql: () => init },
   { id: "0002_accounts", sql: () => accounts },
@@ -609,4 +635,7 @@ export const migrations: Migration[] = [
   { id: "0007_batches", sql: () => batches },
   { id: "0008_sessions", sql: () => sessions },
   { id: "0009_privacy", sql: () => privacy },
+  { id: "0009_key_policies", sql: () => keyPolicies },
+  // The refill and threshold functions over 0009's columns (lib/db/policy.ts KEY_POLICY_FILES).
+  { id: "0009_key_policies_sql", sql: () => keyPolicySql(), repeatable: true },
 ];

@@ -34,6 +34,12 @@ const readPolicyFile = (root: string, file: string): string => {
   }
 };
 
+/** Key refills and alert thresholds (issue 21): over columns of migration 0009, so applied after it. */
+export const KEY_POLICY_FILES = ["lib/keys/refill.sql", "lib/alerts/thresholds.sql"] as const;
+
+export const keyPolicySql = (root: string = process.cwd()): string =>
+  KEY_POLICY_FILES.map((file) => `-- ${file}\n${readPolicyFile(root, file)}`).join("\n");
+
 /** The policy as one script (CREATE OR REPLACE throughout: applying it twice changes nothing). */
 export const creditPolicySql = (root: string = process.cwd()): string =>
   POLICY_FILES.map((file) => `-- ${file}\n${readPolicyFile(root, file)}`).join("\n");

@@ -1,7 +1,7 @@
 import type http from "node:http";
 import type { Duplex } from "node:stream";
 import { AUTH_ROUTES_PREFIX, withoutMalformedCallbackUrl } from "@/lib/auth/callback-url";
-import { CLIENT_ADDRESS_HEADER } from "@/lib/auth/client-ip";
+import { CLIENT_ADDRESS_HEADER, clientIp } from "@/lib/auth/client-ip";
 import type { V1Answer, V1Router } from "@/lib/api/v1-router";
 import { describeError, log } from "@/lib/log";
 import { clientAddress } from "./client-address";
@@ -134,6 +134,7 @@ export const createFront = (options: FrontOptions) => {
       query: new URLSearchParams(search),
       authorization: single(request.headers.authorization) ?? null,
       ifNoneMatch: single(request.headers["if-none-match"]) ?? null,
+      clientAddress: clientIp(request.headers),
     });
     // A refused preflight is answered as OPTIONS always was (405), and without CORS headers.
     await send(request, response, answer, { cors: !preflight });

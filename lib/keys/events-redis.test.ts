@@ -2,22 +2,11 @@ import { afterAll, describe, expect, it } from "vitest";
 import { createRedisClient } from "@/lib/ratelimit/limiter";
 import { keyChanged, onKeyChanged } from "./events";
 import { connectKeyChangesOverRedis } from "./events-redis";
+import { LOCAL_REDIS_URL, redisReachable } from "@/tests/support/redis";
 
-const REDIS_URL = "redis://127.0.0.1:6379";
+const REDIS_URL = LOCAL_REDIS_URL;
 
-const reachable = async () => {
-  const probe = await createRedisClient(REDIS_URL);
-  try {
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    return (await probe.ping()) === "PONG";
-  } catch {
-    return false;
-  } finally {
-    probe.disconnect();
-  }
-};
-
-const redisUp = await reachable();
+const redisUp = await redisReachable();
 if (!redisUp) console.log("SKIPPED: Redis key-change fan-out — 127.0.0.1:6379 not reachable");
 
 describe.skipIf(!redisUp)("key changes across instances (Redis pub/sub)", () => {

@@ -4,8 +4,10 @@ import { recordAudit, type Actor } from "@/lib/audit/log";
 import { decryptSecret, encryptSecret } from "@/lib/security/aead";
 import { derivedKey } from "@/lib/security/secrets";
 import { spendAllowance, type Role } from "@/lib/users/repository";
+import { replaceThresholds } from "@/lib/alerts/thresholds";
 import { keyChanged } from "./events";
-import { createKey, getKey, listKeys, revokeKey, rollKey, topUpKey, type ApiKey } from "./repository";
+import type { KeyPolicyPatch } from "./policy-input";
+import { createKey, getKey, listKeys, revokeKey, rollKey, setKeyPolicy, topUpKey, type ApiKey, type KeyPolicy } from "./repository";
 import { hashToken, sameHash } from "./tokens";
 
 /**
@@ -43,7 +45,14 @@ export type NewKeyInput = {
   qpsLimit: number;
   expiresAt: Date | null;
   useForConsole: boolean;
-};
+} & KeyPolicyPatch;
+
+/** The policy a patch leaves: what it sets, and for what it omits, what the key has. */
+const policyAfter = (patch: KeyPolicyPatch, current: KeyPolicy | null): KeyPolicy => ({
+  operations: patch.operations !== undefined ? patch.operations : (current?.operations ?? null),
+  allowedAddresses: patch.allowedAddresses !== undefined ? patch.allowedAddresses : (current?.allowedAddresses ?? null),
+  refill: patch.refill !== undefined ? patch.refill : (current?.refill ?? null),
+});
 
 export const issueKey = (db: Db, secret: string, principal: Principal, input: NewKeyInput) =>
   db.transaction(async (tx) => {
@@ -56,7 +65,9 @@ export const issueKey = (db: Db, secret: string, principal: Principal, input: Ne
       credits: input.credits,
       qpsLimit: input.qpsLimit,
       expiresAt: input.expiresAt,
+      ...policyAfter(input, null),
     });
+    if (input.alertThresholds) await replaceThresholds(tx, issued.key.id, input.alertThresholds);
     if (input.useForConsole) {
       await tx.query("INSERT INTO console_tokens (key_id, user_id, token_encrypted) VALUES ($1, $2, $3)", [
         issued.key.id,
@@ -71,9 +82,33 @@ export const issueKey = (db: Db, secret: string, principal: Principal, input: Ne
       qpsLimit: input.qpsLimit,
       expiresAt: input.expiresAt?.toISOString() ?? null,
       console: input.useForConsole,
+      ...policyAfter(input, null),
+      alertThresholds: input.alertThresholds ?? [],
     });
     return issued;
   });
+
+/**
+ * Changes what a key may call, from where, how it is refilled and when it alerts. The owner or an
+ * admin may; every instance forgets the key's cached credentials at once (keyChanged).
+ */
+export const updateVisibleKeyPolicy = async (db: Db, principal: Principal, id: string, patch: KeyPolicyPatch): Promise<ApiKey | null> => {
+  const updated = await db.transaction(async (tx) => {
+    const key = await getKey(tx, id);
+    if (!key || !canSee(principal, key)) return null;
+    if (key.status !== "active") throw new KeyRuleError("Only an active key can be changed.");
+    const policy = policyAfter(patch, key);
+    const result = await setKeyPolicy(tx, id, policy);
+    if (patch.alertThresholds) await replaceThresholds(tx, id, patch.alertThresholds);
+    await recordAudit(tx, actorOf(principal), "key.policy", { type: "key", id }, {
+      ...policy,
+      ...(patch.alertThresholds ? { alertThresholds: patch.alertThresholds } : {}),
+    });
+    return result;
+  });
+  if (updated) keyChanged(id);
+  return updated;
+};
 
 export const revokeVisibleKey = async (db: Db, principal: Principal, id: string): Promise<ApiKey | null> => {
   const revoked = await db.transaction(async (tx) => {

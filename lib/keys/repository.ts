@@ -1,5 +1,7 @@
 import crypto from "node:crypto";
 import type { Queryable } from "@/lib/db/client";
+import { compileAccess, type KeyAccess } from "./access";
+import type { KeyRefill } from "./refill";
 import { hashToken, issueToken, tokenHint } from "./tokens";
 
 /** API key records: issuance, listing, revocation, top-ups, rolls. No HTTP in here. */
@@ -18,6 +20,12 @@ export type ApiKey = {
   lastUsedAt: Date | null;
   revokedAt: Date | null;
   expiresAt: Date | null;
+  /** Operation ids the key may call; null: all, those added later included. */
+  operations: string[] | null;
+  /** Addresses and CIDR ranges the key may be used from; null: any. */
+  allowedAddresses: string[] | null;
+  refill: KeyRefill | null;
+  nextRefillAt: Date | null;
 };
 
 /**
@@ -34,6 +42,7 @@ export type KeyCredentials = {
   previousTokenExpiresAt: Date | null;
   qpsLimit: number;
   expiresAt: Date | null;
+  access: KeyAccess;
 };
 
 type KeyRow = {
@@ -49,6 +58,13 @@ type KeyRow = {
   last_used_at: Date | string | null;
   revoked_at: Date | string | null;
   expires_at: Date | string | null;
+  operations: string[] | null;
+  allowed_addresses: string[] | null;
+  refill_credits: number | string | null;
+  refill_interval: KeyRefill["interval"] | null;
+  refill_day_of_month: number | null;
+  refill_mode: KeyRefill["mode"] | null;
+  next_refill_at: Date | string | null;
 };
 
 const toDate = (value: Date | string | null): Date | null => (value === null ? null : new Date(value));
@@ -66,10 +82,19 @@ const toApiKey = (row: KeyRow): ApiKey => ({
   lastUsedAt: toDate(row.last_used_at),
   revokedAt: toDate(row.revoked_at),
   expiresAt: toDate(row.expires_at),
+  operations: row.operations,
+  allowedAddresses: row.allowed_addresses,
+  refill:
+    row.refill_credits === null || row.refill_interval === null || row.refill_mode === null
+      ? null
+      : { credits: Number(row.refill_credits), interval: row.refill_interval, dayOfMonth: row.refill_day_of_month, mode: row.refill_mode },
+  nextRefillAt: toDate(row.next_refill_at),
 });
 
 const KEY_COLUMNS =
-  "id, name, owner_id, token_prefix, credits_remaining, credits_granted, qps_limit, status, created_at, last_used_at, revoked_at, expires_at";
+  "id, name, owner_id, token_prefix, credits_remaining, credits_granted, qps_limit, status, created_at, last_used_at, revoked_at, expires_at, " +
+  "operations, allowed_addresses, refill_credits, refill_interval, refill_day_of_month, refill_mode, " +
+  "CASE WHEN refill_credits IS NOT NULL THEN next_refill_at(refill_interval, refill_day_of_month, now()) END AS next_refill_at";
 
 export const newKeyId = (): string => `key_${crypto.randomBytes(9).toString("base64url")}`;
 
@@ -79,7 +104,10 @@ export type CreateKeyInput = {
   credits: number;
   qpsLimit: number;
   expiresAt: Date | null;
-};
+} & Partial<KeyPolicy>;
+
+/** What a key may call, from where, and how it is refilled: set at issuance and on edit. */
+export type KeyPolicy = { operations: string[] | null; allowedAddresses: string[] | null; refill: KeyRefill | null };
 
 /** Issues a key; the token is returned here once and never stored. */
 export const createKey = async (
@@ -90,13 +118,52 @@ export const createKey = async (
   const id = newKeyId();
   const token = await issueToken(id, secret);
   const rows = await db.query<KeyRow>(
-    `INSERT INTO api_keys (id, name, owner_id, token_hash, token_prefix, credits_remaining, credits_granted, qps_limit, expires_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $6, $7, $8) RETURNING ${KEY_COLUMNS}`,
-    [id, input.name, input.ownerId, hashToken(token), tokenHint(token), input.credits, input.qpsLimit, input.expiresAt],
+    `INSERT INTO api_keys (id, name, owner_id, token_hash, token_prefix, credits_remaining, credits_granted, qps_limit, expires_at,
+       operations, allowed_addresses, refill_credits, refill_interval, refill_day_of_month, refill_mode, refilled_period)
+     VALUES ($1, $2, $3, $4, $5, $6, $6, $7, $8, $9, $10, $11, $12, $13, $14,
+       CASE WHEN $11::bigint IS NOT NULL THEN refill_period_start($12, $13, now()) END) RETURNING ${KEY_COLUMNS}`,
+    [
+      id,
+      input.name,
+      input.ownerId,
+      hashToken(token),
+      tokenHint(token),
+      input.credits,
+      input.qpsLimit,
+      input.expiresAt,
+      ...policyParams({ operations: input.operations ?? null, allowedAddresses: input.allowedAddresses ?? null, refill: input.refill ?? null }),
+    ],
   );
   const row = rows[0];
   if (!row) throw new Error("key insert returned no row");
   return { key: toApiKey(row), token };
+};
+
+const policyParams = (policy: KeyPolicy) => [
+  policy.operations,
+  policy.allowedAddresses,
+  policy.refill?.credits ?? null,
+  policy.refill?.interval ?? null,
+  policy.refill?.dayOfMonth ?? null,
+  policy.refill?.mode ?? null,
+];
+
+/**
+ * Replaces a key's policy in one statement. The period a refill is set (or changed) in counts as
+ * refilled: the first automatic refill runs at the next period start.
+ */
+export const setKeyPolicy = async (db: Queryable, id: string, policy: KeyPolicy): Promise<ApiKey | null> => {
+  const rows = await db.query<KeyRow>(
+    `UPDATE api_keys SET operations = $2, allowed_addresses = $3, refill_credits = $4, refill_interval = $5,
+       refill_day_of_month = $6, refill_mode = $7,
+       refilled_period = CASE
+         WHEN $4::bigint IS NULL THEN NULL
+         WHEN refill_interval IS NOT DISTINCT FROM $5 AND refill_day_of_month IS NOT DISTINCT FROM $6::integer THEN refilled_period
+         ELSE refill_period_start($5, $6, now()) END
+     WHERE id = $1 RETURNING ${KEY_COLUMNS}`,
+    [id, ...policyParams(policy)],
+  );
+  return rows[0] ? toApiKey(rows[0]) : null;
 };
 
 export const listKeys = async (db: Queryable, ownerId?: string): Promise<ApiKey[]> => {
@@ -166,13 +233,16 @@ type CredentialsRow = {
   previous_token_expires_at: Date | string | null;
   qps_limit: number;
   expires_at: Date | string | null;
+  operations: string[] | null;
+  allowed_addresses: string[] | null;
 };
 
 /** The key's credentials if it is usable now (lib/keys/usable-keys.sql), else null. */
 export const loadCredentials = async (db: Queryable, id: string): Promise<KeyCredentials | null> => {
   const rows = await db.query<CredentialsRow>(
-    `SELECT id, owner_id, token_hash, previous_token_hash, previous_token_expires_at, qps_limit, expires_at
-     FROM usable_keys WHERE id = $1`,
+    `SELECT u.id, u.owner_id, u.token_hash, u.previous_token_hash, u.previous_token_expires_at, u.qps_limit, u.expires_at,
+       k.operations, k.allowed_addresses
+     FROM usable_keys u JOIN api_keys k ON k.id = u.id WHERE u.id = $1`,
     [id],
   );
   const row = rows[0];
@@ -185,5 +255,6 @@ export const loadCredentials = async (db: Queryable, id: string): Promise<KeyCre
     previousTokenExpiresAt: toDate(row.previous_token_expires_at),
     qpsLimit: row.qps_limit,
     expiresAt: toDate(row.expires_at),
+    access: compileAccess(row.operations, row.allowed_addresses),
   };
 };

@@ -1,7 +1,9 @@
 import type { Db } from "@/lib/db/client";
 import type { AuditEntry } from "@/lib/audit/log";
+import { thresholdsOfKeys, type AlertThresholdView } from "@/lib/alerts/thresholds";
 import { getUser, type User } from "@/lib/users/repository";
 import { consoleCapableKeyIds, type Principal } from "./manage";
+import type { KeyRefill } from "./refill";
 import type { ApiKey, KeyStatus } from "./repository";
 
 /**
@@ -27,6 +29,13 @@ export type ApiKeyView = {
   isConsoleKey: boolean;
   /** Its token is sealed server-side, so "use for console" needs no token pasted. */
   consoleCapable: boolean;
+  /** Operation ids it may call; null: all, those added later included. */
+  operations: string[] | null;
+  /** Addresses and CIDR ranges it may be used from; null: any. */
+  allowedAddresses: string[] | null;
+  refill: KeyRefill | null;
+  nextRefillAt: string | null;
+  alertThresholds: AlertThresholdView[];
 };
 
 export type AuditEntryView = Omit<AuditEntry, "createdAt"> & { createdAt: string };
@@ -41,7 +50,7 @@ export const consoleMarks = async (db: Db, userId: string): Promise<ConsoleMarks
   return { consoleKeyId: user?.consoleKeyId ?? null, capableKeyIds: new Set(capable) };
 };
 
-export const toKeyView = (key: ApiKey, marks: ConsoleMarks): ApiKeyView => ({
+export const toKeyView = (key: ApiKey, marks: ConsoleMarks, alertThresholds: AlertThresholdView[] = []): ApiKeyView => ({
   id: key.id,
   name: key.name,
   ownerId: key.ownerId,
@@ -56,16 +65,24 @@ export const toKeyView = (key: ApiKey, marks: ConsoleMarks): ApiKeyView => ({
   expiresAt: iso(key.expiresAt),
   isConsoleKey: key.status === "active" && key.id === marks.consoleKeyId,
   consoleCapable: key.status === "active" && marks.capableKeyIds.has(key.id),
+  operations: key.operations,
+  allowedAddresses: key.allowedAddresses,
+  refill: key.refill,
+  nextRefillAt: iso(key.nextRefillAt),
+  alertThresholds,
 });
 
 /** Views of keys as this viewer sees them (console marks are the viewer's own). */
 export const keyViews = async (db: Db, viewerId: string, keys: ApiKey[]): Promise<ApiKeyView[]> => {
-  const marks = await consoleMarks(db, viewerId);
-  return keys.map((key) => toKeyView(key, marks));
+  const [marks, thresholds] = await Promise.all([consoleMarks(db, viewerId), thresholdsOfKeys(db, keys.map((key) => key.id))]);
+  return keys.map((key) => toKeyView(key, marks, thresholds.get(key.id) ?? []));
 };
 
-export const keyView = async (db: Db, viewerId: string, key: ApiKey): Promise<ApiKeyView> =>
-  toKeyView(key, await consoleMarks(db, viewerId));
+export const keyView = async (db: Db, viewerId: string, key: ApiKey): Promise<ApiKeyView> => {
+  const [view] = await keyViews(db, viewerId, [key]);
+  if (!view) throw new Error("a key without a view");
+  return view;
+};
 
 export const toAuditView = (entry: AuditEntry): AuditEntryView => ({ ...entry, createdAt: entry.createdAt.toISOString() });
 

@@ -3,6 +3,7 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { authMessages } from "@/lib/api/errors";
+import { clientIp } from "@/lib/auth/client-ip";
 import { describeError, log } from "@/lib/log";
 import type { Registry } from "@/lib/operations";
 import { listed, toolsOf, type ToolDeps } from "./tools";
@@ -84,7 +85,7 @@ export const createMcpHandler = (deps: McpHandlerDeps) => {
   const byName = new Map(tools.map((tool) => [tool.name, tool]));
   const listing = tools.map(listed);
 
-  const serverFor = (authorization: string, toolDeps: ToolDeps): Server => {
+  const serverFor = (authorization: string, clientAddress: string, toolDeps: ToolDeps): Server => {
     const server = new Server(SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
     server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listing }));
     server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
@@ -92,7 +93,7 @@ export const createMcpHandler = (deps: McpHandlerDeps) => {
       if (tool === undefined) {
         return { isError: true, content: [{ type: "text", text: `No tool named ${request.params.name}. Call tools/list for the tools.` }] };
       }
-      return tool.call(request.params.arguments ?? {}, { authorization, deps: toolDeps });
+      return tool.call(request.params.arguments ?? {}, { authorization, clientAddress, deps: toolDeps });
     });
     return server;
   };
@@ -129,7 +130,7 @@ export const createMcpHandler = (deps: McpHandlerDeps) => {
       rpcError(response, 400, -32700, "Parse error: the body is not JSON.");
       return;
     }
-    const server = serverFor(authorization, toolDeps);
+    const server = serverFor(authorization, clientIp(request.headers), toolDeps);
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     try {
       await server.connect(transport);

@@ -15,7 +15,8 @@ import { inputSchemaOf, toolSchemaOf } from "./schemas";
  */
 export type ToolDeps = PipelineDeps & AccountDeps;
 
-export type CallContext = { authorization: string; deps: ToolDeps };
+/** The caller's key and address (the front's, by TRUSTED_PROXY_HOPS): a key's allowlist applies to agents too. */
+export type CallContext = { authorization: string; clientAddress: string; deps: ToolDeps };
 
 export type McpTool = Tool & { call(args: Record<string, unknown>, context: CallContext): Promise<CallToolResult> };
 
@@ -63,9 +64,9 @@ const lookupTool = (operation: Operation): McpTool => ({
   inputSchema: { type: "object", ...inputSchemaOf(operation) },
   outputSchema: { type: "object", ...toolSchemaOf(operation.record) },
   annotations: { title: operation.summary, ...READ_ONLY },
-  call: async (args, { authorization, deps }) => {
+  call: async (args, { authorization, clientAddress, deps }) => {
     const query = queryOf(operation, args);
-    const result = await runLookup(operation, { authorization, query, channel: "mcp" }, deps);
+    const result = await runLookup(operation, { authorization, query, channel: "mcp", clientAddress }, deps);
     if (result.status !== 200) return fail(result, operation.costCredits);
     const envelope = readEnvelope(result.body);
     const charged = result.headers["X-Credits-Charged"] ?? String(operation.costCredits);
@@ -86,8 +87,8 @@ const accountTool: McpTool = {
   inputSchema: { type: "object", properties: {}, additionalProperties: false },
   outputSchema: { type: "object", ...toolSchemaOf(accountDataSchema) },
   annotations: { title: "Account balance", readOnlyHint: true, openWorldHint: false },
-  call: async (_args, { authorization, deps }) => {
-    const result = await runAccount({ authorization }, deps);
+  call: async (_args, { authorization, clientAddress, deps }) => {
+    const result = await runAccount({ authorization, clientAddress }, deps);
     if (result.status !== 200) return fail(result, 0);
     const envelope = readEnvelope(result.body);
     const data = envelope.data as Json;

@@ -183,7 +183,7 @@ const successData = (name: OperationName): unknown => {
   return isObject(value) ? value.data : undefined;
 };
 
-const ALL_STATUSES = ["200", "400", "401", "402", "404", "429", "500"];
+const ALL_STATUSES = ["200", "400", "401", "402", "403", "404", "429", "500"];
 
 // ---------------------------------------------------------------------------------------------
 
@@ -352,6 +352,11 @@ describe("responses", () => {
         const headerNames = Object.keys(response.headers ?? {});
         expect(headerNames).toContain("X-Request-Id");
         if (status === "401") continue;
+        // 403 comes before the rate limit: credit headers (0 charged), no rate headers.
+        if (status === "403") {
+          expect(headerNames).toEqual(["X-Request-Id", "X-Credits-Cost", "X-Credits-Charged", "X-Credits-Remaining"]);
+          continue;
+        }
         expect(headerNames).toEqual(expect.arrayContaining([
           "X-Credits-Cost", "X-Credits-Charged", "X-Credits-Remaining",
           "RateLimit-Policy", "RateLimit", "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset",
@@ -423,15 +428,15 @@ describe("GET /v1/account", () => {
     expect(account().description).toContain("no usage record");
   });
 
-  it("answers 200, 401, 429 and 500 only: no parameters, nothing to charge, nothing to find", () => {
-    expect(Object.keys(account().responses).sort()).toEqual(["200", "401", "429", "500"]);
+  it("answers 200, 401, 403, 429 and 500 only: no parameters, nothing to charge, nothing to find", () => {
+    expect(Object.keys(account().responses).sort()).toEqual(["200", "401", "403", "429", "500"]);
   });
 
   it("describes the key's figures and its example validates against the schema and the zod schema", () => {
     const schema = doc.components.schemas.AccountKey;
     expect(isObject(schema?.properties) ? Object.keys(schema.properties) : []).toEqual([
       "id", "name", "credits_remaining", "credits_granted", "qps_limit", "daily_credit_cap",
-      "credits_spent_today", "credits_spent_this_month",
+      "credits_spent_today", "credits_spent_this_month", "refill", "nextRefillAt",
     ]);
     for (const [status, response] of Object.entries(account().responses)) {
       const media = jsonMedia(response);
@@ -462,7 +467,7 @@ describe("GET /v1/openapi.json", () => {
       openApiDocument: buildOpenApiDocument,
     });
     const query = new URLSearchParams();
-    const answer = await router.answer({ method: "GET", pathname: "/v1/openapi.json", query, authorization: null, ifNoneMatch: null });
+    const answer = await router.answer({ method: "GET", pathname: "/v1/openapi.json", query, authorization: null, ifNoneMatch: null, clientAddress: "127.0.0.1" });
     expect(answer.status).toBe(200);
     expect(answer.headers["Content-Type"]).toBe("application/json; charset=utf-8");
     expect(answer.headers["Cache-Control"]).toBe("public, max-age=300");

@@ -93,6 +93,13 @@ const responsesFor = (operation: Operation, dataId: string): Record<string, Resp
       AUTHENTICATED_HEADERS,
     ),
     "401": unauthorizedResponse(),
+    "403": errorResponse(
+      "The key may not call this operation, or not from this client address (the key's scopes and allowlist). Nothing is charged.",
+      "ErrorEnvelope403",
+      403,
+      sharedErrorMessages[403],
+      ["X-Request-Id", "X-Credits-Cost", "X-Credits-Charged", "X-Credits-Remaining"],
+    ),
     "402": errorResponse(
       `The key's remaining credits are below the cost (${costCredits}). Nothing is charged.`,
       "ErrorEnvelope402",
@@ -152,6 +159,7 @@ const errorSchemas = (operations: Registry): Record<string, SchemaObject> => {
   const schemas: Record<string, SchemaObject> = {
     ErrorEnvelope401: errorEnvelope(401, sharedErrorMessages[401]),
     ErrorEnvelope402: errorEnvelope(402, sharedErrorMessages[402]),
+    ErrorEnvelope403: errorEnvelope(403, sharedErrorMessages[403]),
     ErrorEnvelope429: errorEnvelope(429, sharedErrorMessages[429]),
     ErrorEnvelope500: errorEnvelope(500, sharedErrorMessages[500]),
   };
@@ -165,7 +173,7 @@ const errorSchemas = (operations: Registry): Record<string, SchemaObject> => {
 const INFO_DESCRIPTION = [
   "Paid lookups of public records on an event site, a pin-board site and a professional-network site.",
   "Every /v1 answer is the envelope {code, message, data, requestId}: code 0 and message \"success\" on 200; on failure code equals the HTTP status and data is null.",
-  "Checks run in this order and the first failing one answers: 401, 429, 400, 402, 404, 500.",
+  "Checks run in this order and the first failing one answers: 401, 403, 429, 400, 402, 404, 500.",
   "A key is charged only for a 200 answer; every error costs nothing.",
   `An unknown path under /v1 answers 404 "${messages.notFoundPath}", a wrong method 405 "${messages.methodNotAllowed}", both as that error envelope.`,
 ].join("\n\n");

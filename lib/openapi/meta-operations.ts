@@ -1,3 +1,4 @@
+import { messages } from "@/lib/api/errors";
 import type { JsonObject, OperationObject } from "./types";
 import { AUTHENTICATED_HEADERS, errorResponse, EXAMPLE_REQUEST_ID, headerRefs, sharedErrorMessages, unauthorizedResponse } from "./responses";
 import { schemaRef } from "./json-schema";
@@ -50,6 +51,8 @@ const exampleAccount: JsonObject = {
     daily_credit_cap: 500,
     credits_spent_today: 128,
     credits_spent_this_month: 1579,
+    refill: { credits: 10000, interval: "monthly", dayOfMonth: 1, mode: "top_up_to" },
+    nextRefillAt: "2026-12-01T00:00:00.000Z",
   },
 };
 
@@ -81,6 +84,13 @@ export const accountOperation: OperationObject = {
       },
     },
     "401": unauthorizedResponse(),
+    "403": errorResponse(
+      "The key may not be used from this client address (its allowlist). Every key may read its account whatever operations it may call.",
+      "ErrorEnvelope403",
+      403,
+      [messages.addressNotAllowed],
+      ["X-Request-Id"],
+    ),
     "429": errorResponse(
       "The key's per-second limit is exceeded. Retry after Retry-After seconds.",
       "ErrorEnvelope429",

@@ -59,6 +59,7 @@ export const errorResponse = (
 export const sharedErrorMessages = {
   401: [messages.keyMissing, messages.keyInvalid],
   402: [messages.quota],
+  403: [messages.addressNotAllowed, messages.operationNotAllowed],
   429: [messages.qps],
   500: [messages.internal],
 } as const;

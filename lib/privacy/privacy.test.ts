@@ -69,7 +69,7 @@ describe.each(await testDatabases())("privacy on $name", (database) => {
   const newToken = async (credits: number) =>
     createKey(db, TEST_SECRET, { name: "privacy test", ownerId: null, credits, qpsLimit: 100_000, expiresAt: null });
   const call = (services: Services, operation: Operation, token: string, query: Record<string, string>) =>
-    runLookup(operation, { authorization: `Bearer ${token}`, query: new URLSearchParams(query) }, services);
+    runLookup(operation, { authorization: `Bearer ${token}`, query: new URLSearchParams(query), clientAddress: null }, services);
   const credits = async (keyId: string) =>
     Number((await db.query<{ c: string }>("SELECT credits_remaining AS c FROM api_keys WHERE id = $1", [keyId]))[0]?.c);
   const countOf = async (sql: string, params: unknown[] = []) => Number((await db.query<{ n: string }>(sql, params))[0]?.n);

@@ -21,6 +21,14 @@ export type NewKeyInput = {
   /** ISO date-time in the future, or null for a key that does not expire. */
   expiresAt: string | null;
   useForConsole: boolean;
+} & Partial<KeyPolicyInput>;
+
+/** What a key may call, from where, its refill and alert thresholds (PATCH /api/keys/:id). */
+export type KeyPolicyInput = {
+  operations: string[] | null;
+  allowedAddresses: string[] | null;
+  refill: ApiKeyView["refill"];
+  alertThresholds: Array<{ credits: number } | { percent: number }>;
 };
 
 export type IssuedKey = { key: ApiKeyView; token: string };
@@ -57,6 +65,9 @@ const keyPath = (id: string) => `/api/keys/${encodeURIComponent(id)}`;
 
 export const createKey = (input: NewKeyInput): Promise<IssuedKey> =>
   fetchJson<IssuedKey>("/api/keys", jsonRequest("POST", input));
+
+export const updateKeyPolicy = async (id: string, input: KeyPolicyInput): Promise<ApiKeyView> =>
+  (await fetchJson<{ key: ApiKeyView }>(keyPath(id), jsonRequest("PATCH", input))).key;
 
 export const revokeKey = async (id: string): Promise<ApiKeyView> =>
   (await fetchJson<{ key: ApiKeyView }>(keyPath(id), jsonRequest("DELETE"))).key;

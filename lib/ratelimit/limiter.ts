@@ -1,5 +1,7 @@
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from "rate-limiter-flexible";
 import type { Redis } from "ioredis";
+import { createMemorySlidingLog, type LogDecision } from "./sliding-log";
+import { createRedisSlidingLog } from "./sliding-log-redis";
 
 /** Per-key requests-per-second limits. No HTTP in here: callers turn a decision into headers. */
 
@@ -10,60 +12,45 @@ export type RateDecision = {
   allowed: boolean;
   limit: number;
   remaining: number;
-  /** Milliseconds until the current window ends. */
+  /** Milliseconds until a slot frees (refused: until this request would have been admitted). */
   resetMs: number;
 };
 
 export type RateLimiter = {
-  consume(keyId: string, qpsLimit: number): Promise<RateDecision>;
+  /** nowMs: when the request started (the log's clock); now by default. */
+  consume(keyId: string, qpsLimit: number, nowMs?: number): Promise<RateDecision>;
   /** "absent" without REDIS_URL; "down" while Redis cannot be reached (memory takes over). */
   redisStatus(): "ok" | "absent" | "down";
   close(): Promise<void>;
 };
 
-type Limiter = RateLimiterMemory | RateLimiterRedis;
-
-const decisionFrom = (result: RateLimiterRes, limit: number, allowed: boolean): RateDecision => ({
-  allowed,
+const decisionFrom = (log: LogDecision, limit: number): RateDecision => ({
+  allowed: log.allowed,
   limit,
-  remaining: Math.max(0, result.remainingPoints),
-  resetMs: Math.max(0, result.msBeforeNext),
+  remaining: Math.max(0, limit - log.count),
+  resetMs: log.resetMs,
 });
 
 /**
- * One limiter per distinct qps value (rate-limiter-flexible fixes points per limiter), keyed by
- * key id. With Redis, an in-memory insurance limiter answers whenever Redis is not ready, so a
- * Redis outage never fails a lookup; the Redis client reconnects by itself.
+ * An exact sliding window per key (lib/ratelimit/sliding-log.ts): in no 1,000 ms are more than
+ * the key's limit admitted. With Redis the log is shared by every instance; whenever Redis is not
+ * ready, or a call fails, an in-memory log answers instead, so a Redis outage never fails a
+ * lookup (the limit then holds per instance); the Redis client reconnects by itself.
  */
 export const createRateLimiter = (options: { redis?: Redis }): RateLimiter => {
-  const limiters = new Map<number, Limiter>();
-  const limiterFor = (qpsLimit: number): Limiter => {
-    let limiter = limiters.get(qpsLimit);
-    if (!limiter) {
-      const memory = new RateLimiterMemory({ points: qpsLimit, duration: RATE_WINDOW_S, keyPrefix: `qps${qpsLimit}` });
-      limiter = options.redis
-        ? new RateLimiterRedis({
-            storeClient: options.redis,
-            points: qpsLimit,
-            duration: RATE_WINDOW_S,
-            keyPrefix: `sl:qps${qpsLimit}`,
-            rejectIfRedisNotReady: true,
-            insuranceLimiter: memory,
-          })
-        : memory;
-      limiters.set(qpsLimit, limiter);
-    }
-    return limiter;
-  };
+  const memory = createMemorySlidingLog();
+  const shared = options.redis ? createRedisSlidingLog(options.redis) : null;
 
   return {
-    consume: async (keyId, qpsLimit) => {
-      try {
-        return decisionFrom(await limiterFor(qpsLimit).consume(keyId, 1), qpsLimit, true);
-      } catch (rejection) {
-        if (rejection instanceof RateLimiterRes) return decisionFrom(rejection, qpsLimit, false);
-        throw rejection;
+    consume: async (keyId, qpsLimit, nowMs = Date.now()) => {
+      if (shared && options.redis?.status === "ready") {
+        try {
+          return decisionFrom(await shared.consume(keyId, qpsLimit, nowMs), qpsLimit);
+        } catch {
+          // Reported through redisStatus() and /api/health; memory covers the call.
+        }
       }
+      return decisionFrom(memory.consume(keyId, qpsLimit, nowMs), qpsLimit);
     },
     redisStatus: () => {
       if (!options.redis) return "absent";

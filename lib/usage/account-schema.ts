@@ -18,6 +18,18 @@ export const accountKeySchema = z
       .int()
       .min(0)
       .describe("Credits spent since the first of this month, 00:00 UTC, reservations in flight included"),
+    refill: z
+      .object({
+        credits: z.number().int().min(1).describe("Credits of each refill"),
+        interval: z.enum(["daily", "monthly"]).describe("A refill at each UTC day start, or each month"),
+        dayOfMonth: z.number().int().min(1).max(31).nullable().describe("Monthly: the day it runs (the last day of a shorter month); null: the 1st"),
+        mode: z
+          .enum(["top_up_to", "increase_by"])
+          .describe("top_up_to: the balance is raised to `credits` (never lowered); increase_by: `credits` are added"),
+      })
+      .nullable()
+      .describe("The key's automatic refill; null: none"),
+    nextRefillAt: z.iso.datetime().nullable().describe("When the next refill runs (UTC); null: no refill"),
   })
   .meta({ id: "AccountKey" });
 

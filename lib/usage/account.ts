@@ -12,6 +12,11 @@ type AccountRow = {
   credits_granted: number;
   qps_limit: number;
   daily_credit_cap: number | null;
+  refill_credits: number | null;
+  refill_interval: "daily" | "monthly" | null;
+  refill_day_of_month: number | null;
+  refill_mode: "top_up_to" | "increase_by" | null;
+  next_refill_at: Date | string | null;
   today: number;
   month: number;
 };
@@ -21,6 +26,8 @@ export const keyAccount = async (db: Queryable, keyId: string): Promise<AccountD
   const rows = await db.query<AccountRow>(
     `SELECT k.id, k.name, k.credits_remaining::float8 AS credits_remaining, k.credits_granted::float8 AS credits_granted,
        k.qps_limit, k.daily_credit_cap::float8 AS daily_credit_cap,
+       k.refill_credits::float8 AS refill_credits, k.refill_interval, k.refill_day_of_month, k.refill_mode,
+       CASE WHEN k.refill_credits IS NOT NULL THEN next_refill_at(k.refill_interval, k.refill_day_of_month, now()) END AS next_refill_at,
        credits_spent_today(k.id)::float8 AS today,
        (COALESCE((SELECT sum(d.credits) FROM usage_daily d
                   WHERE d.key_id = k.id AND d.day >= date_trunc('month', now() AT TIME ZONE 'UTC')::date), 0)
@@ -40,5 +47,10 @@ export const keyAccount = async (db: Queryable, keyId: string): Promise<AccountD
     daily_credit_cap: row.daily_credit_cap,
     credits_spent_today: row.today,
     credits_spent_this_month: row.month,
+    refill:
+      row.refill_credits === null || row.refill_interval === null || row.refill_mode === null
+        ? null
+        : { credits: row.refill_credits, interval: row.refill_interval, dayOfMonth: row.refill_day_of_month, mode: row.refill_mode },
+    nextRefillAt: row.next_refill_at === null ? null : new Date(row.next_refill_at).toISOString(),
   };
 };

@@ -100,7 +100,7 @@ const SELECT_COLUMNS = `e.id::text AS id, e.request_id::text AS request_id, e.ke
  * Statuses the write path records (settle_requests, sweep_stale_reservations; 401 leaves no
  * record, 102 is a pending reservation). A status class reads these, one index range each.
  */
-export const RECORDED_STATUSES = [200, 400, 402, 404, 429, 500] as const;
+export const RECORDED_STATUSES = [200, 400, 402, 403, 404, 429, 500] as const;
 
 const statusesOf = (status: StatusFilter | undefined): number[] | null => {
   if (status === undefined) return null;

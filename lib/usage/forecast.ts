@@ -23,6 +23,10 @@ export type KeyForecast = {
   /** null: no spend in the window. 0: already empty. */
   daysLeft: number | null;
   runsOutAt: string | null;
+  /** When the key's automatic refill next runs; null: it has none. */
+  nextRefillAt: string | null;
+  /** Whether it runs out before that refill at this rate; null: no refill, or no rate. */
+  runsOutBeforeRefill: boolean | null;
 };
 
 export type ForecastResult = {
@@ -34,7 +38,14 @@ export type ForecastResult = {
 export const FORECAST_WINDOW_DAYS = 7;
 export const MAX_FORECAST_KEYS = 100;
 
-type ForecastRow = { id: string; name: string; credits_remaining: number; created_at: Date | string; spent: number };
+type ForecastRow = {
+  id: string;
+  name: string;
+  credits_remaining: number;
+  created_at: Date | string;
+  spent: number;
+  next_refill_at: Date | string | null;
+};
 
 export const burnRateForecast = async (db: Queryable, scope: UsageScope, now = new Date()): Promise<ForecastResult> => {
   const firstDay = addDays(utcDay(now), -(FORECAST_WINDOW_DAYS - 1));
@@ -46,10 +57,11 @@ export const burnRateForecast = async (db: Queryable, scope: UsageScope, now = n
        SELECT key_id, sum(credits)::float8 AS credits FROM usage_daily
        WHERE day >= $1::date AND ${spendScope} GROUP BY key_id
      )
-     SELECT k.id, k.name, k.credits_remaining::float8 AS credits_remaining, k.created_at, COALESCE(s.credits, 0)::float8 AS spent
+     SELECT k.id, k.name, k.credits_remaining::float8 AS credits_remaining, k.created_at, COALESCE(s.credits, 0)::float8 AS spent,
+       CASE WHEN k.refill_credits IS NOT NULL THEN next_refill_at(k.refill_interval, k.refill_day_of_month, $${params.length + 1}::timestamptz) END AS next_refill_at
      FROM api_keys k LEFT JOIN spend s ON s.key_id = k.id
      WHERE k.id IN (SELECT id FROM usable_keys) AND ${keyScope}`,
-    params,
+    [...params, now.toISOString()],
   );
   const windowStart = dayStart(firstDay).getTime();
   const forecasts = rows.map((row): KeyForecast => {
@@ -57,6 +69,8 @@ export const burnRateForecast = async (db: Queryable, scope: UsageScope, now = n
     const windowDays = Math.min(FORECAST_WINDOW_DAYS, Math.max(1, (now.getTime() - from) / DAY_MS));
     const creditsPerDay = row.spent / windowDays;
     const daysLeft = creditsPerDay > 0 ? row.credits_remaining / creditsPerDay : null;
+    const runsOutAt = daysLeft === null ? null : new Date(now.getTime() + daysLeft * DAY_MS);
+    const nextRefillAt = row.next_refill_at === null ? null : new Date(row.next_refill_at);
     return {
       keyId: row.id,
       keyName: row.name,
@@ -65,7 +79,9 @@ export const burnRateForecast = async (db: Queryable, scope: UsageScope, now = n
       windowDays,
       creditsPerDay,
       daysLeft,
-      runsOutAt: daysLeft === null ? null : new Date(now.getTime() + daysLeft * DAY_MS).toISOString(),
+      runsOutAt: runsOutAt?.toISOString() ?? null,
+      nextRefillAt: nextRefillAt?.toISOString() ?? null,
+      runsOutBeforeRefill: runsOutAt === null || nextRefillAt === null ? null : runsOutAt.getTime() < nextRefillAt.getTime(),
     };
   });
   forecasts.sort(

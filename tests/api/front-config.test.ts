@@ -180,6 +180,37 @@ describe("the client address without a trusted proxy (TRUSTED_PROXY_HOPS=0)", ()
     expect(entry?.ip).toMatch(/^127\.\d+\.\d+\.\d+$/);
   });
 
+  it("a key's address allowlist sees the socket peer: a spoofed X-Forwarded-For neither opens nor closes it", async () => {
+    const issue = async (allowedAddresses: string[]) => {
+      const created = await fetch(`${target.baseUrl}/api/keys`, {
+        method: "POST",
+        headers: { Cookie: adminCookie, "Content-Type": "application/json" },
+        body: JSON.stringify({ name: "allowlisted", credits: 10, qpsLimit: 10, operations: ["followers"], allowedAddresses }),
+      });
+      expect(created.status).toBe(201);
+      return ((await created.json()) as { token: string }).token;
+    };
+    const followers = async (token: string, forwardedFor: string) => {
+      const answer = await rawGet(target.baseUrl, FOLLOWERS, { headers: { Authorization: `Bearer ${token}`, "X-Forwarded-For": forwardedFor } });
+      return { status: answer.status, body: JSON.parse(answer.body.toString()) as { message: string } };
+    };
+    const elsewhere = await issue(["198.51.100.66"]);
+    expect(await followers(elsewhere, "198.51.100.66")).toMatchObject({ status: 403, body: { message: "apiKey is not allowed from this address" } });
+    const here = await issue(["127.0.0.0/8", "::1"]);
+    expect((await followers(here, "198.51.100.66")).status).toBe(200);
+  });
+
+  it("refuses a bad range when a key is created, saying what is wrong", async () => {
+    const created = await fetch(`${target.baseUrl}/api/keys`, {
+      method: "POST",
+      headers: { Cookie: adminCookie, "Content-Type": "application/json" },
+      body: JSON.stringify({ name: "bad range", credits: 0, qpsLimit: 1, allowedAddresses: ["10.0.0.0/33"] }),
+    });
+    expect(created.status).toBe(400);
+    const body = (await created.json()) as { error: { message: string } };
+    expect(body.error.message).toBe('allowedAddresses: "10.0.0.0/33" has a bad prefix length: after "/" give 0 to 32.');
+  });
+
   it("rotating X-Forwarded-For does not buy a fresh per-address sign-in budget (100 failures per 15 min)", async () => {
     // Each attempt names a different unknown account (no per-account limit applies) and
     // forges a different address; all of them come from this one socket peer.

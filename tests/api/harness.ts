@@ -30,6 +30,10 @@ export type KeySpec = {
   revoked?: boolean;
   /** Issued with `scripts/keys.ts create` itself (the others in one batch through the same calls). */
   viaKeysCli?: boolean;
+  /** Only these operation ids (`--operations`); all when absent. */
+  operations?: readonly string[];
+  /** Only from these addresses and ranges (`--allowed-addresses`); any when absent. */
+  allowedAddresses?: readonly string[];
 };
 
 /** Every key the suite uses, one group per test file; the global setup issues them all. */
@@ -60,6 +64,10 @@ export const KEY_PLAN = {
   mcp: { credits: 10_000, qps: 1000 },
   mcpPoor: { credits: 3, qps: 100 },
   mcpOverspend: { credits: 80, qps: 1000 },
+  // key-access.test.ts
+  accessScoped: { credits: 1000, qps: 1, operations: ["followers"], viaKeysCli: true },
+  accessAllowlisted: { credits: 1000, qps: 1000, allowedAddresses: ["203.0.113.0/24", "2001:db8::/32", "198.51.100.7"] },
+  accessBoth: { credits: 1000, qps: 1000, operations: ["get_user_publications"], allowedAddresses: ["2001:db8::/32"] },
 } as const satisfies Record<string, KeySpec>;
 
 export type KeyName = keyof typeof KEY_PLAN;
@@ -155,6 +163,8 @@ export const createKeyWithCli = async (target: ApiTarget, name: string, spec: Ke
     String(spec.credits),
     "--qps",
     String(spec.qps),
+    ...(spec.operations ? ["--operations", spec.operations.join(",")] : []),
+    ...(spec.allowedAddresses ? ["--allowed-addresses", spec.allowedAddresses.join(",")] : []),
     "--json",
   ]);
   const line = stdout.trim().split("\n").at(-1) ?? "";
@@ -177,6 +187,8 @@ const issueBatch = async (target: ApiTarget, requests: { name: string; spec: Key
     credits: spec.credits,
     qps: spec.qps,
     revoked: spec.revoked ?? false,
+    operations: spec.operations ?? null,
+    allowedAddresses: spec.allowedAddresses ?? null,
   }));
   const result = await runTsx(target, ["tests/api/issue-keys.ts", JSON.stringify(input)]);
   if (result.code !== 0) throw new Error(`issuing keys failed for ${target.kind} (exit ${result.code}): ${result.stderr.trim()}`);

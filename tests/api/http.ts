@@ -68,11 +68,11 @@ const authHeaders = (auth: Auth): Record<string, string> => {
 export const call = async (
   target: ApiTarget,
   path: string,
-  options: { auth?: Auth; query?: Query; method?: string } = {},
+  options: { auth?: Auth; query?: Query; method?: string; headers?: Record<string, string> } = {},
 ): Promise<Answer> => {
   const response = await fetch(`${target.baseUrl}${path}${queryString(options.query)}`, {
     method: options.method ?? "GET",
-    headers: authHeaders(options.auth ?? null),
+    headers: { ...authHeaders(options.auth ?? null), ...options.headers },
     redirect: "manual",
   });
   const text = await response.text();

@@ -9,7 +9,16 @@ import { authSecret } from "@/lib/security/secrets";
  * suite's setup short. Input: [{name, credits, qps, revoked}]. Output: one JSON line, an array of
  * {id, name, token, credits, qps, revoked}, on stdout only.
  */
-type Request = { name: string; credits: number; qps: number; revoked: boolean };
+type Request = {
+  name: string;
+  credits: number;
+  qps: number;
+  revoked: boolean;
+  operations: string[] | null;
+  allowedAddresses: string[] | null;
+};
+
+const isList = (value: unknown) => value === null || (Array.isArray(value) && value.every((entry) => typeof entry === "string"));
 
 const isRequest = (value: unknown): value is Request => {
   if (typeof value !== "object" || value === null) return false;
@@ -18,7 +27,9 @@ const isRequest = (value: unknown): value is Request => {
     typeof record.name === "string" &&
     Number.isInteger(record.credits) &&
     Number.isInteger(record.qps) &&
-    typeof record.revoked === "boolean"
+    typeof record.revoked === "boolean" &&
+    isList(record.operations) &&
+    isList(record.allowedAddresses)
   );
 };
 
@@ -34,6 +45,8 @@ runCli(async () => {
         credits: request.credits,
         qpsLimit: request.qps,
         expiresAt: null,
+        operations: request.operations,
+        allowedAddresses: request.allowedAddresses,
       });
       if (request.revoked && !(await revokeKey(db, key.id))) throw new Error(`could not revoke ${key.id}`);
       keys.push({ id: key.id, name: key.name, token, credits: key.creditsRemaining, qps: key.qpsLimit, revoked: request.revoked });

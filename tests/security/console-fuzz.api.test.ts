@@ -106,7 +106,7 @@ const ROUTES: Route[] = [
   { name: "/api/me/sessions", as: "doomed", methods: ["DELETE"], path: "/api/me/sessions" },
   { name: "/api/me/provider-key", as: "analyst", methods: ["GET", "PUT", "DELETE"], path: "/api/me/provider-key", body: { key: nastyString } },
   { name: "/api/keys", as: "analyst", methods: ["GET", "POST"], path: "/api/keys", query: ["scope"], body: { name: nastyString, credits: anInt, qpsLimit: anInt, expiresAt: nastyString, useForConsole: fc.boolean() } },
-  { name: "/api/keys/:id", as: "analyst", methods: ["GET", "DELETE"], path: "/api/keys/:id" },
+  { name: "/api/keys/:id", as: "analyst", methods: ["GET", "PATCH", "DELETE"], path: "/api/keys/:id", body: { operations: any, allowedAddresses: fc.array(nastyString), refill: any, alertThresholds: any } },
   { name: "/api/keys/:id/roll", as: "analyst", methods: ["POST"], path: "/api/keys/:id/roll", body: { grace: fc.constantFrom("none", "1h", "24h", "2h", "") } },
   { name: "/api/keys/:id/console", as: "analyst", methods: ["POST"], path: "/api/keys/:id/console", body: { token: nastyString } },
   { name: "/api/keys/:id/credits", as: "admin", methods: ["POST"], path: "/api/keys/:id/credits", body: { credits: anInt, reason: nastyString } },

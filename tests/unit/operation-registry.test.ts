@@ -79,7 +79,7 @@ describe.each(await testDatabases())("the stamp operation on $name", (database) 
   const issue = async (credits: number, qpsLimit = 100) =>
     createKey(db, SECRET, { name: `stamp-${credits}`, ownerId: owner.id, credits, qpsLimit, expiresAt: null });
   const lookup = (token: string | null, query: string): Promise<PipelineResult> =>
-    runLookup(stampOperation, { authorization: token === null ? null : `Bearer ${token}`, query: new URLSearchParams(query) }, deps);
+    runLookup(stampOperation, { authorization: token === null ? null : `Bearer ${token}`, query: new URLSearchParams(query), clientAddress: "127.0.0.1" }, deps);
   const credits = (keyId: string) => creditsOf(db, keyId);
   const usageOf = (requestId: string) =>
     db.query<{ operation: string; status: number; credits_charged: number; params_summary: string }>(
@@ -176,6 +176,7 @@ describe.each(await testDatabases())("the stamp operation on $name", (database) 
         query: new URLSearchParams(query),
         authorization: `Bearer ${token}`,
         ifNoneMatch: null,
+        clientAddress: "127.0.0.1",
       });
     const found = await ask(extended, "code=GB-1840-1");
     expect(found.status).toBe(200);

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { ConsoleError, consoleRoute } from "@/lib/console-api/handler";
 import { issueKey, visibleKeys } from "@/lib/keys/manage";
+import { keyPolicyFields } from "@/lib/keys/policy-input";
 import { keyView, keyViews, principalOf } from "@/lib/keys/view";
 import { authSecret } from "@/lib/security/secrets";
 
@@ -26,6 +27,7 @@ const newKeyBody = z.object({
     .refine((value) => Date.parse(value) > Date.now(), "Expiry must be in the future.")
     .nullish(),
   useForConsole: z.boolean({ error: "Must be true or false." }).default(false),
+  ...keyPolicyFields,
 });
 
 /** The viewer's keys; an admin may ask for everyone's with ?scope=all. */

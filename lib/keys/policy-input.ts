@@ -1,0 +1,94 @@
+import { z } from "zod";
+import { registry } from "@/lib/operations";
+import { checkOperations, normaliseAddressList } from "./access";
+
+/**
+ * What the console API (and the CLI, through the same functions) accepts for a key's policy:
+ * operations, address allowlist, refill, alert thresholds. Entries are normalised here, so the
+ * database only ever holds what the request path can compile.
+ */
+export const operationIds = (): string[] => registry.map((operation) => operation.id);
+
+export const operationsField = z
+  .array(z.string({ error: "Operations are operation ids." }).max(100), { error: "operations must be a list of operation ids, or null for all." })
+  .max(100, "Too many operations.")
+  .nullable()
+  .transform((ids, context) => {
+    if (ids === null) return null;
+    const checked = checkOperations(ids, operationIds());
+    if (checked.ok) return checked.operations;
+    context.addIssue({ code: "custom", message: checked.message });
+    return z.NEVER;
+  });
+
+export const allowedAddressesField = z
+  .array(z.string({ error: "Addresses are text." }).max(100), { error: "allowedAddresses must be a list of addresses, or null for any." })
+  .max(1000, "Too many addresses.")
+  .nullable()
+  .transform((entries, context) => {
+    if (entries === null) return null;
+    const normalised = normaliseAddressList(entries);
+    if (normalised.ok) return normalised.entries;
+    context.addIssue({ code: "custom", message: normalised.message });
+    return z.NEVER;
+  });
+
+export const refillField = z
+  .object({
+    credits: z
+      .int({ error: "Refill credits must be a whole number." })
+      .min(1, "A refill gives at least 1 credit.")
+      .max(1_000_000_000, "A refill gives at most 1,000,000,000 credits."),
+    interval: z.enum(["daily", "monthly"], { error: "The refill interval is daily or monthly." }),
+    dayOfMonth: z
+      .int({ error: "The day of the month must be a whole number." })
+      .min(1, "The day of the month is 1 to 31.")
+      .max(31, "The day of the month is 1 to 31.")
+      .nullish()
+      .transform((value) => value ?? null),
+    mode: z.enum(["top_up_to", "increase_by"], { error: "The refill mode is top_up_to or increase_by." }).default("top_up_to"),
+  })
+  .refine((refill) => refill.interval === "monthly" || refill.dayOfMonth === null, {
+    message: "A day of the month only goes with a monthly refill.",
+    path: ["dayOfMonth"],
+  })
+  .nullable();
+
+export const MAX_ALERT_THRESHOLDS = 10;
+
+export const alertThresholdsField = z
+  .array(
+    z.union(
+      [
+        z.strictObject({
+          credits: z
+            .int({ error: "A threshold is a whole number of credits." })
+            .min(1, "A threshold is at least 1 credit (reaching 0 always alerts).")
+            .max(1_000_000_000, "A threshold is at most 1,000,000,000 credits."),
+        }),
+        z.strictObject({
+          percent: z
+            .int({ error: "A threshold is a whole percentage." })
+            .min(1, "A percentage threshold is 1 to 99.")
+            .max(99, "A percentage threshold is 1 to 99."),
+        }),
+      ],
+      { error: "Each threshold is {credits: N} or {percent: P}." },
+    ),
+    { error: "alertThresholds must be a list." },
+  )
+  .max(MAX_ALERT_THRESHOLDS, `A key has at most ${MAX_ALERT_THRESHOLDS} alert thresholds.`);
+
+export type AlertThreshold = z.infer<typeof alertThresholdsField>[number];
+
+/** Fields of a key's policy, each optional: omitted keeps what the key has. */
+export const keyPolicyFields = {
+  operations: operationsField.optional(),
+  allowedAddresses: allowedAddressesField.optional(),
+  refill: refillField.optional(),
+  alertThresholds: alertThresholdsField.optional(),
+};
+
+export const keyPolicyBody = z.object(keyPolicyFields);
+
+export type KeyPolicyPatch = z.infer<typeof keyPolicyBody>;

@@ -1,0 +1,36 @@
+import type { Queryable } from "@/lib/db/client";
+import { log } from "@/lib/log";
+
+/**
+ * Automatic refills (issue 21): the policy is refill_keys() in lib/keys/refill.sql — one
+ * statement that refills every key whose period has started and not been refilled, with its
+ * audit entry, so any number of instances may sweep at once and each period is refilled once.
+ */
+export type RefillInterval = "daily" | "monthly";
+/** top_up_to: the balance is raised to `credits` (never lowered); increase_by: `credits` are added. */
+export type RefillMode = "top_up_to" | "increase_by";
+
+export type KeyRefill = {
+  credits: number;
+  interval: RefillInterval;
+  /** Monthly only: the day (1-31) the period starts; a shorter month uses its last day. null: the 1st. */
+  dayOfMonth: number | null;
+  mode: RefillMode;
+};
+
+export type Refilled = { keyId: string; period: string; creditsAdded: number; creditsRemaining: number };
+
+type RefillRow = { r_key_id: string; r_period: string; r_added: number | string; r_remaining: number | string };
+
+/** Refills the keys due as of `at` (the database's clock when omitted). */
+export const refillDueKeys = async (db: Queryable, at?: Date): Promise<Refilled[]> => {
+  const rows = await db.query<RefillRow>("SELECT r_key_id, r_period::text AS r_period, r_added, r_remaining FROM refill_keys(COALESCE($1::timestamptz, now()))", [at?.toISOString() ?? null]);
+  const refilled = rows.map((row) => ({
+    keyId: row.r_key_id,
+    period: row.r_period,
+    creditsAdded: Number(row.r_added),
+    creditsRemaining: Number(row.r_remaining),
+  }));
+  if (refilled.length > 0) log.info("refilled keys", { keys: refilled.length });
+  return refilled;
+};

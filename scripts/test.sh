@@ -18,6 +18,9 @@ fi
 echo "== type check"
 npx tsc --noEmit
 
+echo "== import cycles (madge)"
+npm run --silent check:cycles
+
 echo "== production build"
 npx tsx scripts/build.ts
 

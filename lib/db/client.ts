@@ -5,22 +5,9 @@ import { env } from "@/lib/env";
 import { secureDataDir } from "./data-dir";
 import { acquireLock } from "./lock";
 import { migrate } from "./migrate";
+import type { Db } from "./types";
 
-/** What the rest of the code needs from a database: parameterised queries and transactions. */
-export interface Queryable {
-  query<Row>(text: string, params?: unknown[]): Promise<Row[]>;
-}
-
-export interface Transaction extends Queryable {
-  /** Runs several statements without parameters (migrations). */
-  exec(sql: string): Promise<void>;
-}
-
-export interface Db extends Transaction {
-  readonly kind: "pglite" | "postgres";
-  transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T>;
-  close(): Promise<void>;
-}
+export type { Db, Queryable, Transaction } from "./types";
 
 export type OpenOptions = { dataDir: string; databaseUrl?: string; timeoutMs: number };
 

@@ -6,6 +6,7 @@ import { DatabaseLockedError } from "@/lib/db/lock";
 import { grantDemoKey, seedIfEmpty } from "@/lib/demo/seed";
 import type { ApiKey } from "@/lib/keys/repository";
 import { ensureBuild } from "@/lib/cli/build";
+import { signInHint } from "@/lib/cli/sign-in-hint";
 import { authSecret } from "@/lib/security/secrets";
 import { bootstrapAdmin, type BootstrapResult } from "@/lib/users/bootstrap";
 import { serverArgs } from "./server-process";
@@ -35,20 +36,6 @@ const prepare = async () => {
     await db.close();
   }
   return { config, admin, demoKey };
-};
-
-const signInHint = (admin: BootstrapResult): string => {
-  switch (admin.kind) {
-    case "generated":
-      return (
-        `  Sign in as ${admin.email} with password ${admin.password}\n` +
-        `  (shown once; also saved to ${admin.file}, readable only by you — change it after signing in)`
-      );
-    case "configured":
-      return `  Sign in as ${admin.email} with ADMIN_PASSWORD.`;
-    case "existing":
-      return "  Sign in with your account (the first admin's generated password is in DATA_DIR/initial-admin.txt).";
-  }
 };
 
 /** Where this machine reaches the server: the bound address, or loopback when bound to all interfaces. */

@@ -154,6 +154,9 @@ const schema = z.object({
   BATCH_MAX_PAGES: z.coerce.number().int().min(1).max(10_000).default(100),
   /** How long an instance holds a batch without renewing; after it another instance takes over. */
   BATCH_LEASE_MS: z.coerce.number().int().min(1000).max(600_000).default(30_000),
+  /** Where npm test keeps further Node.js lines (scripts/test.sh); npm start runs on one from there when the machine's node is too old. */
+  NODE_CACHE_DIR: z.string().trim().optional(),
+  XDG_CACHE_HOME: z.string().trim().optional(),
 });
 
 export type Env = z.infer<typeof schema> & {

@@ -9,7 +9,7 @@
 # the regular `next build` output, the production dependencies, and the sources server.ts runs
 # from through tsx: server.ts, lib/ (with the SQL files read at runtime), next.config.ts,
 # tsconfig.json (its path aliases).
-FROM node:20-bookworm-slim AS deps
+FROM node:22-bookworm-slim AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci
@@ -19,12 +19,12 @@ COPY . .
 # The build cache is of no use at runtime.
 RUN npx next build && rm -rf .next/cache
 
-FROM node:20-bookworm-slim AS prod-deps
+FROM node:22-bookworm-slim AS prod-deps
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev && npm cache clean --force
 
-FROM node:20-bookworm-slim AS run
+FROM node:22-bookworm-slim AS run
 WORKDIR /app
 ENV NODE_ENV=production
 ENV HOST=0.0.0.0

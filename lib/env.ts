@@ -170,6 +170,9 @@ const schema = z.object({
   BATCH_RESULTS_RETENTION_DAYS: z.coerce.number().int().min(1).max(36_500).default(30),
   REQUEST_LOG_RETENTION_DAYS: z.coerce.number().int().min(1).max(36_500).default(90),
   UPSTREAM_CACHE_MAX_AGE_DAYS: z.coerce.number().int().min(1).max(36_500).default(30),
+  /** Where npm test keeps further Node.js lines (scripts/test.sh); npm start runs on one from there when the machine's node is too old. */
+  NODE_CACHE_DIR: z.string().trim().optional(),
+  XDG_CACHE_HOME: z.string().trim().optional(),
 });
 
 export type Env = z.infer<typeof schema> & {

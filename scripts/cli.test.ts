@@ -6,6 +6,8 @@ import { afterAll, describe, expect, it } from "vitest";
 import { EXIT } from "@/lib/cli/open";
 import { openDb } from "@/lib/db/client";
 import { generateDemoData } from "@/lib/demo/generate";
+import { listKeys } from "@/lib/keys/repository";
+import { createUser, setUserStatus, type User } from "@/lib/users/repository";
 
 /**
  * The CLIs as a calling script sees them: spawned with tsx against a fresh embedded database
@@ -79,19 +81,109 @@ describe("CLI exit codes", () => {
     expect(exported.stdout.trim().split("\n").map((line) => (JSON.parse(line) as { event_id: string }).event_id).sort()).toEqual(["9100000002", "9100000003"]);
   }, 120_000);
 
-  it("usage errors answer 2 and touch nothing", async () => {
+  it("usage errors answer 2, say what is wrong on their first line, and touch nothing", async () => {
     const dataDir = tempDir("sl-cli-usage-");
-    const results = await Promise.all([
-      run(dataDir, "import.ts", []),
-      run(dataDir, "import.ts", [path.join(dataDir, "missing.ndjson")]),
-      run(dataDir, "export.ts", ["--kind", "nothing"]),
-      run(dataDir, "keys.ts", ["create", "--credits", "10"]),
-      run(dataDir, "db.ts", ["dance"]),
-    ]);
-    expect(results.map((result) => result.code)).toEqual(Array.from({ length: results.length }, () => EXIT.usage));
-    expect(results.every((result) => !/\n\s+at /.test(result.stderr))).toBe(true);
+    const cases: [script: string, args: string[], firstLine: RegExp][] = [
+      ["import.ts", [], /^error: no FILE given$/],
+      ["import.ts", [path.join(dataDir, "missing.ndjson")], /^error: no such file: /],
+      ["import.ts", ["--bogus", "x.ndjson"], /^error: unknown option --bogus$/],
+      ["export.ts", ["--kind", "nothing"], /^error: --kind must be one of events, followers, publications, not "nothing"$/],
+      ["export.ts", ["--kind", "events", "--bogus"], /^error: unknown option --bogus$/],
+      ["export.ts", ["--kind", "events", "--out", path.join(dataDir, "missing-dir", "x.ndjson")], /^error: cannot write --out .*x\.ndjson: its directory does not exist$/],
+      ["keys.ts", ["create", "--credits", "10"], /^error: --name is required/],
+      ["keys.ts", ["create", "--name", "no credits"], /^error: --credits is required$/],
+      ["keys.ts", ["create", "--name", "bad credits", "--credits", "ten"], /^error: --credits must be a whole number/],
+      ["keys.ts", ["--help", "--bogus"], /^error: unknown option --bogus$/],
+      ["keys.ts", ["revoke"], /^error: keys revoke needs a key id/],
+      ["keys.ts", ["topup", "key_x"], /^error: keys topup needs a number of credits$/],
+      ["keys.ts", [], /^error: a command is required: create, list, revoke, topup$/],
+      ["keys.ts", ["dance"], /^error: unknown command "dance"/],
+      ["db.ts", ["dance"], /^error: unknown command "dance"/],
+      ["db.ts", ["migrate", "--bogus"], /^error: unknown option --bogus$/],
+    ];
+    const results = await Promise.all(cases.map(([script, args]) => run(dataDir, script, args)));
+    results.forEach((result, index) => {
+      const [script, args, firstLine] = cases[index] ?? ["", [], /$^/];
+      expect({ command: [script, ...args].join(" "), code: result.code, firstLine: result.stderr.split("\n")[0] }).toEqual({
+        command: [script, ...args].join(" "),
+        code: EXIT.usage,
+        firstLine: expect.stringMatching(firstLine),
+      });
+      expect(result.stderr).not.toMatch(/\n\s+at /);
+    });
+    // The --out failure is one line: no usage text, no stack.
+    expect(results[5]?.stderr.trim().split("\n")).toHaveLength(1);
     expect(fs.readdirSync(dataDir)).toEqual([]);
   }, 120_000);
+
+  it("--help prints the usage and exits 0", async () => {
+    const dataDir = tempDir("sl-cli-help-");
+    const results = await Promise.all(["keys.ts", "export.ts", "import.ts", "db.ts"].map((script) => run(dataDir, script, ["--help"])));
+    expect(results.map((result) => [result.code, result.stdout.split("\n")[0]])).toEqual([
+      [EXIT.ok, expect.stringMatching(/^usage: npm run --silent keys/)],
+      [EXIT.ok, expect.stringMatching(/^usage: npm run --silent export/)],
+      [EXIT.ok, expect.stringMatching(/^usage: npm run import/)],
+      [EXIT.ok, expect.stringMatching(/^usage: npm run db:migrate/)],
+    ]);
+    expect(results[0]?.stdout).toMatch(/--owner EMAIL/);
+    expect(fs.readdirSync(dataDir)).toEqual([]);
+  }, 120_000);
+
+  it("export → import of an unchanged store writes nothing and keeps each record's source", async () => {
+    const dataDir = tempDir("sl-cli-roundtrip-");
+    expect((await run(dataDir, "db.ts", ["seed"])).code).toBe(EXIT.ok);
+    const files = [];
+    for (const kind of ["events", "followers", "publications"]) {
+      const file = path.join(dataDir, `${kind}.ndjson`);
+      const exported = await run(dataDir, "export.ts", ["--kind", kind, "--out", file]);
+      expect(exported.code).toBe(EXIT.ok);
+      files.push(file);
+    }
+    const imported = await run(dataDir, "import.ts", files);
+    expect(imported.code).toBe(EXIT.ok);
+    expect(imported.stdout).toMatch(/^46 records .*: 0 written, 46 unchanged, 0 bad values skipped/);
+    const demoEvents = await run(dataDir, "export.ts", ["--kind", "events", "--source", "demo"]);
+    expect(demoEvents.stdout).toBe(fs.readFileSync(files[0] ?? "", "utf8"));
+    expect(demoEvents.stdout.trim().split("\n")).toHaveLength(40);
+  }, 180_000);
+
+  it("keys create --owner EMAIL: the key is that user's; keys list shows each key's owner", async () => {
+    const dataDir = tempDir("sl-cli-owner-");
+    const db = await openDb({ dataDir, timeoutMs: 5000 });
+    let analyst: User;
+    try {
+      analyst = await createUser(db, { email: "ana@example.com", name: "Ana", role: "analyst", passwordHash: null, creditAllowance: 0 });
+      const disabled = await createUser(db, { email: "off@example.com", name: "Off", role: "analyst", passwordHash: null, creditAllowance: 0 });
+      await setUserStatus(db, disabled.id, "disabled");
+    } finally {
+      await db.close();
+    }
+    const owned = await run(dataDir, "keys.ts", ["create", "--name", "nightly", "--credits", "50", "--owner", "Ana@Example.com", "--json"]);
+    expect(owned.code).toBe(EXIT.ok);
+    const created = JSON.parse(owned.stdout) as { id: string; owner: string };
+    expect(created.owner).toBe("ana@example.com");
+    expect((await run(dataDir, "keys.ts", ["create", "--name", "ownerless", "--credits", "5"])).code).toBe(EXIT.ok);
+    const unknown = await run(dataDir, "keys.ts", ["create", "--name", "x", "--credits", "5", "--owner", "nobody@example.com"]);
+    expect([unknown.code, unknown.stderr.split("\n")[0]]).toEqual([EXIT.notFound, expect.stringMatching(/^error: no user with email nobody@example\.com/)]);
+    const disabledOwner = await run(dataDir, "keys.ts", ["create", "--name", "x", "--credits", "5", "--owner", "off@example.com"]);
+    expect([disabledOwner.code, disabledOwner.stderr.split("\n")[0]]).toEqual([EXIT.usage, expect.stringMatching(/^error: off@example\.com is disabled/)]);
+
+    const listed = await run(dataDir, "keys.ts", ["list"]);
+    const [header, ...rows] = listed.stdout.trim().split("\n").map((line) => line.split("\t"));
+    expect(header?.slice(0, 3)).toEqual(["id", "name", "owner"]);
+    expect(rows.map((row) => [row[1], row[2]]).sort()).toEqual([
+      ["nightly", "ana@example.com"],
+      ["ownerless", "-"],
+    ]);
+
+    // It is in the analyst's "My keys" (the console lists a user's own keys by owner).
+    const reopened = await openDb({ dataDir, timeoutMs: 5000 });
+    try {
+      expect((await listKeys(reopened, analyst.id)).map((key) => key.id)).toEqual([created.id]);
+    } finally {
+      await reopened.close();
+    }
+  }, 180_000);
 
   it("keys: 0 for create, 6 for an unknown id; db: 0 for migrate and seed", async () => {
     const dataDir = tempDir("sl-cli-keys-");

@@ -1,7 +1,8 @@
 import fs from "node:fs";
+import type { Writable } from "node:stream";
 import { finished } from "node:stream/promises";
-import { parseArgs } from "node:util";
 import { runCli, UsageError, withCliDb } from "@/lib/cli/open";
+import { parseCommandLine } from "@/lib/cli/options";
 import { EXPORT_KINDS, exportRecords, type ExportKind } from "@/lib/import/export";
 
 const USAGE = `usage: npm run --silent export -- --kind events|followers|publications [--out FILE] [--source NAME]
@@ -10,23 +11,27 @@ const USAGE = `usage: npm run --silent export -- --kind events|followers|publica
 
 const isKind = (value: string | undefined): value is ExportKind => EXPORT_KINDS.some((kind) => kind === value);
 
-const main = async () => {
-  const { values } = parseArgs({
-    args: process.argv.slice(2),
-    options: {
-      kind: { type: "string" },
-      out: { type: "string" },
-      source: { type: "string" },
-      help: { type: "boolean", default: false },
-    },
-  });
-  if (values.help) {
-    console.log(USAGE);
-    return;
+/** The --out file, created before anything else happens, so a bad path fails with one line. */
+const openOut = async (file: string): Promise<Writable> => {
+  try {
+    return (await fs.promises.open(file, "w")).createWriteStream();
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code === "ENOENT" ? "its directory does not exist" : (error as Error).message;
+    throw new UsageError(`cannot write --out ${file}: ${reason}`);
   }
-  if (!isKind(values.kind)) throw new UsageError(USAGE);
+};
+
+const main = async () => {
+  const { values, positionals } = parseCommandLine(USAGE, {
+    kind: { type: "string" },
+    out: { type: "string" },
+    source: { type: "string" },
+  });
+  if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}"`, USAGE);
+  if (values.kind === undefined) throw new UsageError(`--kind is required (${EXPORT_KINDS.join(", ")})`, USAGE);
+  if (!isKind(values.kind)) throw new UsageError(`--kind must be one of ${EXPORT_KINDS.join(", ")}, not "${values.kind}"`, USAGE);
   const kind = values.kind;
-  const out = values.out ? fs.createWriteStream(values.out) : process.stdout;
+  const out = values.out ? await openOut(values.out) : process.stdout;
   const { records } = await withCliDb((db) => exportRecords(db, kind, out, { source: values.source }));
   if (out === process.stdout) {
     // runCli exits the process next: let stdout take everything first.

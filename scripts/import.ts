@@ -1,7 +1,7 @@
 import fs from "node:fs";
-import { parseArgs } from "node:util";
 import { env } from "@/lib/env";
 import { CliFailure, EXIT, runCli, UsageError, withCliDb } from "@/lib/cli/open";
+import { parseCommandLine } from "@/lib/cli/options";
 import { IMPORT_SOURCE, importFiles, MAX_REPORTED_PROBLEMS, type ImportReport } from "@/lib/import/importer";
 import { createProgressLine } from "@/lib/import/progress";
 
@@ -27,23 +27,14 @@ const summary = (report: ImportReport, elapsedMs: number): string =>
   ].join("\n");
 
 const main = async () => {
-  const { positionals, values } = parseArgs({
-    args: process.argv.slice(2),
-    allowPositionals: true,
-    options: {
-      strict: { type: "boolean", default: false },
-      source: { type: "string" },
-      help: { type: "boolean", default: false },
-    },
+  const { positionals, values } = parseCommandLine(USAGE, {
+    strict: { type: "boolean", default: false },
+    source: { type: "string" },
   });
-  if (values.help) {
-    console.log(USAGE);
-    return EXIT.ok;
-  }
-  if (positionals.length === 0) throw new UsageError(USAGE);
+  if (positionals.length === 0) throw new UsageError("no FILE given", USAGE);
   const source = values.source?.trim() ?? IMPORT_SOURCE;
   if (!/^[a-z0-9_-]{1,40}$/i.test(source) || source === "upstream") {
-    throw new UsageError(`--source must be 1-40 letters, digits, - or _ (and not "upstream")\n${USAGE}`);
+    throw new UsageError('--source must be 1-40 letters, digits, - or _ (and not "upstream")', USAGE);
   }
   for (const file of positionals) {
     if (!fs.existsSync(file) || !fs.statSync(file).isFile()) throw new UsageError(`no such file: ${file}`);

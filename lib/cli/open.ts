@@ -1,6 +1,9 @@
-import { env, EnvError } from "@/lib/env";
+import { env } from "@/lib/env";
 import { openDb, type Db } from "@/lib/db/client";
 import { DatabaseLockedError } from "@/lib/db/lock";
+import { UsageError } from "./options";
+
+export { UsageError };
 
 /**
  * Exit codes shared by every CLI (scripts/*.ts), so a calling script can tell "done", "done but
@@ -35,8 +38,6 @@ export const withCliDb = async <T>(work: (db: Db) => Promise<T>): Promise<T> => 
   }
 };
 
-export class UsageError extends Error {}
-
 /** An expected failure with its own exit code (its message is printed as one line). */
 export class CliFailure extends Error {
   constructor(
@@ -47,32 +48,24 @@ export class CliFailure extends Error {
   }
 }
 
+/** The exit code and the one line (plus the usage, for a usage error) an expected failure prints. */
+const fail = (error: unknown): never => {
+  if (error instanceof UsageError) {
+    console.error(`error: ${error.message}`);
+    if (error.usage) console.error(error.usage);
+    process.exit(EXIT.usage);
+  }
+  console.error(`error: ${error instanceof Error ? error.message : String(error)}`);
+  if (error instanceof CliFailure) process.exit(error.exitCode);
+  if (error instanceof DatabaseLockedError) process.exit(EXIT.databaseLocked);
+  process.exit(EXIT.failed);
+};
+
 /**
- * Runs a CLI main function: it may return an exit code (default 0); expected failures print one
- * line and exit with their code; no stack traces.
+ * Runs a CLI main function: it may return an exit code (default 0); failures print one line and
+ * exit with their code; no stack traces, also for an error a stream emits after main returned.
  */
 export const runCli = (main: () => Promise<ExitCode | void>): void => {
-  main().then(
-    (code) => process.exit(code ?? EXIT.ok),
-    (error: unknown) => {
-      if (error instanceof UsageError) {
-        console.error(error.message);
-        process.exit(EXIT.usage);
-      }
-      if (error instanceof CliFailure) {
-        console.error(`error: ${error.message}`);
-        process.exit(error.exitCode);
-      }
-      if (error instanceof DatabaseLockedError) {
-        console.error(`error: ${error.message}`);
-        process.exit(EXIT.databaseLocked);
-      }
-      if (error instanceof EnvError) {
-        console.error(`error: ${error.message}`);
-        process.exit(EXIT.failed);
-      }
-      console.error(`error: ${error instanceof Error ? error.message : String(error)}`);
-      process.exit(EXIT.failed);
-    },
-  );
+  process.on("uncaughtException", fail);
+  main().then((code) => process.exit(code ?? EXIT.ok), fail);
 };

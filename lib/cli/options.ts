@@ -4,6 +4,51 @@ type Options = NonNullable<ParseArgsConfig["options"]>;
 type HelpOption = { help: { type: "boolean"; default: false } };
 
 /**
+ * Bad or missing arguments: nothing was done (exit code 2). The message says what is wrong;
+ * `usage`, when given, follows it so the caller sees the right form.
+ */
+export class UsageError extends Error {
+  constructor(
+    message: string,
+    readonly usage?: string,
+  ) {
+    super(message);
+  }
+}
+
+const withHelp = <Described extends Options>(options: Described) =>
+  ({ ...options, help: { type: "boolean", default: false } }) as Described & HelpOption;
+
+/** parseArgs's sentence, shortened where it explains more than a CLI user needs. */
+const problemOf = (error: unknown): string => {
+  const message = error instanceof Error ? error.message : String(error);
+  const unknown = (error as NodeJS.ErrnoException).code === "ERR_PARSE_ARGS_UNKNOWN_OPTION" ? /'([^']+)'/.exec(message) : null;
+  return unknown ? `unknown option ${unknown[1]}` : message;
+};
+
+const printHelpAndExit = (usage: string): never => {
+  console.log(usage);
+  process.exit(0);
+};
+
+/**
+ * A CLI's arguments as `options` describes them (node:util parseArgs, strict), with positionals
+ * (a command, ids, files) and `--help`, which prints `usage` and exits 0. An unknown option or a
+ * missing value throws a UsageError saying so, with the usage.
+ */
+export const parseCommandLine = <const Described extends Options>(usage: string, options: Described) => {
+  const config = { args: process.argv.slice(2), allowPositionals: true, options: withHelp(options) };
+  let parsed: ReturnType<typeof parseArgs<typeof config>>;
+  try {
+    parsed = parseArgs(config);
+  } catch (error) {
+    throw new UsageError(problemOf(error), usage);
+  }
+  if ((parsed.values as { help?: boolean }).help) printHelpAndExit(usage);
+  return { values: parsed.values, positionals: parsed.positionals };
+};
+
+/**
  * This process's command-line options as `options` describes them (node:util parseArgs, strict),
  * plus `--help`, which prints `usage` and exits 0. Bad options throw parseArgs's error, or what
  * `onError` makes of its message (with the usage appended).
@@ -13,7 +58,7 @@ export const parseCliOptions = <const Described extends Options>(
   options: Described,
   onError?: (message: string) => Error,
 ) => {
-  const config = { args: process.argv.slice(2), options: { ...options, help: { type: "boolean", default: false } } as Described & HelpOption };
+  const config = { args: process.argv.slice(2), options: withHelp(options) };
   let parsed: ReturnType<typeof parseArgs<typeof config>>;
   try {
     parsed = parseArgs(config);
@@ -21,9 +66,6 @@ export const parseCliOptions = <const Described extends Options>(
     if (!onError) throw error;
     throw onError(`${error instanceof Error ? error.message : String(error)}\n${usage}`);
   }
-  if ((parsed.values as { help?: boolean }).help) {
-    console.log(usage);
-    process.exit(0);
-  }
+  if ((parsed.values as { help?: boolean }).help) printHelpAndExit(usage);
   return parsed.values;
 };

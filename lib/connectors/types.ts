@@ -42,6 +42,3 @@ export interface Connector {
   publications(urn: string, page: number, context: LookupContext): Promise<LookupResult>;
 }
 
-// Page sizes are the operations' own (lib/operations); re-exported for the import tests.
-export { FOLLOWERS_PAGE_SIZE } from "@/lib/operations/followers";
-export { PUBLICATIONS_PAGE_SIZE } from "@/lib/operations/publications";

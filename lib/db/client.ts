@@ -5,28 +5,9 @@ import { secureDataDir } from "./data-dir";
 import { acquireLock } from "./lock";
 import { migrate } from "./migrate";
 import { startPgliteThread } from "./pglite-thread";
+import type { Db, Transaction } from "./types";
 
-/** What the rest of the code needs from a database: parameterised queries and transactions. */
-export interface Queryable {
-  query<Row>(text: string, params?: unknown[]): Promise<Row[]>;
-}
-
-export interface Transaction extends Queryable {
-  /** Runs several statements without parameters (migrations). */
-  exec(sql: string): Promise<void>;
-}
-
-export interface Db extends Transaction {
-  readonly kind: "pglite" | "postgres";
-  /**
-   * For long reads read page by page (exports, batch results): on the embedded database each of
-   * their statements waits until no other statement is running or waiting, so a page never
-   * queues ahead of a request's query. On PostgreSQL, the pool as usual.
-   */
-  readonly longReads: Queryable;
-  transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T>;
-  close(): Promise<void>;
-}
+export type { Db, Queryable, Transaction } from "./types";
 
 export type OpenOptions = { dataDir: string; databaseUrl?: string; timeoutMs: number };
 

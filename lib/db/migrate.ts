@@ -1,4 +1,4 @@
-import type { Db } from "./client";
+import type { Db } from "./types";
 import { migrations } from "./migrations";
 import { checksum } from "./policy";
 

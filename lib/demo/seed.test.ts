@@ -3,6 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { listAudit } from "@/lib/audit/log";
+import { signInHint } from "@/lib/cli/sign-in-hint";
 import type { Db } from "@/lib/db/client";
 import { consoleToken } from "@/lib/keys/manage";
 import { listKeys } from "@/lib/keys/repository";
@@ -55,6 +56,16 @@ describe("grantDemoKey: the first administrator's console key on a first demo st
     expect(await grantDemoKey(db, SECRET, { ...again, dataSource: "store" })).toBeNull();
     expect(await grantDemoKey(db, SECRET, { seeded: true, dataSource: "store", admin: again.admin })).toBeNull();
     expect(await listKeys(db)).toHaveLength(1);
+  });
+
+  it("tells a later start's banner the real path of the first admin's password file, not a placeholder", async () => {
+    const file = path.join(dataDir, "initial-admin.txt");
+    const later = await bootstrapAdmin(db, { dataDir });
+    expect(later).toEqual({ kind: "existing", file });
+    expect(signInHint(later)).toContain(`is in ${file})`);
+    fs.renameSync(file, `${file}.moved`);
+    expect(signInHint(await bootstrapAdmin(db, { dataDir }))).toBe("  Sign in with your account.");
+    fs.renameSync(`${file}.moved`, file);
   });
 
   it("gives an admin configured with ADMIN_EMAIL/ADMIN_PASSWORD the key on a first start", async () => {

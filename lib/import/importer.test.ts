@@ -7,7 +7,9 @@ import { afterAll, describe, expect, it } from "vitest";
 import { createCursorCodec } from "@/lib/connectors/cursor";
 import { nodeIdFor } from "@/lib/connectors/node-id";
 import { createStoreConnector } from "@/lib/connectors/store";
-import { FOLLOWERS_PAGE_SIZE, PUBLICATIONS_PAGE_SIZE, type LookupContext } from "@/lib/connectors/types";
+import type { LookupContext } from "@/lib/connectors/types";
+import { FOLLOWERS_PAGE_SIZE } from "@/lib/operations/followers/descriptor";
+import { PUBLICATIONS_PAGE_SIZE } from "@/lib/operations/publications/descriptor";
 import { generateDemoData } from "@/lib/demo/generate";
 import { seedDemoData } from "@/lib/demo/seed";
 import { openForSuite, pgliteDatabase } from "@/tests/support/databases";
@@ -170,5 +172,29 @@ describe("import and export: round trip and idempotence", () => {
     const again = await importFiles(db(), files);
     expect(again).toMatchObject({ records: 46, written: 0, unchanged: 46, skipped: 0 });
     expect(await snapshot()).toEqual(before);
+  }, 60_000);
+
+  it("re-importing an export of the demo store writes nothing and keeps the demo source; a changed record is written as imported", async () => {
+    if (!event) throw new Error("demo fixtures missing");
+    await emptyStore();
+    await seedDemoData(db(), "http://localhost:3000");
+    const files = await Promise.all(
+      (["events", "followers", "publications"] as const).map(async (kind) => ({ path: file(`demo-${kind}.ndjson`, await exportToString(kind)) })),
+    );
+    const before = await snapshot();
+    const again = await importFiles(db(), files);
+    expect(again).toMatchObject({ records: 46, written: 0, unchanged: 46, skipped: 0 });
+    expect(await snapshot()).toEqual(before);
+    expect(new Set(before.events.map((row) => (row as { source: string }).source))).toEqual(new Set(["demo"]));
+
+    const edited = await importFiles(db(), [{ path: file("edited.ndjson", `${JSON.stringify({ ...event, title: "Renamed" })}\n${JSON.stringify(otherEvent)}\n`) }]);
+    expect(edited).toMatchObject({ records: 2, written: 1, unchanged: 1 });
+    const sources = await db().query<{ event_id: string; source: string }>("SELECT event_id, source FROM events WHERE event_id = ANY($1::text[]) ORDER BY event_id", [
+      [event.event_id, otherEvent?.event_id],
+    ]);
+    expect(sources).toEqual([
+      { event_id: event.event_id, source: "import" },
+      { event_id: otherEvent?.event_id, source: "demo" },
+    ]);
   }, 60_000);
 });

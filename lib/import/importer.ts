@@ -19,8 +19,9 @@ import { classifyRecord, type ImportRecord } from "./records";
 /**
  * Imports snapshot files into the record store through the record writers (store-records.ts).
  * Streams: values are read one at a time and written in batches of bounded size, each batch in
- * one transaction. Idempotent: a record identical to the stored one (same canonical text, same
- * source) is left alone, so importing a file twice changes nothing, not even fetched_at.
+ * one transaction. Idempotent: a record identical to the stored one (same canonical text) is left
+ * alone, its source and fetched_at included, so importing a file twice — or an export of this
+ * store — changes nothing. `source` labels the records that are written (new or changed).
  * Bad values are reported with their line and skipped; with `strict`, every file is checked
  * first and nothing is written unless all of it is good.
  */
@@ -87,18 +88,18 @@ const emptyCounts = (): ImportCounts => ({
 const weight = (record: ImportRecord): number =>
   record.kind === "event" ? 1 : record.kind === "followers" ? record.list.followers.length + 1 : record.list.publications.length + 1;
 
-/** Events that differ from the stored ones (text or source); the last copy of an id wins. */
-const changedEvents = async (db: Queryable, events: EventRecord[], source: string): Promise<EventRecord[]> => {
+/** Events that differ from the stored ones; the last copy of an id wins. */
+const changedEvents = async (db: Queryable, events: EventRecord[]): Promise<EventRecord[]> => {
   const byId = new Map<string, EventRecord>();
   for (const event of events) byId.set(event.event_id, event);
-  const stored = await db.query<{ event_id: string; record: string; source: string }>(
-    "SELECT event_id, record::text AS record, source FROM events WHERE event_id = ANY($1::text[])",
+  const stored = await db.query<{ event_id: string; record: string }>(
+    "SELECT event_id, record::text AS record FROM events WHERE event_id = ANY($1::text[])",
     [[...byId.keys()]],
   );
   const storedById = new Map(stored.map((row) => [row.event_id, row]));
   return [...byId.values()].filter((event) => {
     const row = storedById.get(event.event_id);
-    return !row || row.source !== source || row.record !== eventJson(event);
+    return !row || row.record !== eventJson(event);
   });
 };
 
@@ -111,14 +112,13 @@ const sameList = async (
   target: ListTables,
   owner: string,
   records: { length: number; at(index: number): string },
-  source: string,
 ): Promise<boolean> => {
-  const heads = await db.query<{ count: number; source: string }>(
-    `SELECT ${target.countColumn} AS count, source FROM ${target.owners} WHERE ${target.ownerColumn} = $1`,
+  const heads = await db.query<{ count: number }>(
+    `SELECT ${target.countColumn} AS count FROM ${target.owners} WHERE ${target.ownerColumn} = $1`,
     [owner],
   );
   const head = heads[0];
-  if (!head || head.source !== source || head.count !== records.length) return false;
+  if (!head || head.count !== records.length) return false;
   for (let start = 0; start < records.length; start += COMPARE_PAGE) {
     const rows = await db.query<{ record: string }>(
       `SELECT record::text AS record FROM ${target.entries} WHERE ${target.ownerColumn} = $1 AND position >= $2 AND position < $3 ORDER BY position`,
@@ -163,7 +163,7 @@ const writeBatch = async (db: Db, batch: ImportRecord[], source: string, counts:
     const events = batch.flatMap((record) => (record.kind === "event" ? [record.event] : []));
     if (events.length > 0) {
       const distinct = new Set(events.map((event) => event.event_id)).size;
-      const changed = await changedEvents(tx, events, source);
+      const changed = await changedEvents(tx, events);
       if (changed.length > 0) await upsertEvents(tx, changed, source);
       counts.written += changed.length;
       counts.unchanged += distinct - changed.length;
@@ -173,7 +173,7 @@ const writeBatch = async (db: Db, batch: ImportRecord[], source: string, counts:
     for (const record of batch) {
       const list = listWrite(record, source);
       if (list === null) continue;
-      if (await sameList(tx, list.tables, list.owner, list.texts, source)) counts.unchanged += 1;
+      if (await sameList(tx, list.tables, list.owner, list.texts)) counts.unchanged += 1;
       else {
         await list.upsert(tx);
         counts.written += 1;

@@ -9,7 +9,15 @@ export const INITIAL_ADMIN_EMAIL = "admin@localhost";
 export type BootstrapResult =
   | { kind: "configured"; userId: string; email: string }
   | { kind: "generated"; userId: string; email: string; password: string; file: string }
-  | { kind: "existing" };
+  /** `file`: where the first admin's generated password was saved, while that file is there. */
+  | { kind: "existing"; file: string | null };
+
+const initialAdminFile = (dataDir: string): string => path.join(dataDir, "initial-admin.txt");
+
+const existing = (dataDir: string): BootstrapResult => {
+  const file = initialAdminFile(dataDir);
+  return { kind: "existing", file: fs.existsSync(file) ? file : null };
+};
 
 /**
  * The first administrator: ADMIN_EMAIL + ADMIN_PASSWORD create or update it at every start.
@@ -24,7 +32,7 @@ export const bootstrapAdmin = async (
     const admin = await upsertAdmin(db, options.email, await hashPassword(options.password));
     return { kind: "configured", userId: admin.id, email: admin.email };
   }
-  if ((await countUsers(db)) > 0) return { kind: "existing" };
+  if ((await countUsers(db)) > 0) return existing(options.dataDir);
   const password = randomPassword();
   let userId: string;
   try {
@@ -36,10 +44,10 @@ export const bootstrapAdmin = async (
       creditAllowance: 0,
     }));
   } catch (error) {
-    if (error instanceof EmailTakenError) return { kind: "existing" };
+    if (error instanceof EmailTakenError) return existing(options.dataDir);
     throw error;
   }
-  const file = path.join(options.dataDir, "initial-admin.txt");
+  const file = initialAdminFile(options.dataDir);
   fs.mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
   fs.writeFileSync(file, `email: ${INITIAL_ADMIN_EMAIL}\npassword: ${password}\n`, { mode: 0o600 });
   fs.chmodSync(file, 0o600);

@@ -77,6 +77,11 @@ export const getUser = async (db: Queryable, id: string): Promise<User | null> =
   return rows[0] ? toUser(rows[0]) : null;
 };
 
+export const findUserByEmail = async (db: Queryable, email: string): Promise<User | null> => {
+  const rows = await db.query<UserRow>(`SELECT ${COLUMNS} FROM users WHERE email = $1`, [normaliseEmail(email)]);
+  return rows[0] ? toUser(rows[0]) : null;
+};
+
 export const findUserWithPassword = async (
   db: Queryable,
   email: string,

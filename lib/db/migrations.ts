@@ -570,6 +570,17 @@ CREATE TABLE batch_items (
 CREATE INDEX batch_items_open_idx ON batch_items (batch_id, position, page) WHERE state <> 'done';
 `;
 
+const consoleLookups = /* sql */ `
+-- The lookups a user ran in the console itself (not with an API key, not in a batch), by the
+-- request id of their usage row: the console's "Recent lookups" lists only these.
+CREATE TABLE console_lookups (
+  request_id uuid PRIMARY KEY,
+  user_id text NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  created_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX console_lookups_user_idx ON console_lookups (user_id, created_at DESC);
+`;
+
 export const migrations: Migration[] = [
   { id: "0001_init", sql: () => init },
   { id: "0002_accounts", sql: () => accounts },
@@ -580,4 +591,5 @@ export const migrations: Migration[] = [
   { id: "0006_credit_policy", sql: () => creditPolicySql(), repeatable: true },
   { id: "0007_batches", sql: () => batches },
   { id: "0008_sessions", sql: () => sessions },
+  { id: "0009_console_lookups", sql: () => consoleLookups },
 ];

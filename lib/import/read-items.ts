@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { JsonSplitter, type SplitItem } from "./json-splitter";
-import { textDecoderFor } from "./text-encoding";
+import { chunkDecoderFor, textDecoderFor, type ChunkDecoder } from "./text-encoding";
 import { DEFAULT_MAX_RECORD_BYTES, MAX_RECORD_DEPTH, nestsDeeperThan, tooDeepMessage, tooLargeMessage } from "./limits";
 
 /**
@@ -109,17 +109,17 @@ async function* ndjsonItems(chunks: AsyncIterable<string>, maxRecordBytes: numbe
 async function* decodedChunks(file: string, onBytes?: (bytesRead: number) => void): AsyncGenerator<string> {
   const stream = fs.createReadStream(file, { highWaterMark: READ_BUFFER_BYTES });
   // UTF-8, or UTF-16 when the file starts with its byte-order mark (lib/import/text-encoding.ts).
-  let decoder: TextDecoder | null = null;
+  let decoder: ChunkDecoder | null = null;
   let bytesRead = 0;
   try {
     for await (const chunk of stream) {
       const buffer: Buffer = typeof chunk === "string" ? Buffer.from(chunk) : chunk;
       bytesRead += buffer.length;
       onBytes?.(bytesRead);
-      decoder ??= textDecoderFor(buffer);
-      yield decoder.decode(buffer, { stream: true });
+      decoder ??= chunkDecoderFor(buffer);
+      yield decoder.write(buffer);
     }
-    if (decoder) yield decoder.decode();
+    if (decoder) yield decoder.end();
   } finally {
     stream.destroy();
   }

@@ -1,4 +1,5 @@
 import fs from "node:fs";
+import { StringDecoder } from "node:string_decoder";
 
 /**
  * How an import file's bytes become text. UTF-8 is the format; a file that starts with a UTF-16
@@ -19,6 +20,23 @@ export const encodingOf = (head: Uint8Array): TextEncoding => {
 
 /** A streaming decoder for the encoding its first bytes name; it drops the byte-order mark. */
 export const textDecoderFor = (head: Uint8Array, fatal = false): TextDecoder => new TextDecoder(encodingOf(head), { fatal });
+
+export type ChunkDecoder = { write: (bytes: Buffer) => string; end: () => string };
+
+/**
+ * The import's decoder for a file whose first bytes are `head`. UTF-8 and UTF-16LE go through
+ * StringDecoder, whose ASCII text stays in one-byte strings (a 70 MB line would double as
+ * TextDecoder's two-byte strings); a byte-order mark is left for the readers to skip, as before.
+ */
+export const chunkDecoderFor = (head: Uint8Array): ChunkDecoder => {
+  const encoding = encodingOf(head);
+  if (encoding === "utf-16be") {
+    const decoder = textDecoderFor(head);
+    return { write: (bytes) => decoder.decode(bytes, { stream: true }), end: () => decoder.decode() };
+  }
+  const decoder = new StringDecoder(encoding === "utf-16le" ? "utf16le" : "utf8");
+  return { write: (bytes) => decoder.write(bytes), end: () => decoder.end() };
+};
 
 /** Whether the whole file decodes without a bad byte, read chunk by chunk (never all in memory). */
 export const isReadableText = async (file: string): Promise<boolean> => {

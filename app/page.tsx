@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import Link from "next/link";
+import { requestOrigin } from "@/lib/http/request-origin";
 import { registry } from "@/lib/operations";
 import { followers } from "@/lib/operations/followers";
 import { Badge } from "@/components/ui/badge";
@@ -11,7 +12,8 @@ export const metadata: Metadata = {
   title: { absolute: "Social Lookup · Event, follower and publication lookups" },
 };
 
-const quickStart = `curl -H "Authorization: Bearer $KEY" "http://localhost:3000${followers.path}?userid=2000000002"`;
+/** The first call, against the address this page was reached at (as the API reference's base URL). */
+const quickStart = (origin: string) => `curl -H "Authorization: Bearer $KEY" "${origin}${followers.path}?userid=2000000002"`;
 
 const successEnvelope = `{
   "code": 0,
@@ -70,7 +72,8 @@ function Icon({ path }: { path: string }) {
   );
 }
 
-export default function HomePage() {
+export default async function HomePage() {
+  const origin = await requestOrigin();
   return (
     <>
       <section aria-labelledby="hero-heading" className="relative overflow-hidden border-b border-border">
@@ -109,7 +112,7 @@ export default function HomePage() {
               Put your key in <code className="font-mono text-foreground">$KEY</code> and ask for the first
               page of a user&apos;s followers:
             </p>
-            <CodeBlock title="Terminal" code={quickStart} wrap />
+            <CodeBlock title="Terminal" code={quickStart(origin)} wrap />
             <CodeBlock title="Response" code={successEnvelope} />
           </div>
         </div>
@@ -135,7 +138,7 @@ export default function HomePage() {
                     <div className="flex items-start justify-between gap-3">
                       <div className="flex flex-col gap-1">
                         <p className="text-xs font-medium tracking-wide text-muted uppercase">{details.site}</p>
-                        <CardTitle>{operation.summary}</CardTitle>
+                        <CardTitle>{details.short}</CardTitle>
                       </div>
                       <Badge variant={operation.costCredits >= 4 ? "warning" : "success"} className="shrink-0">
                         {creditLabel(operation.costCredits)}

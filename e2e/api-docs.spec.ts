@@ -186,6 +186,9 @@ test.describe("API page try-it", () => {
   test("signed out: every operation has a form and its cost; the console button asks to sign in", async ({ page }) => {
     const errors = collectErrors(page, { expectFailedRequests: true });
     await page.goto("/api-docs");
+    // Signed out, the reference stands alone: no console navigation, no meter.
+    await expect(page.getByRole("navigation", { name: "Console" })).toHaveCount(0);
+    await expect(page.getByTestId("credit-meter")).toHaveCount(0);
     for (const [operation, cost] of [
       ["event_details", "4 credits"],
       ["event_details_id", "4 credits"],
@@ -231,13 +234,24 @@ test.describe("API page try-it", () => {
   test("followers: Enter sends with the console key; a page's node_id and cursor fill the form for the next page", async ({ page }) => {
     const errors = collectErrors(page, { expectFailedRequests: true });
     await signInAsAdminWithConsoleKey(page);
+    // Signed in, "API" in the console's navigation keeps the console around the reference.
+    await page.goto("/events");
+    await page.getByRole("navigation", { name: "Console" }).getByRole("link", { name: "API" }).click();
+    await expect(page).toHaveURL(/\/api-docs$/);
+    await expect(page.getByRole("heading", { level: 1, name: "API reference" })).toBeVisible();
+    await expect(page.getByRole("navigation", { name: "Console" }).getByRole("link", { name: "API" })).toHaveAttribute("aria-current", "page");
+    await expect(page.getByTestId("credit-meter")).toHaveAttribute("data-credits-remaining", /^\d+$/);
+    await expect(page.getByRole("region", { name: "Signed-in account" })).toBeVisible();
     await page.goto("/api-docs#followers");
     const form = page.getByTestId("try-followers");
     await expect(form.getByTestId("try-followers-send-console")).toBeEnabled();
     // Enter in a parameter field sends with the console key when signed in.
     const calls = recordCalls(page);
+    const meterBefore = Number(await page.getByTestId("credit-meter").getAttribute("data-credits-remaining"));
     await form.getByTestId("try-followers-param-userid").press("Enter");
     await expect(form.getByTestId("try-followers-status")).toHaveText("200 OK");
+    // The shell's meter follows the call made with the console key.
+    await expect(page.getByTestId("credit-meter")).toHaveAttribute("data-credits-remaining", String(meterBefore - 2));
     await expect(form.getByTestId("try-followers-headers")).toContainText(/X-Credits-Charged\s*2(?!\d)/);
     expect(calls.map((call) => new URL(call.url()).pathname)).toEqual(["/api/console/lookup/followers"]);
     await form.getByRole("button", { name: "Fill in node_id and cursor for the next page" }).click();

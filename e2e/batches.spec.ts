@@ -12,14 +12,20 @@ const HOST = "events.demo.test";
 const EVENT_IDS = Array.from({ length: 12 }, (_, index) => String(1_000_000_000_000_001 + index));
 const UNKNOWN_ID = "9000000000000001";
 
+const MAX_INPUTS = 10_000;
+
+// Separated by semicolons, as Excel writes CSV in much of Europe.
 const csvFile = (): string =>
   [
-    "name,event page,notes",
-    ...EVENT_IDS.map((id, index) => `Event ${index + 1},https://${HOST}/events/${id}/,"row, ${index + 1}"`),
-    `Duplicate,https://www.${HOST}/events/${EVENT_IDS[0] ?? ""}/,same event`,
-    `Unknown,https://${HOST}/events/${UNKNOWN_ID}/,not in the store`,
-    `Broken,https://elsewhere.example/events/1/,wrong host`,
+    "name;event page;notes",
+    ...EVENT_IDS.map((id, index) => `Event ${index + 1};https://${HOST}/events/${id}/;"row; ${index + 1}"`),
+    `Duplicate;https://www.${HOST}/events/${EVENT_IDS[0] ?? ""}/;same event`,
+    `Unknown;https://${HOST}/events/${UNKNOWN_ID}/;not in the store`,
+    `Broken;https://elsewhere.example/events/1/;wrong host`,
   ].join("\r\n") + "\r\n";
+
+// Dates follow the browser's locale and time zone (one formatter across the console).
+test.use({ locale: "de-DE", timezoneId: "Europe/Berlin" });
 
 test("a CSV of event URLs runs as a batch: preview, cost, progress to 100 %, CSV download", async ({ page }) => {
   test.setTimeout(120_000);
@@ -27,7 +33,27 @@ test("a CSV of event URLs runs as a batch: preview, cost, progress to 100 %, CSV
   const creditsBefore = (await consoleKeyCredits(page))?.creditsRemaining ?? 0;
   await page.goto("/batches");
   await expect(page.getByRole("heading", { name: "Batches", level: 1 })).toBeVisible();
+  // The empty form says what to do; nothing to start yet.
+  await expect(page.getByTestId("batch-preview-empty")).toBeVisible();
+  await expect(page.getByRole("button", { name: "Start batch", exact: true })).toBeDisabled();
+  // The file input's button is styled like the console's other buttons (rounded, bordered).
+  const fileButton = await page
+    .getByLabel("Or upload a CSV/TXT file")
+    .evaluate((input) => getComputedStyle(input, "::file-selector-button").borderTopLeftRadius);
+  expect(fileButton).not.toBe("0px");
+
+  // A list over the limit says so before Start (and Start stays off).
+  await page.getByLabel("Operation").selectOption("event_details_id");
+  await expect(page.getByLabel("Paste event ids")).toBeVisible();
+  const ids = Array.from({ length: MAX_INPUTS + 5 }, (_, index) => String(2_000_000_000_000_000 + index)).join("\n");
+  await page.getByLabel("Or upload a CSV/TXT file").setInputFiles({ name: "ids.txt", mimeType: "text/plain", buffer: Buffer.from(ids) });
+  await expect(page.getByTestId("over-limit")).toHaveText("inputs: over the limit of 10,000 by 5");
+  await expect(page.getByRole("button", { name: /^Start batch/ })).toBeDisabled();
+  await page.getByRole("button", { name: "remove" }).click();
+  await expect(page.getByTestId("batch-preview-empty")).toBeVisible();
+
   await page.getByLabel("Operation").selectOption("event_details");
+  await expect(page.getByLabel("Paste event page URLs")).toBeVisible();
   await page.getByLabel("Or upload a CSV/TXT file").setInputFiles({ name: "campaign.csv", mimeType: "text/csv", buffer: Buffer.from(csvFile()) });
 
   // The column holding URLs is picked for the analyst; the others can be chosen.
@@ -42,15 +68,28 @@ test("a CSV of event URLs runs as a batch: preview, cost, progress to 100 %, CSV
 
   await page.getByRole("button", { name: "Start batch of 13" }).click();
   const detail = page.getByTestId("batch-detail");
+  // The form is back to its empty state, the file input cleared.
+  await expect(page.getByTestId("batch-preview-empty")).toBeVisible();
+  await expect(page.getByRole("button", { name: "Start batch", exact: true })).toBeDisabled();
+  await expect(page.getByLabel("Or upload a CSV/TXT file")).toHaveValue("");
   await expect(detail.getByRole("progressbar", { name: "Batch progress" })).toHaveAttribute("aria-valuenow", "100", { timeout: 60_000 });
   await expect(detail.getByTestId("batch-status")).toHaveText("Done");
   await expect(detail.getByTestId("batch-succeeded")).toHaveText("12");
   await expect(detail.getByTestId("batch-not-found")).toHaveText("1");
   await expect(detail.getByTestId("batch-credits")).toHaveText("48 of 52");
   await expect(page.getByRole("list", { name: "Batches" }).getByRole("button").first()).toContainText("13/13");
+  await expect(page.getByRole("list", { name: "Batches" }).getByTestId("batch-created").first()).toHaveText(/^\d{2}\.\d{2}\.\d{4}, \d{2}:\d{2}$/);
+  // The results table follows the batch to its end: no row is left "pending" or "running".
+  const results = detail.getByRole("table");
+  await expect(results.getByRole("cell", { name: /^(pending|running)$/ })).toHaveCount(0);
+  await expect(results.getByRole("cell", { name: "200", exact: true })).toHaveCount(12);
+  await expect(results.getByRole("cell", { name: "404", exact: true })).toHaveCount(1);
 
   const [download] = await Promise.all([page.waitForEvent("download"), detail.getByRole("link", { name: "Download CSV" }).click()]);
-  const rows = parseCsv(fs.readFileSync(await download.path(), "utf8"));
+  const text = fs.readFileSync(await download.path(), "utf8");
+  // A console download starts with a UTF-8 byte-order mark, so Excel reads it as UTF-8.
+  expect(text.startsWith("\uFEFF")).toBe(true);
+  const rows = parseCsv(text.slice(1));
   const header = rows[0] ?? [];
   const column = (name: string) => header.indexOf(name);
   const records = rows.slice(1);

@@ -107,6 +107,13 @@ test.describe("events page", () => {
     const before = await creditsRemaining(page);
     expect(await meterCredits(page)).toBe(before);
     await expect(meter(page).getByTestId("credit-meter-cost")).toContainText(`${EVENT_COST} credits`);
+    // The key's name is cut to fit, and shown whole on hover and on keyboard focus.
+    const keyName = meter(page).getByTestId("credit-meter-key-name");
+    await expect(keyName).toHaveAttribute("title", (await keyName.textContent()) ?? "");
+    await expect(meter(page).getByTestId("credit-meter-key")).toHaveCSS("white-space", "nowrap");
+    await keyName.focus();
+    await expect(meter(page).getByTestId("credit-meter-key")).toHaveCSS("white-space", "normal");
+    await keyName.blur();
 
     await page.getByTestId("event-input").fill(eventUrl(FIRST_EVENT));
     await expect(page.getByTestId("operation-hint")).toHaveText(`By URL — event_details — ${EVENT_COST} credits`);
@@ -193,7 +200,25 @@ test.describe("events page", () => {
     await page.getByTestId("event-run").click();
     await expect(page.getByTestId("event-input")).toHaveAttribute("aria-invalid", "true");
     await expect(page.getByTestId("event-input")).toBeFocused();
+    await expect(page.getByTestId("event-input")).toHaveAccessibleDescription(/must point to an event page/);
     expect(lookups).toEqual([]);
+
+    // An empty Run says what is missing, in the same red line as every lookup field.
+    await page.getByTestId("event-input").fill("");
+    await page.getByTestId("event-run").click();
+    const problem = page.getByTestId("event-input-error");
+    await expect(problem).toHaveText("Enter an event page URL or an event id.");
+    await expect(problem).toHaveClass(/text-danger/);
+    await expect(page.getByTestId("event-input")).toHaveAccessibleDescription("Enter an event page URL or an event id.");
+
+    // A new, invalid input hides the card of the previous lookup (and its request id).
+    await runLookup(page, FIRST_EVENT);
+    await expect(page.getByTestId("event-card")).toHaveAttribute("data-event-id", FIRST_EVENT);
+    await runLookup(page, "1".repeat(24));
+    await expect(page.getByTestId("event-input-error")).toBeVisible();
+    await expect(page.getByTestId("event-card")).toHaveCount(0);
+    await expect(page.getByTestId("event-lookup-meta")).toHaveCount(0);
+    expect(lookups).toHaveLength(1);
   });
 
   test("the XSS probe event renders its markup as text and runs nothing", async ({ page }) => {
@@ -259,6 +284,19 @@ test.describe("events page", () => {
     await page.getByTestId("event-run-again").click();
     await expect(meter(page)).toHaveAttribute("data-credits-remaining", String(before - EVENT_COST));
     expect(lookups).toHaveLength(3);
+    // A script's call with an API key of the same user is not one of the console's recent lookups.
+    const issued = await postFromPage(page, "/api/keys", { name: `e2e script ${Date.now()}`, credits: 100, qpsLimit: 100 });
+    expect(issued.status, issued.text).toBe(201);
+    const { token } = JSON.parse(issued.text) as { token: string };
+    const scriptUrl = "https://www.events.demo.test/events/1000000000000033/";
+    const scripted = await page.request.get(`/v1/eventsite/event_details?url=${encodeURIComponent(scriptUrl)}`, {
+      headers: { Authorization: `Bearer ${token}` },
+    });
+    expect(scripted.status()).toBe(200);
+    await page.reload();
+    const recentList = page.getByTestId("recent-lookups");
+    await expect(recentList.locator(`[data-testid="recent-lookup"][data-value="${related.event_id}"]`)).toBeVisible();
+    await expect(recentList.locator(`[data-testid="recent-lookup"][data-value="${scriptUrl}"]`)).toHaveCount(0);
   });
 
   test("a key with 1 credit shows the out-of-credits sentence, a link to Keys, and charges nothing", async ({ page }) => {

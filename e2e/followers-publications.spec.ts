@@ -221,7 +221,9 @@ test.describe("followers", () => {
 
     const { download, text } = await downloadText(page, "export-csv");
     expect(download.suggestedFilename()).toBe(`followers-${SMALL_USER}.csv`);
-    const rows = parseCsv(text);
+    // A byte-order mark first, so Excel reads "Zoë" as UTF-8.
+    expect(text.startsWith("\uFEFF")).toBe(true);
+    const rows = parseCsv(text.slice(1));
     expect(rows[0]).toEqual(["entityId", "username", "fullName", "isPrivateProfile", "verified", "imageMediumUrl"]);
     expect(rows).toHaveLength(31);
     expect(new Set(rows.slice(1).map((row) => row[0])).size).toBe(30);
@@ -252,6 +254,11 @@ test.describe("followers", () => {
     await runFollowers(page, "2999999999");
     await expect(page.getByTestId("lookup-error")).toContainText("No such user");
     expect(await creditsRemaining(page)).toBe(creditsBefore);
+
+    // A new, invalid input hides the old answer (its panel and request id) under its red hint.
+    await run(page, "followers", "12ab");
+    await expect(page.getByTestId("followers-input")).toHaveAttribute("aria-invalid", "true");
+    await expect(page.getByTestId("lookup-error")).toHaveCount(0);
   });
 });
 
@@ -314,7 +321,8 @@ test.describe("publications", () => {
     // Since the reload this session holds pages 3, 2 and 5: 25 publications, each once.
     const { download, text } = await downloadText(page, "export-csv");
     expect(download.suggestedFilename()).toMatch(/^publications-.*\.csv$/);
-    const rows = parseCsv(text);
+    expect(text.startsWith("\uFEFF")).toBe(true);
+    const rows = parseCsv(text.slice(1));
     expect(rows[0]).toEqual(["title", "publication", "date", "description", "publication_url"]);
     expect(rows).toHaveLength(26);
     const exportedTitles = rows.slice(1).map((row) => row[0] ?? "");
@@ -324,6 +332,25 @@ test.describe("publications", () => {
     expect(errors).toEqual([]);
   });
 
+  test("on a phone: the top bar shows the credits and the pager stays on one line", async ({ page }) => {
+    await page.setViewportSize({ width: 375, height: 800 });
+    await openLookupView(page, "publications");
+    // The compact meter sits beside "Menu", visible without opening the menu.
+    const compact = page.getByTestId("credit-meter-compact");
+    await expect(compact).toBeVisible();
+    await expect(compact).toHaveAttribute("data-credits-remaining", String(await creditsRemaining(page)));
+    await expect(page.getByTestId("credit-meter")).toBeHidden();
+
+    await run(page, "publications", BIG_PROFILE);
+    await expect(page.getByTestId("publication-item").first()).toBeVisible();
+    const prev = await page.getByTestId("pager-prev").boundingBox();
+    const next = await page.getByTestId("pager-next").boundingBox();
+    if (!prev || !next) throw new Error("pager buttons not laid out");
+    expect(Math.abs(next.y - prev.y), "Next on the same line as Prev").toBeLessThan(2);
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    expect(overflow).toBeLessThanOrEqual(0);
+  });
+
   test("an empty profile and a malformed URN each say what happened", async ({ page }) => {
     const lookups = await openLookupView(page, "publications");
     await expectRefused(page, "publications", "member:3000000001", lookups);
@@ -331,6 +358,11 @@ test.describe("publications", () => {
     await run(page, "publications", EMPTY_PROFILE);
     await expect(page.getByText("This profile has no publications.")).toBeVisible();
     await expect(page.getByTestId("publication-item")).toHaveCount(0);
+
+    // A new, invalid input hides the old result under its red hint.
+    await run(page, "publications", "member:3000000001");
+    await expect(page.getByTestId("publications-input")).toHaveAttribute("aria-invalid", "true");
+    await expect(page.getByText("This profile has no publications.")).toHaveCount(0);
   });
 });
 

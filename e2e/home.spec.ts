@@ -19,7 +19,12 @@ test.describe("home page", () => {
     await page.goto("/");
     await expect(page.getByRole("heading", { level: 1 })).toBeVisible();
     await expect(page).toHaveTitle(/Social Lookup/);
-    await expect(page.getByRole("main").getByText("/v1/pinsite/followers?userid=2000000002")).toBeVisible();
+    // The quick start calls the address the page was reached at, not a fixed localhost:3000.
+    const origin = new URL(page.url()).origin;
+    await expect(page.getByRole("main").getByText(`${origin}/v1/pinsite/followers?userid=2000000002`)).toBeVisible();
+    // The cards name the lookups as the console does.
+    await expect(page.getByRole("main").getByText("Followers", { exact: true })).toBeVisible();
+    await expect(page.getByRole("main").getByText("Get followers detail")).toHaveCount(0);
     await expect(page.getByRole("main").getByRole("link", { name: /openapi\.json/i }).first()).toHaveAttribute(
       "href",
       "/v1/openapi.json",
@@ -39,6 +44,30 @@ test.describe("home page", () => {
     }
     await page.waitForLoadState("networkidle");
     expect(errors).toEqual([]);
+  });
+
+  test("an unknown address gets the site's styled 404 with a way back, in light and dark mode", async ({ page }) => {
+    for (const colorScheme of colorSchemes) {
+      await page.emulateMedia({ colorScheme });
+      const response = await page.goto("/no-such-page");
+      expect(response?.status()).toBe(404);
+      const heading = page.getByRole("heading", { level: 1, name: "Page not found" });
+      await expect(heading).toBeVisible();
+      // The site's font and colours, not the framework's unstyled page.
+      await expect(heading).toHaveCSS("font-family", /inter/i);
+      const colors = await page.evaluate(() => {
+        const probe = document.createElement("div");
+        probe.className = "bg-background";
+        document.body.append(probe);
+        const site = getComputedStyle(probe).backgroundColor;
+        probe.remove();
+        return { body: getComputedStyle(document.body).backgroundColor, site };
+      });
+      expect(colors.body, `body background in ${colorScheme} mode`).toBe(colors.site);
+      await expect(page.getByRole("banner").getByRole("link", { name: "Social Lookup" })).toBeVisible();
+    }
+    await page.getByRole("main").getByRole("link", { name: "Back to the home page" }).click();
+    await expect(page).toHaveURL(/\/$/);
   });
 
   for (const colorScheme of colorSchemes) {

@@ -113,8 +113,16 @@ test.describe("/keys: issuing and using an API key", () => {
     expect(first.charged).toBe(String(FOLLOWERS_COST));
     expect(first.remaining, "credits down by the cost of a follower page").toBe(String(100 - FOLLOWERS_COST));
 
-    await page.reload();
+    // Coming back to the page (it regains focus) shows the use without a reload.
+    const row = page.getByTestId(`key-row-${key.id}`);
+    await expect(row).toContainText(/Last used\s*Never/);
+    await page.evaluate(() => window.dispatchEvent(new Event("visibilitychange")));
     await expect(page.getByTestId(`key-credits-${key.id}`)).toContainText(`${100 - FOLLOWERS_COST} / 100`);
+    await expect(row).not.toContainText(/Last used\s*Never/);
+    // "Credits left" and "Last used" stay on one line each.
+    for (const label of [row.getByText("Credits left", { exact: true }), row.getByText("Last used", { exact: true })]) {
+      await expect(label).toHaveCSS("white-space", "nowrap");
+    }
 
     await page.getByTestId(`revoke-${key.id}`).click();
     const dialog = page.getByTestId("revoke-dialog");

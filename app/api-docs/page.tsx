@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
-import { headers } from "next/headers";
 import { Fragment, type ReactNode } from "react";
+import { requestOrigin } from "@/lib/http/request-origin";
 import { OPENAPI_PATH, buildOpenApiDocument } from "@/lib/openapi/document";
 import { operationDocs, type OperationDoc } from "@/lib/openapi/docs";
 import { ACCOUNT_PATH } from "@/lib/openapi/meta-operations";
@@ -33,19 +33,6 @@ const statusVariant = (status: string): BadgeVariant =>
   status.startsWith("2") ? "success" : status.startsWith("5") ? "danger" : "warning";
 
 const creditLabel = (costCredits: number) => `${costCredits} ${costCredits === 1 ? "credit" : "credits"}`;
-
-/**
- * The origin clients reach this deployment at, for copy-paste examples (the document's server
- * is the relative "/"). Falls back to the default dev address outside a request.
- */
-const requestOrigin = async (): Promise<string> => {
-  const requestHeaders = await headers();
-  const host = requestHeaders.get("x-forwarded-host") ?? requestHeaders.get("host");
-  if (!host || !/^[A-Za-z0-9.:[\]-]+$/.test(host)) return "http://localhost:3000";
-  const forwardedProto = requestHeaders.get("x-forwarded-proto");
-  const protocol = forwardedProto === "https" || forwardedProto === "http" ? forwardedProto : "http";
-  return `${protocol}://${host}`;
-};
 
 const isObject = (value: JsonValue | undefined): value is { [key: string]: JsonValue } =>
   typeof value === "object" && value !== null && !Array.isArray(value);

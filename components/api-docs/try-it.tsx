@@ -1,13 +1,15 @@
 "use client";
 
 import Link from "next/link";
-import { useEffect, useId, useRef, useState, type KeyboardEvent } from "react";
+import { QueryClientContext } from "@tanstack/react-query";
+import { useContext, useEffect, useId, useRef, useState, type KeyboardEvent } from "react";
 import { Badge } from "@/components/ui/badge";
 import { bindValue } from "@/components/ui/bind-value";
 import { Button } from "@/components/ui/button";
 import { Input, verbatimText } from "@/components/ui/input";
 import type { OperationDoc } from "@/lib/openapi/docs";
 import { parseParamProblem } from "@/lib/query/lookup-error";
+import { updateMeterCredits } from "@/lib/query/meter";
 import type { ApiCall, QueryParam } from "@/lib/snippets/call";
 import { noteConsoleCredits, noteConsoleRefusal, useConsoleAccess, type ConsoleAccess } from "./console-access";
 import { nextFollowersPage, sendCall, type SendVia, type TryOutcome } from "./send-call";
@@ -61,6 +63,8 @@ export function TryIt({ operation, baseUrl }: TryItProps) {
   const [token, setToken] = useState("");
   const [tokenError, setTokenError] = useState<string | null>(null);
   const [pending, setPending] = useState<SendVia | null>(null);
+  // Signed in, the page sits in the console shell: its credit meter follows the console key's calls.
+  const consoleQueries = useContext(QueryClientContext);
   const [outcome, setOutcome] = useState<TryOutcome | null>(null);
   const [fieldProblem, setFieldProblem] = useState<{ field: string; message: string } | null>(null);
   const controllerRef = useRef<AbortController | null>(null);
@@ -102,7 +106,10 @@ export function TryIt({ operation, baseUrl }: TryItProps) {
         setFieldProblem(problem ? { field: problem.field, message } : null);
         if (via === "console") {
           const remaining = result.headers.find(([name]) => name === "X-Credits-Remaining")?.[1];
-          if (remaining !== undefined) noteConsoleCredits(Number(remaining));
+          if (remaining !== undefined) {
+            noteConsoleCredits(Number(remaining));
+            if (consoleQueries) updateMeterCredits(consoleQueries, Number(remaining));
+          }
           if (result.headers.length === 0) noteConsoleRefusal(result.status);
         }
       }

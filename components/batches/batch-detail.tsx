@@ -66,7 +66,8 @@ export function BatchDetail({ id, operationLabel, onCreated }: Props) {
   const client = useQueryClient();
   const batch = useQuery(batchQuery(id));
   const running = batch.data?.status === "running" || batch.data?.status === "queued";
-  const items = useQuery(batchItemsQuery(id, running));
+  // The table follows the batch: each step of its progress (and its end) reads the rows again.
+  const items = useQuery(batchItemsQuery(id, batch.data));
   const act = useMutation({
     mutationFn: ({ action, maxCredits }: { action: BatchAction; maxCredits?: number }) => changeBatch(id, action, maxCredits),
     onSuccess: async () => {

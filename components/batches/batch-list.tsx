@@ -1,6 +1,7 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
+import { formatDateTime } from "@/components/ui/date-time";
 import { Badge } from "@/components/ui/badge";
 import { Card, CardContent, CardHeader, CardTitle } from "@/components/ui/card";
 import { batchListQuery } from "@/lib/query/batches";
@@ -36,7 +37,9 @@ export function BatchList({ selected, onSelect, operationLabel }: Props) {
                 <span>
                   <span className="font-medium">{operationLabel(batch.operation)}</span> · {formatNumber(batch.done)}/{formatNumber(batch.total)} ·{" "}
                   {formatNumber(batch.creditsSpent)} credits
-                  <span className="ml-2 text-xs text-muted">{new Date(batch.createdAt).toLocaleString("en-GB", { timeZone: "UTC" })} UTC</span>
+                  <time dateTime={batch.createdAt} className="ml-2 text-xs text-muted" data-testid="batch-created">
+                    {formatDateTime(batch.createdAt)}
+                  </time>
                 </span>
                 <Badge variant={statusVariant(batch.status)}>{statusLabel(batch)}</Badge>
               </button>

@@ -5,7 +5,7 @@ import Link from "next/link";
 import { useId, useMemo, useState, type ChangeEvent } from "react";
 import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
-import { Input } from "@/components/ui/input";
+import { fileInputClass, Input } from "@/components/ui/input";
 import { checkInputs, maxCostCredits, pagesPerInput, type BatchOperationView } from "@/lib/batches/inputs";
 import { columnValues, likelyColumn, readInputFile, type InputTable } from "@/lib/batches/input-file";
 import { createBatch, refreshBatches } from "@/lib/query/batches";
@@ -20,6 +20,7 @@ type Props = { operations: BatchOperationView[]; limits: BatchLimits; onCreated:
 
 const PREVIEW_ROWS = 8;
 
+
 /**
  * A new batch: the operation, the list (pasted, or a TXT/CSV file with a column to pick), the
  * pages, a preview of what will run and what is refused, the exact maximum cost and a cap.
@@ -33,8 +34,11 @@ export function NewBatchForm({ operations, limits, onCreated }: Props) {
   const [file, setFile] = useState<{ name: string; table: InputTable } | null>(null);
   const [column, setColumn] = useState(0);
   const [pages, setPages] = useState<"first" | "all">("first");
-  const [maxPages, setMaxPages] = useState(String(Math.min(10, limits.maxPages)));
+  const defaultMaxPages = String(Math.min(10, limits.maxPages));
+  const [maxPages, setMaxPages] = useState(defaultMaxPages);
   const [cap, setCap] = useState<string | null>(null);
+  // A new key remounts the file input: after a start it no longer names the file sent.
+  const [fileInputKey, setFileInputKey] = useState(0);
   const meter = useQuery(meterQuery());
 
   const operation = operations.find((candidate) => candidate.id === operationId) ?? operations[0];
@@ -66,9 +70,14 @@ export function NewBatchForm({ operations, limits, onCreated }: Props) {
       });
     },
     onSuccess: async (created) => {
+      // Back to the empty form: the batch started lives on in the list and its detail.
       setText("");
       setFile(null);
+      setColumn(0);
+      setPages("first");
+      setMaxPages(defaultMaxPages);
       setCap(null);
+      setFileInputKey((current) => current + 1);
       await refreshBatches(client);
       onCreated(created.id);
     },
@@ -85,6 +94,8 @@ export function NewBatchForm({ operations, limits, onCreated }: Props) {
   };
 
   if (!operation || !check) return <p className="text-sm text-muted">No operation offers batches.</p>;
+  const empty = file === null && text.trim() === "";
+  const overLimit = check.overLimit > 0;
   const canStart = check.accepted.length > 0 && check.overLimit === 0 && capError === undefined && consoleKey !== null && !start.isPending;
 
   return (
@@ -116,7 +127,7 @@ export function NewBatchForm({ operations, limits, onCreated }: Props) {
         <div className="grid gap-4 md:grid-cols-2">
           <div className="flex flex-col gap-1.5">
             <label htmlFor={ids.text} className="text-sm font-medium">
-              Paste inputs ({operation.primaryParam === "url" ? "event URLs" : operation.primaryParam})
+              Paste {operation.inputNoun}
             </label>
             <textarea
               id={ids.text}
@@ -133,13 +144,27 @@ export function NewBatchForm({ operations, limits, onCreated }: Props) {
               <label htmlFor={ids.file} className="text-sm font-medium">
                 Or upload a CSV/TXT file
               </label>
-              <input id={ids.file} type="file" accept=".csv,.txt,text/csv,text/plain" onChange={(event) => void onFile(event)} className="text-sm" />
+              <input
+                key={fileInputKey}
+                id={ids.file}
+                type="file"
+                accept=".csv,.txt,text/csv,text/plain"
+                onChange={(event) => void onFile(event)}
+                className={fileInputClass}
+              />
             </div>
             {file ? (
               <div className="flex flex-col gap-2 text-sm">
                 <p>
                   <span className="font-medium">{file.name}</span>{" "}
-                  <button type="button" className="text-accent underline" onClick={() => setFile(null)}>
+                  <button
+                    type="button"
+                    className="text-accent underline"
+                    onClick={() => {
+                      setFile(null);
+                      setFileInputKey((current) => current + 1);
+                    }}
+                  >
                     remove
                   </button>
                 </p>
@@ -188,64 +213,80 @@ export function NewBatchForm({ operations, limits, onCreated }: Props) {
           </fieldset>
         ) : null}
 
-        <section aria-label="Preview" className="flex flex-col gap-3 rounded-lg border border-border p-4 text-sm" data-testid="batch-preview">
-          <p>
-            <strong data-testid="accepted-count">{formatNumber(check.accepted.length)}</strong> inputs accepted ·{" "}
-            <strong data-testid="rejected-count">{formatNumber(check.rejected.length)}</strong> rejected ·{" "}
-            <strong data-testid="duplicate-count">{formatNumber(check.duplicates.length)}</strong> duplicates removed
+        {empty ? (
+          <p className="rounded-lg border border-dashed border-border-strong p-4 text-sm text-muted" data-testid="batch-preview-empty">
+            Paste {operation.inputNoun} or upload a file: what will run, what is refused and the cost show here before you start.
           </p>
-          {check.overLimit > 0 ? (
-            <p role="alert" className="text-danger">
-              A batch takes at most {formatNumber(limits.maxInputs)} inputs: remove {formatNumber(check.overLimit)} or split the list.
+        ) : (
+          <section aria-label="Preview" className="flex flex-col gap-3 rounded-lg border border-border p-4 text-sm" data-testid="batch-preview">
+            <p>
+              <strong data-testid="accepted-count" className={overLimit ? "text-danger" : undefined}>
+                {formatNumber(check.accepted.length)}
+              </strong>{" "}
+              {overLimit ? (
+                <span className="font-medium text-danger" data-testid="over-limit">
+                  inputs: over the limit of {formatNumber(limits.maxInputs)} by {formatNumber(check.overLimit)}
+                </span>
+              ) : (
+                "inputs accepted"
+              )}{" "}
+              ·{" "}
+              <strong data-testid="rejected-count">{formatNumber(check.rejected.length)}</strong> rejected ·{" "}
+              <strong data-testid="duplicate-count">{formatNumber(check.duplicates.length)}</strong> duplicates removed
             </p>
-          ) : null}
-          {check.accepted.length > 0 ? (
-            <details>
-              <summary className="cursor-pointer">Inputs it will look up</summary>
-              <ul className="mt-2 font-mono text-xs">
-                {check.accepted.slice(0, PREVIEW_ROWS).map((entry) => (
-                  <li key={entry.input}>{entry.input}</li>
-                ))}
-                {check.accepted.length > PREVIEW_ROWS ? <li>… and {formatNumber(check.accepted.length - PREVIEW_ROWS)} more</li> : null}
-              </ul>
-            </details>
-          ) : null}
-          {check.rejected.length > 0 ? (
-            <div>
-              <p className="font-medium">Rejected</p>
-              <ul className="mt-1 text-xs" data-testid="rejected-list">
-                {check.rejected.slice(0, PREVIEW_ROWS).map((entry, index) => (
-                  <li key={`${entry.input}-${index}`}>
-                    <span className="font-mono">{entry.input}</span> — {entry.reason}
-                  </li>
-                ))}
-                {check.rejected.length > PREVIEW_ROWS ? <li>… and {formatNumber(check.rejected.length - PREVIEW_ROWS)} more</li> : null}
-              </ul>
-            </div>
-          ) : null}
-          <p data-testid="batch-cost">
-            Maximum cost: <strong>{formatNumber(maxCost)} credits</strong> ({formatNumber(check.accepted.length)} × {pageCount} page
-            {pageCount === 1 ? "" : "s"} × {operation.costCredits}). Failed and not-found lookups are free.
-          </p>
-          <Input
-            label="Credit cap"
-            inputMode="numeric"
-            {...bindValue(cap ?? String(maxCost), setCap)}
-            hint="The batch stops before a lookup would take it past this many credits. Lower it to spend less."
-            error={capError}
-            className="max-w-xs"
-          />
-          {consoleKey === null && !meter.isPending ? (
-            <p role="alert" className="text-danger">
-              Starting a batch needs a console key. <Link href="/keys" className="underline">Choose one on the Keys page.</Link>
+            {overLimit ? (
+              <p role="alert" className="text-danger">
+                A batch takes at most {formatNumber(limits.maxInputs)} inputs: remove {formatNumber(check.overLimit)} or split the list.
+              </p>
+            ) : null}
+            {check.accepted.length > 0 ? (
+              <details>
+                <summary className="cursor-pointer">Inputs it will look up</summary>
+                <ul className="mt-2 font-mono text-xs">
+                  {check.accepted.slice(0, PREVIEW_ROWS).map((entry) => (
+                    <li key={entry.input}>{entry.input}</li>
+                  ))}
+                  {check.accepted.length > PREVIEW_ROWS ? <li>… and {formatNumber(check.accepted.length - PREVIEW_ROWS)} more</li> : null}
+                </ul>
+              </details>
+            ) : null}
+            {check.rejected.length > 0 ? (
+              <div>
+                <p className="font-medium">Rejected</p>
+                <ul className="mt-1 text-xs" data-testid="rejected-list">
+                  {check.rejected.slice(0, PREVIEW_ROWS).map((entry, index) => (
+                    <li key={`${entry.input}-${index}`}>
+                      <span className="font-mono">{entry.input}</span> — {entry.reason}
+                    </li>
+                  ))}
+                  {check.rejected.length > PREVIEW_ROWS ? <li>… and {formatNumber(check.rejected.length - PREVIEW_ROWS)} more</li> : null}
+                </ul>
+              </div>
+            ) : null}
+            <p data-testid="batch-cost">
+              Maximum cost: <strong>{formatNumber(maxCost)} credits</strong> ({formatNumber(check.accepted.length)} × {pageCount} page
+              {pageCount === 1 ? "" : "s"} × {operation.costCredits}). Failed and not-found lookups are free.
             </p>
-          ) : consoleKey && consoleKey.creditsRemaining < capCredits ? (
-            <p className="text-warning">
-              Your console key has {formatNumber(consoleKey.creditsRemaining)} credits: the batch will stop when they run out, and can
-              be resumed after a top-up.
-            </p>
-          ) : null}
-        </section>
+            <Input
+              label="Credit cap"
+              inputMode="numeric"
+              {...bindValue(cap ?? String(maxCost), setCap)}
+              hint="The batch stops before a lookup would take it past this many credits. Lower it to spend less."
+              error={capError}
+              className="max-w-xs"
+            />
+            {consoleKey === null && !meter.isPending ? (
+              <p role="alert" className="text-danger">
+                Starting a batch needs a console key. <Link href="/keys" className="underline">Choose one on the Keys page.</Link>
+              </p>
+            ) : consoleKey && consoleKey.creditsRemaining < capCredits ? (
+              <p className="text-warning">
+                Your console key has {formatNumber(consoleKey.creditsRemaining)} credits: the batch will stop when they run out, and can
+                be resumed after a top-up.
+              </p>
+            ) : null}
+          </section>
+        )}
 
         {start.error ? (
           <p role="alert" className="text-sm text-danger">
@@ -254,7 +295,7 @@ export function NewBatchForm({ operations, limits, onCreated }: Props) {
         ) : null}
         <div>
           <Button onClick={() => start.mutate()} disabled={!canStart}>
-            {start.isPending ? "Starting…" : `Start batch of ${formatNumber(check.accepted.length)}`}
+            {start.isPending ? "Starting…" : empty ? "Start batch" : `Start batch of ${formatNumber(check.accepted.length)}`}
           </Button>
         </div>
       </CardContent>

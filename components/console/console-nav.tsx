@@ -60,13 +60,15 @@ export type ConsoleNavProps = {
   isAdmin: boolean;
   /** Server-rendered parts under the links: the credit meter slot and the account block. */
   children?: ReactNode;
+  /** Shown in the narrow screens' top bar, beside "Menu": the compact credit meter. */
+  compactMeter?: ReactNode;
 };
 
 /**
  * The console's navigation: a sidebar from `lg` up, a disclosure ("Menu") below it that closes
  * by itself when the page changes.
  */
-export function ConsoleNav({ isAdmin, children }: ConsoleNavProps) {
+export function ConsoleNav({ isAdmin, children, compactMeter }: ConsoleNavProps) {
   const pathname = usePathname();
   const panelId = useId();
   // Open for one page only: navigating (a new pathname) closes the menu without an effect.
@@ -77,19 +79,22 @@ export function ConsoleNav({ isAdmin, children }: ConsoleNavProps) {
   return (
     <aside className="lg:sticky lg:top-20 lg:self-start">
       <div className="flex items-center justify-between gap-3 rounded-xl border border-border bg-surface px-3 py-2 shadow-sm lg:hidden">
-        <span className="truncate text-sm font-semibold">{currentLabel}</span>
-        <button
-          type="button"
-          aria-expanded={open}
-          aria-controls={panelId}
-          onClick={() => setOpenOn(open ? null : pathname)}
-          className="inline-flex h-9 items-center gap-2 rounded-lg border border-border-strong bg-surface px-3 text-sm font-medium shadow-sm hover:bg-surface-muted"
-        >
-          <svg viewBox="0 0 20 20" fill="none" stroke="currentColor" strokeWidth="1.8" aria-hidden="true" className="size-4">
-            {open ? <path d="m5 5 10 10M15 5 5 15" strokeLinecap="round" /> : <path d="M3 5.5h14M3 10h14M3 14.5h14" strokeLinecap="round" />}
-          </svg>
-          Menu
-        </button>
+        <span className="min-w-0 truncate text-sm font-semibold">{currentLabel}</span>
+        <div className="ml-auto flex min-w-0 items-center gap-2">
+          {compactMeter ? <div className="min-w-0 max-w-40">{compactMeter}</div> : null}
+          <button
+            type="button"
+            aria-expanded={open}
+            aria-controls={panelId}
+            onClick={() => setOpenOn(open ? null : pathname)}
+            className="inline-flex h-9 items-center gap-2 rounded-lg border border-border-strong bg-surface px-3 text-sm font-medium shadow-sm hover:bg-surface-muted"
+          >
+            <svg viewBox="0 0 20 20" fill="none" stroke="currentColor" strokeWidth="1.8" aria-hidden="true" className="size-4">
+              {open ? <path d="m5 5 10 10M15 5 5 15" strokeLinecap="round" /> : <path d="M3 5.5h14M3 10h14M3 14.5h14" strokeLinecap="round" />}
+            </svg>
+            Menu
+          </button>
+        </div>
       </div>
       <div
         id={panelId}

@@ -17,6 +17,8 @@ import { useCurrentOperationCost } from "./operation-cost";
 export type CreditMeterProps = {
   /** The cost of one lookup on this page; defaults to what the page set with useOperationCost. */
   costCredits?: number;
+  /** One line for a narrow screen's top bar: credits left and a thin bar, linking to Keys. */
+  compact?: boolean;
   className?: string;
 };
 
@@ -42,7 +44,45 @@ function LastLookupLine({ lastLookup }: { lastLookup: LastLookup | null | undefi
   );
 }
 
-export function CreditMeter({ costCredits, className }: CreditMeterProps) {
+const compactBarColors: Record<CreditLevel, string> = { ok: "bg-accent", low: "bg-warning", critical: "bg-danger" };
+
+/** The top bar's meter on narrow screens: "1,234 credits" over a thin bar; the full meter is in the menu. */
+function CompactCreditMeter({ className }: { className?: string }) {
+  const meter = useQuery(meterQuery());
+  const key = meter.data?.key;
+  const frame = cx("flex min-w-0 flex-col justify-center gap-1 rounded-lg px-2 py-1 text-xs hover:bg-surface-muted", className);
+  if (!key) {
+    return (
+      <Link href="/keys" className={frame} data-testid="credit-meter-compact" aria-busy={meter.isPending || undefined}>
+        <span className="truncate text-muted">{meter.isPending ? "Credits…" : meter.isError ? "Credits unavailable" : "No console key"}</span>
+      </Link>
+    );
+  }
+  const level = creditLevel(key);
+  const percent = key.creditsGranted <= 0 ? 0 : Math.min(100, Math.max(0, (key.creditsRemaining / key.creditsGranted) * 100));
+  return (
+    <Link
+      href="/keys"
+      className={frame}
+      data-testid="credit-meter-compact"
+      data-credits-remaining={key.creditsRemaining}
+      aria-label={`${formatCredits(key.creditsRemaining)} left of ${numberFormat.format(key.creditsGranted)} on console key ${key.name}: open Keys`}
+      title={`Console key ${key.name}`}
+    >
+      <span className="truncate font-medium text-foreground tabular-nums">{formatCredits(key.creditsRemaining)}</span>
+      <span aria-hidden="true" className="h-1 w-full overflow-hidden rounded-full bg-surface-muted">
+        <span className={cx("block h-full", compactBarColors[level])} style={{ width: `${percent}%` }} />
+      </span>
+    </Link>
+  );
+}
+
+export function CreditMeter({ costCredits, compact = false, className }: CreditMeterProps) {
+  if (compact) return <CompactCreditMeter className={className} />;
+  return <FullCreditMeter costCredits={costCredits} className={className} />;
+}
+
+function FullCreditMeter({ costCredits, className }: Omit<CreditMeterProps, "compact">) {
   const pageCost = useCurrentOperationCost();
   const cost = costCredits ?? pageCost;
   const meter = useQuery(meterQuery());
@@ -99,8 +139,17 @@ export function CreditMeter({ costCredits, className }: CreditMeterProps) {
       data-level={level}
     >
       <p className="flex min-w-0 items-baseline justify-between gap-2 text-xs text-muted">
-        <span className="min-w-0 truncate">
-          Console key <span className="font-medium text-foreground" data-testid="credit-meter-key-name">{key.name}</span>
+        <span className="min-w-0 truncate hover:break-all hover:whitespace-normal focus-within:break-all focus-within:whitespace-normal" data-testid="credit-meter-key">
+          {/* Cut to fit: the whole name shows on hover and, for keyboard users, on focus. */}
+          Console key{" "}
+          <span
+            className="font-medium text-foreground focus-visible:outline-2 focus-visible:outline-ring"
+            data-testid="credit-meter-key-name"
+            title={key.name}
+            tabIndex={0}
+          >
+            {key.name}
+          </span>
         </span>
         <Link href="/keys" className={cx(linkClass, "shrink-0")}>
           Keys

@@ -7,6 +7,7 @@ import { useOperationCost } from "@/components/credit-meter";
 import { bindValue } from "@/components/ui/bind-value";
 import { Button } from "@/components/ui/button";
 import { cx } from "@/components/ui/class-names";
+import { formatDateTime } from "@/components/ui/date-time";
 import { verbatimText } from "@/components/ui/input";
 import {
   eventInputValue,
@@ -38,7 +39,6 @@ export type EventsLookupProps = {
   publicOrigin: string;
 };
 
-const timeFormat = new Intl.DateTimeFormat("en-US", { hour: "numeric", minute: "2-digit", second: "2-digit" });
 
 const operationHint = (parsed: ParsedEventInput): string => {
   switch (parsed.kind) {
@@ -50,6 +50,8 @@ const operationHint = (parsed: ParsedEventInput): string => {
       return `${parsed.input.by === "url" ? "By URL" : "By id"} — ${eventOperationOf(parsed.input).id} — ${eventLookupCost} credits`;
   }
 };
+
+const EMPTY_PROBLEM = "Enter an event page URL or an event id.";
 
 const queryValue = (params: URLSearchParams): string => (params.get("q") ?? params.get("id") ?? params.get("url") ?? "").trim();
 
@@ -83,7 +85,7 @@ function EventResult({ input, query, onRun, onOpenRelated, publicOrigin }: Event
             footer={
               <>
                 <span className="tabular-nums" data-testid="event-lookup-meta">
-                  Looked up at {timeFormat.format(query.dataUpdatedAt)} · {data.creditsCharged} credits charged
+                  Looked up {formatDateTime(query.dataUpdatedAt)} · {data.creditsCharged} credits charged
                   <span className="hidden sm:inline"> · request </span>
                   <span className="hidden font-mono sm:inline">{data.requestId}</span>
                 </span>
@@ -142,6 +144,7 @@ export function EventsLookup({ hosts, publicOrigin }: EventsLookupProps) {
   const resultRef = useRef<HTMLDivElement>(null);
   const inputId = useId();
   const hintId = `${inputId}-hint`;
+  const errorId = `${inputId}-error`;
 
   const draftParsed = parseEventInput(draft, hosts);
   const active = parseEventInput(q, hosts);
@@ -189,8 +192,17 @@ export function EventsLookup({ hosts, publicOrigin }: EventsLookupProps) {
     resultRef.current?.focus({ preventScroll: true });
   };
 
-  const hintTone =
-    draftParsed.kind === "invalid" ? (invalidShown ? "text-danger font-medium" : "text-warning") : "text-muted";
+  const hintTone = draftParsed.kind === "invalid" && !invalidShown ? "text-warning" : "text-muted";
+  // The same pattern as every lookup field (components/ui/input.tsx): red border, the problem in red under the field.
+  const fieldError = !invalidShown
+    ? null
+    : draftParsed.kind === "empty"
+      ? EMPTY_PROBLEM
+      : draftParsed.kind === "invalid"
+        ? draftParsed.reason
+        : isLookupError(activeError)
+          ? activeError.message
+          : null;
 
   return (
     <div className="flex flex-col gap-6">
@@ -207,7 +219,7 @@ export function EventsLookup({ hosts, publicOrigin }: EventsLookupProps) {
             {...bindValue(draft, setDraft, () => setSubmittedInvalid(false))}
             placeholder={`https://${hosts.find((host) => host !== "*") ?? "events.demo.test"}/events/1000000000000001/`}
             {...verbatimText}
-            aria-describedby={hintId}
+            aria-describedby={fieldError ? errorId : hintId}
             aria-invalid={invalidShown ? true : undefined}
             className={cx(
               "h-10 w-full min-w-0 rounded-lg border sm:flex-1 bg-surface px-3 font-mono text-sm text-foreground shadow-sm",
@@ -220,17 +232,23 @@ export function EventsLookup({ hosts, publicOrigin }: EventsLookupProps) {
             Run
           </Button>
         </div>
-        <p id={hintId} className={cx("min-h-5 text-xs", hintTone)} aria-live="polite">
-          <span data-testid="operation-hint" data-kind={draftParsed.kind}>
-            {operationHint(draftParsed)}
-          </span>
-          {draftCached ? <span className="text-muted"> · already looked up here: shown again without a charge</span> : null}
-        </p>
+        {fieldError ? (
+          <p id={errorId} className="min-h-5 text-xs font-medium text-danger" aria-live="polite" data-testid="event-input-error">
+            {fieldError}
+          </p>
+        ) : (
+          <p id={hintId} className={cx("min-h-5 text-xs", hintTone)} aria-live="polite">
+            <span data-testid="operation-hint" data-kind={draftParsed.kind}>
+              {operationHint(draftParsed)}
+            </span>
+            {draftCached ? <span className="text-muted"> · already looked up here: shown again without a charge</span> : null}
+          </p>
+        )}
       </form>
 
       <div className="grid grid-cols-1 gap-6 xl:grid-cols-[minmax(0,1fr)_17rem] xl:items-start">
         <div ref={resultRef} tabIndex={-1} className="min-w-0 scroll-mt-6 focus:outline-none" aria-label="Lookup result">
-          {activeInput ? (
+          {invalidShown && draftParsed.kind !== "valid" ? null : activeInput ? (
             <EventResult
               input={activeInput}
               query={activeQuery}

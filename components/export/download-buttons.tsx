@@ -1,5 +1,6 @@
 "use client";
 
+import { UTF8_BOM } from "@/lib/export/bom";
 import { toCsv, type CsvColumn } from "@/lib/export/csv";
 import { Button } from "@/components/ui/button";
 import { cx } from "@/components/ui/class-names";
@@ -54,7 +55,7 @@ export function DownloadButtons<Row>({
   const label = `${numberFormat.format(rowCount)} loaded ${noun}`;
 
   const exports = [
-    { format: "CSV", save: () => saveFile(toCsv(rows(), csvColumns), `${fileName}.csv`, "text/csv;charset=utf-8") },
+    { format: "CSV", save: () => saveFile(`${UTF8_BOM}${toCsv(rows(), csvColumns)}`, `${fileName}.csv`, "text/csv;charset=utf-8") },
     {
       format: "JSON",
       save: () => {

@@ -122,63 +122,68 @@ export function FollowersView() {
         hint={`Each page of ${FOLLOWERS_PAGE_SIZE} followers costs ${PAGE_COST_CREDITS} credits. Pages loaded in this session are never bought twice.`}
       />
 
-      {activeUserId === null && urlUserIdValid ? (
-        <p className="rounded-xl border border-dashed border-border-strong px-4 py-6 text-center text-sm text-muted" data-testid="followers-idle">
-          The followers of <span className="font-medium text-foreground">{urlUserId}</span> are not loaded in this session.
-          Press Run to fetch the first {FOLLOWERS_PAGE_SIZE} ({PAGE_COST_CREDITS} credits).
-        </p>
-      ) : null}
+      {/* A new input with a problem hides the result of the old one (and its request id) until it is fixed. */}
+      {field.problem === null ? (
+        <>
+          {activeUserId === null && urlUserIdValid ? (
+            <p className="rounded-xl border border-dashed border-border-strong px-4 py-6 text-center text-sm text-muted" data-testid="followers-idle">
+              The followers of <span className="font-medium text-foreground">{urlUserId}</span> are not loaded in this session.
+              Press Run to fetch the first {FOLLOWERS_PAGE_SIZE} ({PAGE_COST_CREDITS} credits).
+            </p>
+          ) : null}
 
-      {firstPageFailed ? (
-        <LookupErrorPanel error={error} subject="user" errorAt={errorUpdatedAt} onRetry={retry} retrying={isFetching} />
-      ) : null}
-
-      {activeUserId !== null && isPending && isFetching ? <ListSkeleton /> : null}
-
-      {data !== undefined && activeUserId !== null ? (
-        <LookupResultSection
-          headingId="followers-heading"
-          heading={`Followers of ${activeUserId}`}
-          exportProps={{
-            rows: () => followers.map((entry) => entry.node),
-            rowCount: followers.length,
-            csvColumns: followerCsvColumns,
-            fileName: `followers-${activeUserId}`,
-            noun: "followers",
-          }}
-        >
-          <FollowersStatus
-            loaded={followers.length}
-            pages={pagesFetched}
-            creditsSpent={creditsSpent}
-            hasNextPage={hasNextPage}
-            isFetching={isFetchingNextPage}
-          />
-          {isFetchNextPageError ? (
+          {firstPageFailed ? (
             <LookupErrorPanel error={error} subject="user" errorAt={errorUpdatedAt} onRetry={retry} retrying={isFetching} />
           ) : null}
-          {showList ? (
-            <FollowerList
-              key={`list-${activeUserId}`}
-              followers={followers}
-              userId={activeUserId}
-              hasNextPage={hasNextPage}
-              isFetchingNextPage={isFetchingNextPage}
-              autoFetch={!isFetchNextPageError && !loadAllRunning}
-              onLoadMore={loadMore}
-              pageCostCredits={PAGE_COST_CREDITS}
-            />
+
+          {activeUserId !== null && isPending && isFetching ? <ListSkeleton /> : null}
+
+          {data !== undefined && activeUserId !== null ? (
+            <LookupResultSection
+              headingId="followers-heading"
+              heading={`Followers of ${activeUserId}`}
+              exportProps={{
+                rows: () => followers.map((entry) => entry.node),
+                rowCount: followers.length,
+                csvColumns: followerCsvColumns,
+                fileName: `followers-${activeUserId}`,
+                noun: "followers",
+              }}
+            >
+              <FollowersStatus
+                loaded={followers.length}
+                pages={pagesFetched}
+                creditsSpent={creditsSpent}
+                hasNextPage={hasNextPage}
+                isFetching={isFetchingNextPage}
+              />
+              {isFetchNextPageError ? (
+                <LookupErrorPanel error={error} subject="user" errorAt={errorUpdatedAt} onRetry={retry} retrying={isFetching} />
+              ) : null}
+              {showList ? (
+                <FollowerList
+                  key={`list-${activeUserId}`}
+                  followers={followers}
+                  userId={activeUserId}
+                  hasNextPage={hasNextPage}
+                  isFetchingNextPage={isFetchingNextPage}
+                  autoFetch={!isFetchNextPageError && !loadAllRunning}
+                  onLoadMore={loadMore}
+                  pageCostCredits={PAGE_COST_CREDITS}
+                />
+              ) : null}
+              {showList ? (
+                <LoadAllControl
+                  key={`load-all-${activeUserId}`}
+                  hasNextPage={hasNextPage}
+                  pageCostCredits={PAGE_COST_CREDITS}
+                  loadNextPage={loadNextPage}
+                  onRunningChange={setLoadAllRunning}
+                />
+              ) : null}
+            </LookupResultSection>
           ) : null}
-          {showList ? (
-            <LoadAllControl
-              key={`load-all-${activeUserId}`}
-              hasNextPage={hasNextPage}
-              pageCostCredits={PAGE_COST_CREDITS}
-              loadNextPage={loadNextPage}
-              onRunningChange={setLoadAllRunning}
-            />
-          ) : null}
-        </LookupResultSection>
+        </>
       ) : null}
     </div>
   );

@@ -3,11 +3,11 @@
  * they only come from data fetched in the browser. Numbers also render on the server (the
  * allowance), so they use one fixed locale and hydrate identically.
  */
-const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
+import { formatDateTime as formatMoment } from "@/components/ui/date-time";
+
 const wholeNumber = new Intl.NumberFormat("en-US");
 
-export const formatDateTime = (iso: string | null, empty = "—"): string =>
-  iso === null ? empty : dateTime.format(new Date(iso));
+export const formatDateTime = (iso: string | null, empty = "—"): string => (iso === null ? empty : formatMoment(iso));
 
 export const formatCount = (value: number): string => wholeNumber.format(value);
 

@@ -82,7 +82,7 @@ function Facts({ items }: { items: Array<[label: string, value: string]> }) {
     >
       {items.map(([label, value]) => (
         <div key={label} className="contents">
-          <dt className="text-muted">{label}</dt>
+          <dt className="whitespace-nowrap text-muted">{label}</dt>
           <dd className="whitespace-nowrap tabular-nums">{value}</dd>
         </div>
       ))}

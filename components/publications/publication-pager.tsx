@@ -32,6 +32,10 @@ export const pagerItems = (page: number, totalPages: number): Array<number | "ga
   return items;
 };
 
+/** Pages a narrow screen still shows: the first, the last, the current one and its neighbours. */
+const nearOrEnd = (item: number, page: number, totalPages: number): boolean =>
+  item === 1 || item === totalPages || Math.abs(item - page) <= 1;
+
 /** Previous / page numbers / next, the "Page X of Y · N publications" line and the cost of a page. */
 export function PublicationPager({
   page,
@@ -60,7 +64,8 @@ export function PublicationPager({
           <span className="sr-only">marked</span>) are free to open again.
         </p>
       </div>
-      <ul className="flex flex-wrap items-center gap-1">
+      {/* One line down to a phone's width: there, Prev/Next keep their arrows and only the first, last and nearby pages show. */}
+      <ul className="flex flex-nowrap items-center gap-1" data-testid="pager-buttons">
         <li>
           <Button
             variant="secondary"
@@ -70,16 +75,17 @@ export function PublicationPager({
             disabled={page <= 1}
             aria-label="Previous page"
           >
-            <span aria-hidden="true">←</span> Prev
+            <span aria-hidden="true">←</span>
+            <span className="hidden sm:inline">Prev</span>
           </Button>
         </li>
         {pagerItems(page, totalPages).map((item, index) =>
           item === "gap" ? (
-            <li key={`gap-${index}`} aria-hidden="true" className="px-1 text-sm text-muted">
+            <li key={`gap-${index}`} aria-hidden="true" className="hidden px-1 text-sm text-muted sm:block">
               …
             </li>
           ) : (
-            <li key={item}>
+            <li key={item} className={nearOrEnd(item, page, totalPages) ? undefined : "hidden sm:block"}>
               <button
                 type="button"
                 data-testid={`pager-page-${item}`}
@@ -111,7 +117,8 @@ export function PublicationPager({
             disabled={!hasMore && page >= totalPages}
             aria-label="Next page"
           >
-            Next <span aria-hidden="true">→</span>
+            <span className="hidden sm:inline">Next</span>
+            <span aria-hidden="true">→</span>
           </Button>
         </li>
       </ul>

@@ -108,83 +108,88 @@ export function PublicationsView() {
         hint={`Each page of ${PUBLICATIONS_PAGE_SIZE} publications costs ${PAGE_COST_CREDITS} credit. Pages already loaded in this session are free.`}
       />
 
-      {showError ? (
-        <LookupErrorPanel error={error} subject="profile" errorAt={errorUpdatedAt} onRetry={() => void refetch()} retrying={isFetching} />
-      ) : null}
+      {/* A new input with a problem hides the result of the old one (and its request id) until it is fixed. */}
+      {field.problem === null ? (
+        <>
+          {showError ? (
+            <LookupErrorPanel error={error} subject="profile" errorAt={errorUpdatedAt} onRetry={() => void refetch()} retrying={isFetching} />
+          ) : null}
 
-      {urnValid && isPending && isFetching ? <PublicationsSkeleton /> : null}
+          {urnValid && isPending && isFetching ? <PublicationsSkeleton /> : null}
 
-      {result && !showError ? (
-        <LookupResultSection
-          headingId="publications-heading"
-          heading={`Publications of ${urn}`}
-          headingRef={headingRef}
-          headingClassName="min-w-0 scroll-mt-20 [overflow-wrap:anywhere]"
-          exportProps={{
-            rows: () => exportRows,
-            rowCount: exportRows.length,
-            csvColumns: publicationCsvColumns,
-            fileName: `publications-${safeFileName(urn)}`,
-            noun: "publications",
-          }}
-        >
-          {result.total === 0 ? (
-            <p data-testid="publications-empty" className="rounded-xl border border-dashed border-border-strong px-4 py-8 text-center text-sm text-muted">
-              This profile has no publications.
-            </p>
-          ) : (
-            <>
-              <PublicationPager
-                page={page}
-                totalPages={totalPages}
-                total={result.total}
-                hasMore={hasMore}
-                isLoaded={isLoaded}
-                onPage={goToPage}
-                pageCostCredits={PAGE_COST_CREDITS}
-                busy={isFetching}
-              />
-              {result.data.length > 0 ? (
-                <>
-                  <PublicationList
-                    publications={result.data}
-                    page={result.page}
-                    start={(result.page - 1) * PUBLICATIONS_PAGE_SIZE + 1}
-                    stale={isPlaceholderData}
-                  />
-                  {totalPages > 1 ? (
-                    <nav aria-label="Publication pages, end of list" className="flex items-center justify-between gap-3">
-                      <Button variant="ghost" size="sm" onClick={() => goToPage(page - 1, { fromBottom: true })} disabled={page <= 1}>
-                        <span aria-hidden="true">←</span> Previous page
-                      </Button>
-                      <span className="text-sm whitespace-nowrap text-muted">
-                        Page {page} of {totalPages}
-                      </span>
-                      <Button
-                        variant="ghost"
-                        size="sm"
-                        onClick={() => goToPage(page + 1, { fromBottom: true })}
-                        disabled={!hasMore && page >= totalPages}
-                      >
-                        Next page <span aria-hidden="true">→</span>
-                      </Button>
-                    </nav>
-                  ) : null}
-                </>
+          {result && !showError ? (
+            <LookupResultSection
+              headingId="publications-heading"
+              heading={`Publications of ${urn}`}
+              headingRef={headingRef}
+              headingClassName="min-w-0 scroll-mt-20 [overflow-wrap:anywhere]"
+              exportProps={{
+                rows: () => exportRows,
+                rowCount: exportRows.length,
+                csvColumns: publicationCsvColumns,
+                fileName: `publications-${safeFileName(urn)}`,
+                noun: "publications",
+              }}
+            >
+              {result.total === 0 ? (
+                <p data-testid="publications-empty" className="rounded-xl border border-dashed border-border-strong px-4 py-8 text-center text-sm text-muted">
+                  This profile has no publications.
+                </p>
               ) : (
-                <div className="flex flex-col items-center gap-3 rounded-xl border border-dashed border-border-strong px-4 py-8 text-center text-sm text-muted">
-                  <p>
-                    Page {page} is past the end: this profile has {result.total} publications on {totalPages}{" "}
-                    {totalPages === 1 ? "page" : "pages"}.
-                  </p>
-                  <Button variant="secondary" size="sm" onClick={() => goToPage(totalPages)}>
-                    Go to page {totalPages}
-                  </Button>
-                </div>
+                <>
+                  <PublicationPager
+                    page={page}
+                    totalPages={totalPages}
+                    total={result.total}
+                    hasMore={hasMore}
+                    isLoaded={isLoaded}
+                    onPage={goToPage}
+                    pageCostCredits={PAGE_COST_CREDITS}
+                    busy={isFetching}
+                  />
+                  {result.data.length > 0 ? (
+                    <>
+                      <PublicationList
+                        publications={result.data}
+                        page={result.page}
+                        start={(result.page - 1) * PUBLICATIONS_PAGE_SIZE + 1}
+                        stale={isPlaceholderData}
+                      />
+                      {totalPages > 1 ? (
+                        <nav aria-label="Publication pages, end of list" className="flex items-center justify-between gap-3">
+                          <Button variant="ghost" size="sm" onClick={() => goToPage(page - 1, { fromBottom: true })} disabled={page <= 1}>
+                            <span aria-hidden="true">←</span> Previous page
+                          </Button>
+                          <span className="text-sm whitespace-nowrap text-muted">
+                            Page {page} of {totalPages}
+                          </span>
+                          <Button
+                            variant="ghost"
+                            size="sm"
+                            onClick={() => goToPage(page + 1, { fromBottom: true })}
+                            disabled={!hasMore && page >= totalPages}
+                          >
+                            Next page <span aria-hidden="true">→</span>
+                          </Button>
+                        </nav>
+                      ) : null}
+                    </>
+                  ) : (
+                    <div className="flex flex-col items-center gap-3 rounded-xl border border-dashed border-border-strong px-4 py-8 text-center text-sm text-muted">
+                      <p>
+                        Page {page} is past the end: this profile has {result.total} publications on {totalPages}{" "}
+                        {totalPages === 1 ? "page" : "pages"}.
+                      </p>
+                      <Button variant="secondary" size="sm" onClick={() => goToPage(totalPages)}>
+                        Go to page {totalPages}
+                      </Button>
+                    </div>
+                  )}
+                </>
               )}
-            </>
-          )}
-        </LookupResultSection>
+            </LookupResultSection>
+          ) : null}
+        </>
       ) : null}
     </div>
   );

@@ -12,6 +12,10 @@ export type InputProps = Omit<InputHTMLAttributes<HTMLInputElement>, "id"> & {
 };
 
 /** For text taken exactly as typed (keys, URLs, ids): no autofill, capitalisation or spell check. */
+/** A file input that looks like the console's other controls: its button styled as a secondary button. */
+export const fileInputClass =
+  "text-sm text-muted file:mr-3 file:h-9 file:cursor-pointer file:rounded-lg file:border file:border-solid file:border-border-strong file:bg-surface file:px-3 file:text-sm file:font-medium file:text-foreground file:shadow-sm hover:file:bg-surface-muted";
+
 export const verbatimText = { autoComplete: "off", autoCapitalize: "off", spellCheck: false } as const;
 
 export function Input({ label, id, hint, error, className, required, ...props }: InputProps) {

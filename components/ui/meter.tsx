@@ -35,7 +35,7 @@ export function Meter({ label, value, max, variant = "normal", unit, className }
   return (
     <div className={cx("flex flex-col gap-1.5", className)}>
       <div className="flex items-baseline justify-between gap-3 text-sm">
-        <span id={labelId} className="font-medium text-foreground">
+        <span id={labelId} className="font-medium whitespace-nowrap text-foreground">
           {label}
         </span>
         <span className="text-muted tabular-nums" aria-hidden="true">

@@ -1,11 +1,11 @@
 import { descriptorById, operationDescriptors } from "@/lib/operations/descriptors";
 import { LATENCY_TOP_BUCKET_MS } from "@/lib/usage/latency";
+import { formatDateTime } from "@/components/ui/date-time";
 
 /** Numbers, shares and durations as the usage page shows them (browser locale). */
 const wholeNumber = new Intl.NumberFormat(undefined);
 const oneDecimal = new Intl.NumberFormat(undefined, { maximumFractionDigits: 1 });
 const percent = new Intl.NumberFormat(undefined, { style: "percent", maximumFractionDigits: 1 });
-const time = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "medium" });
 const logTime = new Intl.DateTimeFormat(undefined, {
   month: "short",
   day: "numeric",
@@ -23,7 +23,8 @@ export const formatRate = (value: number): string => oneDecimal.format(value);
 
 export const formatPercent = (fraction: number): string => percent.format(fraction);
 
-export const formatTime = (iso: string): string => time.format(new Date(iso));
+/** A moment as the whole console shows it (components/ui/date-time.ts): to the minute, browser locale. */
+export const formatTime = (iso: string): string => formatDateTime(iso);
 
 /** Compact, for log rows: "Jun 14, 18:00:07" (browser time zone; the ISO time is in the title). */
 export const formatLogTime = (iso: string): string => logTime.format(new Date(iso));

@@ -1,41 +1,17 @@
+import Papa from "papaparse";
+
 /**
  * Reading an uploaded list in the browser: a TXT file is one input per line; a CSV file is read
- * per RFC 4180 (quoted fields, doubled quotes) so the analyst can pick the column that holds the
+ * by papaparse (quoted fields, doubled quotes), its delimiter detected — comma, semicolon (what
+ * Excel writes in much of Europe) or tab — so the analyst can pick the column that holds the
  * inputs. Pure: the page reads the file's text and hands it here.
  */
 export type InputTable = { kind: "lines"; lines: string[] } | { kind: "csv"; header: string[]; rows: string[][] };
 
-export const parseCsvText = (text: string): string[][] => {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let field = "";
-  let quoted = false;
-  for (let index = 0; index < text.length; index += 1) {
-    const char = text.charAt(index);
-    if (quoted) {
-      if (char === '"' && text.charAt(index + 1) === '"') {
-        field += '"';
-        index += 1;
-      } else if (char === '"') quoted = false;
-      else field += char;
-    } else if (char === '"') quoted = true;
-    else if (char === ",") {
-      row.push(field);
-      field = "";
-    } else if (char === "\n" || char === "\r") {
-      if (char === "\r" && text.charAt(index + 1) === "\n") index += 1;
-      row.push(field);
-      rows.push(row);
-      row = [];
-      field = "";
-    } else field += char;
-  }
-  if (field !== "" || row.length > 0) {
-    row.push(field);
-    rows.push(row);
-  }
-  return rows.filter((cells) => cells.some((cell) => cell.trim() !== ""));
-};
+const DELIMITERS = [",", ";", "\t"];
+
+export const parseCsvText = (text: string): string[][] =>
+  Papa.parse<string[]>(text, { delimitersToGuess: DELIMITERS, skipEmptyLines: "greedy" }).data;
 
 export const readInputFile = (name: string, text: string): InputTable => {
   const clean = text.replace(/^\uFEFF/, "");

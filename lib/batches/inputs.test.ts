@@ -74,6 +74,19 @@ describe("readInputFile", () => {
     expect(likelyColumn(table, (value) => checkInputs(operation, [value], config).accepted.length === 1)).toBe(1);
   });
 
+  it("reads a CSV separated by semicolons (Excel in much of Europe) or by tabs", () => {
+    for (const delimiter of [";", "\t"]) {
+      const table = readInputFile(
+        "list.csv",
+        `name${delimiter}event page\r\n"Fair${delimiter} summer"${delimiter}https://events.demo.test/events/1/\r\nGala${delimiter}https://events.demo.test/events/2/\r\n`,
+      );
+      if (table.kind !== "csv") throw new Error(`expected a CSV table for ${JSON.stringify(delimiter)}`);
+      expect(table.header).toEqual(["name", "event page"]);
+      expect(columnValues(table, 0)).toEqual([`Fair${delimiter} summer`, "Gala"]);
+      expect(columnValues(table, 1)).toEqual(["https://events.demo.test/events/1/", "https://events.demo.test/events/2/"]);
+    }
+  });
+
   it("reads a TXT file (or a one-column CSV) as one input per line", () => {
     expect(readInputFile("ids.txt", "1\n2\r\n3")).toEqual({ kind: "lines", lines: ["1", "2", "3"] });
     expect(readInputFile("ids.csv", "id\n1\n2\n")).toEqual({ kind: "lines", lines: ["id", "1", "2"] });

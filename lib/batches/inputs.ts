@@ -12,6 +12,8 @@ export type BatchOperationView = {
   costCredits: number;
   /** The query parameter one line fills: "url", "event_id", "userid", "urn". */
   primaryParam: ParamName;
+  /** What a line holds, in words: "event page URLs", "user ids". */
+  inputNoun: string;
   /** Why a line is refused: "not an event URL". */
   invalidInput: string;
   /** Whether the operation has further pages (followers, publications). */

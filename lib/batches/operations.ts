@@ -18,6 +18,17 @@ export const batchOperations = (): BatchOperation[] => registry.filter(isBatchOp
 
 export const batchOperationById = (id: string): BatchOperation | undefined => batchOperations().find((operation) => operation.id === id);
 
+/** What one line of a batch holds, as the form names it: "Paste event page URLs". */
+const inputNouns: Record<ParamName, string> = {
+  url: "event page URLs",
+  event_id: "event ids",
+  userid: "user ids",
+  node_id: "node ids",
+  cursor: "cursors",
+  urn: "profile URNs",
+  page: "page numbers",
+};
+
 /** What the page needs of an operation (plain data, sent to the browser). */
 export const batchOperationView = (operation: BatchOperation): BatchOperationView => ({
   id: operation.id,
@@ -25,6 +36,7 @@ export const batchOperationView = (operation: BatchOperation): BatchOperationVie
   site: operation.label.site,
   costCredits: operation.costCredits,
   primaryParam: operation.primaryParam,
+  inputNoun: inputNouns[operation.primaryParam],
   invalidInput: operation.batch.invalidInput,
   paged: operation.batch.nextPage !== undefined,
 });

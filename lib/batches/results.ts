@@ -77,6 +77,12 @@ export async function* ndjsonChunks(db: Queryable, batchId: string, operation: B
 }
 
 /** An async generator of text as a byte stream for a Response body. */
+/** The chunks, after `text` (nothing when it is empty). */
+export async function* withLeading(text: string, chunks: AsyncGenerator<string>): AsyncGenerator<string> {
+  if (text !== "") yield text;
+  yield* chunks;
+}
+
 export const textStream = (chunks: AsyncGenerator<string>): ReadableStream<Uint8Array> => {
   const encoder = new TextEncoder();
   return new ReadableStream<Uint8Array>({

@@ -3,6 +3,7 @@ import { getProviderKeyView } from "@/lib/connectors/provider-keys";
 import type { Db } from "@/lib/db/client";
 import { env, type Env } from "@/lib/env";
 import { consoleToken } from "@/lib/keys/manage";
+import { recordConsoleLookup } from "@/lib/usage/recent";
 import { operationById, registry, type Registry } from "@/lib/operations";
 import { services } from "@/lib/services";
 import { ConsoleError, type ConsoleContext } from "./handler";
@@ -43,7 +44,9 @@ export const consoleLookup = async (
   const hasProviderKey = needsProviderKey ? (await getProviderKeyView(db, userId)) !== null : true;
   // Everything comes from the provider: say so before anything runs.
   if (!hasProviderKey && source.DATA_SOURCE === "upstream") throw noProviderKey();
-  const result = await runLookup(operation, { authorization: `Bearer ${credentials.token}`, query, clientAddress }, await deps.services());
+  const result = await runLookup(operation, { authorization: `Bearer ${credentials.token}`, query, clientAddress, channel: "console" }, await deps.services());
+  // Marked as the console's own, for its "Recent lookups" (API-key and batch lookups are not).
+  if (result.status === 200) await recordConsoleLookup(db, userId, result.requestId);
   // Store first: a miss needed the provider. /v1 can only say 500; the console says what to do.
   if (!hasProviderKey && result.status === 500) throw noProviderKey();
   return result;

@@ -624,6 +624,17 @@ CREATE TABLE key_alert_thresholds (
 CREATE INDEX key_alert_thresholds_key_idx ON key_alert_thresholds (key_id);
 `;
 
+const consoleLookups = /* sql */ `
+-- The lookups a user ran in the console itself (not with an API key, not in a batch), by the
+-- request id of their usage row: the console's "Recent lookups" lists only these.
+CREATE TABLE console_lookups (
+  request_id uuid PRIMARY KEY,
+  user_id text NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  created_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX console_lookups_user_idx ON console_lookups (user_id, created_at DESC);
+`;
+
 export const migrations: Migration[] = [
   { id: "0001_init", sql: () => init },
   { id: "0002_accounts", sql: () => accounts },
@@ -635,7 +646,8 @@ export const migrations: Migration[] = [
   { id: "0007_batches", sql: () => batches },
   { id: "0008_sessions", sql: () => sessions },
   { id: "0009_privacy", sql: () => privacy },
-  { id: "0009_key_policies", sql: () => keyPolicies },
-  // The refill and threshold functions over 0009's columns (lib/db/policy.ts KEY_POLICY_FILES).
-  { id: "0009_key_policies_sql", sql: () => keyPolicySql(), repeatable: true },
+  { id: "0010_key_policies", sql: () => keyPolicies },
+  // The refill and threshold functions over 0010's columns (lib/db/policy.ts KEY_POLICY_FILES).
+  { id: "0011_key_policies_sql", sql: () => keyPolicySql(), repeatable: true },
+  { id: "0012_console_lookups", sql: () => consoleLookups },
 ];

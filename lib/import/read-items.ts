@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
-import { StringDecoder } from "node:string_decoder";
 import { JsonSplitter, type SplitItem } from "./json-splitter";
+import { chunkDecoderFor, textDecoderFor, type ChunkDecoder } from "./text-encoding";
 import { DEFAULT_MAX_RECORD_BYTES, MAX_RECORD_DEPTH, nestsDeeperThan, tooDeepMessage, tooLargeMessage } from "./limits";
 
 /**
@@ -22,7 +22,8 @@ const firstCharacter = async (file: string): Promise<string | null> => {
   try {
     const buffer = Buffer.alloc(SNIFF_BYTES);
     const { bytesRead } = await handle.read(buffer, 0, SNIFF_BYTES, 0);
-    const text = buffer.subarray(0, bytesRead).toString("utf8").replace(/^[\s\uFEFF]+/, "");
+    const head = buffer.subarray(0, bytesRead);
+    const text = textDecoderFor(head).decode(head).replace(/^[\s\uFEFF]+/, "");
     return text.length > 0 ? (text[0] ?? null) : null;
   } finally {
     await handle.close();
@@ -107,16 +108,18 @@ async function* ndjsonItems(chunks: AsyncIterable<string>, maxRecordBytes: numbe
 
 async function* decodedChunks(file: string, onBytes?: (bytesRead: number) => void): AsyncGenerator<string> {
   const stream = fs.createReadStream(file, { highWaterMark: READ_BUFFER_BYTES });
-  const decoder = new StringDecoder("utf8");
+  // UTF-8, or UTF-16 when the file starts with its byte-order mark (lib/import/text-encoding.ts).
+  let decoder: ChunkDecoder | null = null;
   let bytesRead = 0;
   try {
     for await (const chunk of stream) {
       const buffer: Buffer = typeof chunk === "string" ? Buffer.from(chunk) : chunk;
       bytesRead += buffer.length;
       onBytes?.(bytesRead);
+      decoder ??= chunkDecoderFor(buffer);
       yield decoder.write(buffer);
     }
-    yield decoder.end();
+    if (decoder) yield decoder.end();
   } finally {
     stream.destroy();
   }

@@ -4,6 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import type { Db } from "@/lib/db/client";
 import { importFiles, type ImportReport } from "./importer";
+import { isReadableText, NOT_UTF8_MESSAGE } from "./text-encoding";
 
 /**
  * An import uploaded through the admin page: the request body is streamed to a temporary file
@@ -15,6 +16,13 @@ const MAX_UPLOAD_BYTES = 2 * 1024 ** 3;
 export class UploadTooLargeError extends Error {
   constructor() {
     super(`the upload is larger than ${MAX_UPLOAD_BYTES / 1024 ** 3} GB`);
+  }
+}
+
+/** Nothing was imported: the file is neither UTF-8 nor UTF-16 with a byte-order mark. */
+export class UploadNotTextError extends Error {
+  constructor() {
+    super(NOT_UTF8_MESSAGE);
   }
 }
 
@@ -80,6 +88,7 @@ export const importUpload = async (
   const file = path.join(directory, `upload${safeExtension(options.name)}`);
   try {
     await spool(body, file);
+    if (!(await isReadableText(file))) throw new UploadNotTextError();
     const report = await importFiles(db, [{ path: file, name: options.name }], {
       strict: options.strict,
       maxRecordBytes: options.maxRecordBytes,

@@ -1,4 +1,4 @@
-import { queryOptions, type QueryClient } from "@tanstack/react-query";
+import { keepPreviousData, queryOptions, type QueryClient } from "@tanstack/react-query";
 import type { BatchItemView, BatchView } from "@/lib/batches/view";
 import type { BatchPagesOption, RejectedInput } from "@/lib/batches/inputs";
 import { fetchJson, jsonRequest } from "./fetch-json";
@@ -31,7 +31,7 @@ export type ItemsPage = { items: BatchItemView[]; next: { afterPosition: number;
 const POLL_MS = 1000;
 export const batchesQueryKey = ["batches"] as const;
 
-const isActive = (batch: BatchView | undefined) => batch?.status === "running" || batch?.status === "queued";
+const isActive = (batch: Pick<BatchView, "status"> | undefined) => batch?.status === "running" || batch?.status === "queued";
 
 export const batchListQuery = () =>
   queryOptions({
@@ -53,12 +53,18 @@ export const batchQuery = (id: string) =>
 
 export const RESULTS_PAGE_SIZE = 100;
 
-/** The first results of a batch (the table), refreshed with its progress while it runs. */
-export const batchItemsQuery = (id: string, running: boolean) =>
+/**
+ * The first results of a batch (the table). Its key holds the batch's progress (done count and
+ * status), so every step the batch takes, its last one included, reads the rows again: the table
+ * never says "pending" beside a batch that is done. The previous rows stay shown meanwhile.
+ */
+export const batchItemsQuery = (id: string, progress: Pick<BatchView, "done" | "status" | "creditsSpent"> | undefined) =>
   queryOptions({
-    queryKey: [...batchesQueryKey, "items", id],
+    queryKey: [...batchesQueryKey, "items", id, progress?.status ?? "", progress?.done ?? -1, progress?.creditsSpent ?? -1],
     queryFn: ({ signal }) => fetchJson<ItemsPage>(`${batchPath(id)}/items?limit=${RESULTS_PAGE_SIZE}`, { signal }),
-    refetchInterval: running ? POLL_MS * 2 : false,
+    enabled: progress !== undefined,
+    placeholderData: keepPreviousData,
+    refetchInterval: isActive(progress) ? POLL_MS * 2 : false,
     staleTime: 0,
   });
 
@@ -72,6 +78,7 @@ export const changeBatch = (id: string, action: BatchAction, maxCredits?: number
 
 export const retryBatch = (id: string): Promise<CreatedBatch> => fetchJson<CreatedBatch>(`${batchPath(id)}/retry`, jsonRequest("POST", {}));
 
-export const resultsUrl = (id: string, format: "csv" | "ndjson") => `${batchPath(id)}/results?format=${format}`;
+/** The console's download links: its CSV carries a byte-order mark, so Excel reads it as UTF-8. */
+export const resultsUrl = (id: string, format: "csv" | "ndjson") => `${batchPath(id)}/results?format=${format}${format === "csv" ? "&bom=1" : ""}`;
 
 export const refreshBatches = (client: QueryClient) => client.invalidateQueries({ queryKey: batchesQueryKey });

@@ -47,6 +47,8 @@ export const keysQuery = (scope: KeyScope = "mine") =>
       const { keys } = await fetchJson<{ keys: ApiKeyView[] }>(scope === "all" ? "/api/keys?scope=all" : "/api/keys");
       return keys;
     },
+    // Keys are used elsewhere (scripts, other tabs): coming back to the page shows their balance and last use.
+    refetchOnWindowFocus: "always",
   });
 
 export const auditQuery = () =>

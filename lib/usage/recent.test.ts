@@ -3,7 +3,7 @@ import type { Db } from "@/lib/db/client";
 import { createKey } from "@/lib/keys/repository";
 import { createUser } from "@/lib/users/repository";
 import { pgliteDatabase } from "@/tests/support/databases";
-import { parseSummary, recentLookups } from "./recent";
+import { parseSummary, recentLookups, recordConsoleLookup } from "./recent";
 
 const SECRET = "unit-test-secret-unit-test-secret-0123456789";
 const EVENT_OPERATIONS = ["event_details", "event_details_id"] as const;
@@ -16,13 +16,27 @@ const newUser = async (email: string) =>
 const newKey = async (ownerId: string | null) =>
   (await createKey(db, SECRET, { name: "k", ownerId, credits: 100, qpsLimit: 5, expiresAt: null })).key.id;
 
-/** One usage row, `secondsAgo` before now. */
-const usage = (keyId: string, operation: string, status: number, paramsSummary: string, secondsAgo: number) =>
-  db.query(
+/**
+ * One usage row, `secondsAgo` before now; run in the console by the key's owner unless `channel`
+ * says it came from an API-key call or a batch.
+ */
+const usage = async (
+  keyId: string,
+  operation: string,
+  status: number,
+  paramsSummary: string,
+  secondsAgo: number,
+  channel: "console" | "api" = "console",
+) => {
+  const requestId = crypto.randomUUID();
+  await db.query(
     `INSERT INTO usage_events (request_id, key_id, operation, status, credits_charged, latency_ms, params_summary, created_at)
      VALUES ($1, $2, $3, $4, $5, 1, $6, now() - make_interval(secs => $7))`,
-    [crypto.randomUUID(), keyId, operation, status, status === 200 ? 4 : 0, paramsSummary, secondsAgo],
+    [requestId, keyId, operation, status, status === 200 ? 4 : 0, paramsSummary, secondsAgo],
   );
+  const owner = (await db.query<{ owner_id: string | null }>("SELECT owner_id FROM api_keys WHERE id = $1", [keyId]))[0]?.owner_id;
+  if (channel === "console" && owner) await recordConsoleLookup(db, owner, requestId);
+};
 
 beforeAll(async () => {
   db = await database.open();
@@ -72,6 +86,16 @@ describe("recentLookups", () => {
     await usage(key, "event_details_id", 200, "event_id=1000000000000005", 20);
     const items = await recentLookups(db, user, EVENT_OPERATIONS, 10);
     expect(items.map((item) => item.params)).toEqual([{ event_id: "1000000000000005" }]);
+  });
+
+  it("leaves out lookups made with an API key or by a batch, even with the console's own key", async () => {
+    const user = await newUser("recent-channel@example.com");
+    const key = await newKey(user);
+    await usage(key, "event_details_id", 200, "event_id=1000000000000021", 30);
+    await usage(key, "event_details_id", 200, "event_id=1000000000000022", 20, "api");
+    await usage(key, "event_details_id", 200, "event_id=1000000000000023", 10, "api");
+    const items = await recentLookups(db, user, EVENT_OPERATIONS, 10);
+    expect(items.map((item) => item.summary)).toEqual(["event_id=1000000000000021"]);
   });
 
   it("shows only the asked operations", async () => {

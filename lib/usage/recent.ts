@@ -2,8 +2,9 @@ import type { Queryable } from "@/lib/db/client";
 import { paramNamesOf } from "@/lib/operations";
 
 /**
- * A user's recent successful lookups, read from the usage records of the keys they own, for the
- * console's "Recent lookups" lists. The usage row keeps only a short summary of the query
+ * A user's recent successful lookups in the console itself, for its "Recent lookups" lists: the
+ * usage records of the lookups the console marked as its own (console_lookups) — a script's
+ * calls with an API key, or a batch's, are not there, even with the same key. The usage row keeps only a short summary of the query
  * ("event_id=1000000000000001", "url=https://…"; values cut at 120 characters, the whole at 300),
  * so an item whose summary may have been cut is marked `truncated`: it cannot be run again as is.
  */
@@ -52,9 +53,14 @@ const mayBeTruncated = (summary: string, params: Record<string, string>): boolea
 
 type RecentRow = { operation: string; params_summary: string; at: Date | string };
 
+/** Marks a successful lookup the user ran in the console (by its usage row's request id). */
+export const recordConsoleLookup = async (db: Queryable, userId: string, requestId: string): Promise<void> => {
+  await db.query("INSERT INTO console_lookups (request_id, user_id) VALUES ($1, $2) ON CONFLICT (request_id) DO NOTHING", [requestId, userId]);
+};
+
 /**
- * The newest successful lookups (status 200) of the given operations made with any key the user
- * owns, one per distinct operation + parameters, newest first.
+ * The newest successful lookups (status 200) of the given operations the user ran in the
+ * console, one per distinct operation + parameters, newest first.
  */
 export const recentLookups = async (
   db: Queryable,
@@ -69,8 +75,8 @@ export const recentLookups = async (
        SELECT DISTINCT ON (w.operation, w.params_summary) w.operation, w.params_summary, w.created_at AS at, w.id
        FROM (
          SELECT u.id, u.operation, u.params_summary, u.created_at
-         FROM usage_events u JOIN api_keys k ON k.id = u.key_id
-         WHERE k.owner_id = $1 AND u.status = 200 AND u.params_summary <> '' AND u.operation IN (${operationList})
+         FROM console_lookups c JOIN usage_events u ON u.request_id = c.request_id
+         WHERE c.user_id = $1 AND u.status = 200 AND u.params_summary <> '' AND u.operation IN (${operationList})
          ORDER BY u.created_at DESC, u.id DESC
          LIMIT $2
        ) w

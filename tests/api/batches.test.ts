@@ -109,6 +109,14 @@ describe.each(targets.map((target) => [target.kind, target] as const))("batches 
     expect(records.filter((row) => row[2] === "200").map((row) => row[eventIdColumn]).sort()).toEqual([...demoFixtures.eventIds].sort());
     expect(records.filter((row) => row[2] === "404").map((row) => row[4])).toEqual(Array(10).fill("Event not found"));
 
+    // Only the console's download link (bom=1) starts the CSV with a UTF-8 byte-order mark; scripts get plain text.
+    const firstBytes = async (search: string) => {
+      const response = await fetch(`${target.baseUrl}/api/batches/${created.id}/results?${search}`, { headers: { Cookie: analyst.cookie } });
+      return [...new Uint8Array(await response.arrayBuffer()).subarray(0, 3)];
+    };
+    expect(await firstBytes("format=csv&bom=1")).toEqual([0xef, 0xbb, 0xbf]);
+    expect(await firstBytes("format=csv")).toEqual([...Buffer.from("inp")]);
+
     const ndjson = await client.api(analyst, "GET", `/api/batches/${created.id}/results?format=ndjson`);
     const lines = ndjson.text.trim().split("\n").map((line) => JSON.parse(line) as { event: { event_id: string } });
     expect(lines.map((line) => line.event.event_id).sort()).toEqual([...demoFixtures.eventIds].sort());

@@ -94,4 +94,32 @@ describe.each(targets)("$kind server: POST /api/admin/import", (target: ApiTarge
     }
     expect(peak - idle).toBeLessThan(RSS_BOUND_BYTES);
   }, 300_000);
+
+  it("reads a UTF-16 file by its byte-order mark, and refuses a Latin-1 file with a sentence saying to save it as UTF-8", async () => {
+    const cookie = await signIn(target, must(target.env.ADMIN_EMAIL, "ADMIN_EMAIL"), must(target.env.ADMIN_PASSWORD, "ADMIN_PASSWORD"));
+    const upload = (name: string, body: Buffer) =>
+      fetch(`${target.baseUrl}/api/admin/import?name=${name}&strict=1`, {
+        method: "POST",
+        headers: { Cookie: cookie, "Content-Type": "application/octet-stream", Accept: "application/json" },
+        body: new Blob([new Uint8Array(body)]),
+      });
+    // strict=1 and a bad last line: nothing is written, and the report shows how line 1 was read.
+    const ndjson = `${validEvent("9300000101").replace('"Upload limits"', '"Görlitzer Park"')}\n{"event_id":\n`;
+    const utf16le = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(ndjson, "utf16le")]);
+    const utf16be = Buffer.from(utf16le.map((_, index) => utf16le[index % 2 === 0 ? index + 1 : index - 1] ?? 0));
+    for (const [name, body] of [["utf16le.ndjson", utf16le], ["utf16be.ndjson", utf16be]] as const) {
+      const response = await upload(name, body);
+      const text = await response.text();
+      expect(response.status, text).toBe(200);
+      const report = JSON.parse(text) as { errors: { line: number }[]; aborted: boolean };
+      expect(report.errors.map((error) => error.line), `${name}: only the broken line 2 is an error`).toEqual([2]);
+      expect(report.aborted).toBe(true);
+    }
+
+    const latin1 = await upload("latin1.ndjson", Buffer.from(ndjson, "latin1"));
+    const refused = (await latin1.json()) as { error: { code: string; message: string } };
+    expect(latin1.status).toBe(400);
+    expect(refused.error.code).toBe("not_utf8");
+    expect(refused.error.message).toMatch(/save it as UTF-8/);
+  });
 });

@@ -4,6 +4,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { FormAlert } from "@/components/ui/form-alert";
 import { ConfirmDialog } from "@/components/console/confirm-dialog";
+import { formatDateTime } from "@/components/ui/date-time";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardDescription, CardFooter, CardHeader, CardTitle } from "@/components/ui/card";
@@ -14,7 +15,7 @@ import { fetchJson, jsonRequest } from "@/lib/query/fetch-json";
 const PROVIDER_KEY_URL = "/api/me/provider-key";
 const queryKey = ["provider-key"] as const;
 
-const dateTime = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : "—");
+const dateTime = (iso: string | null) => (iso ? formatDateTime(iso) : "—");
 
 /** State of the signed-in user's provider key, and the forms to add, replace or delete it. */
 export function ProviderKeyPanel() {

@@ -3,6 +3,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { FormAlert } from "@/components/ui/form-alert";
+import { formatDateTime } from "@/components/ui/date-time";
 import { Badge, type BadgeVariant } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardDescription, CardFooter, CardHeader, CardTitle } from "@/components/ui/card";
@@ -120,12 +121,12 @@ export function UpstreamSettingsPanel() {
               <>
                 <dt className="text-muted">Last error</dt>
                 <dd>
-                  {new Date(current.lastError.at).toLocaleString()}: {current.lastError.message}
+                  {formatDateTime(current.lastError.at)}: {current.lastError.message}
                 </dd>
               </>
             ) : null}
             <dt className="text-muted">Last success</dt>
-            <dd>{current.lastSuccessAt ? new Date(current.lastSuccessAt).toLocaleString() : "—"}</dd>
+            <dd>{current.lastSuccessAt ? formatDateTime(current.lastSuccessAt) : "—"}</dd>
             <dt className="text-muted">Provider keys</dt>
             <dd>
               {current.keyMode === "shared"

@@ -3,6 +3,7 @@
 import { useMutation } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { FormAlert } from "@/components/ui/form-alert";
+import { fileInputClass } from "@/components/ui/input";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import { FormCard } from "@/components/ui/form-card";
 import { Table, TableBody, TableHead } from "@/components/ui/table";
@@ -68,7 +69,7 @@ export function UploadForm() {
             accept=".ndjson,.jsonl,.json,application/json,application/x-ndjson"
             aria-invalid={fieldError ? true : undefined}
             aria-describedby={fieldError ? "upload-file-error" : undefined}
-            className="text-sm"
+            className={fileInputClass}
           />
           {fieldError ? (
             <p id="upload-file-error" className="text-xs font-medium text-danger">

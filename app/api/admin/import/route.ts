@@ -1,5 +1,5 @@
 import { ConsoleError, consoleRoute } from "@/lib/console-api/handler";
-import { importUpload, UploadTooLargeError } from "@/lib/import/upload";
+import { importUpload, UploadNotTextError, UploadTooLargeError } from "@/lib/import/upload";
 import { env } from "@/lib/env";
 import { services } from "@/lib/services";
 
@@ -19,6 +19,7 @@ export const POST = consoleRoute({ role: "admin" }, async ({ request, query, db 
     return report;
   } catch (error) {
     if (error instanceof UploadTooLargeError) throw new ConsoleError(400, "upload_too_large", `The file is too large: ${error.message}.`);
+    if (error instanceof UploadNotTextError) throw new ConsoleError(400, "not_utf8", error.message);
     throw error;
   }
 });

@@ -154,6 +154,8 @@ const schema = z.object({
   BATCH_MAX_PAGES: z.coerce.number().int().min(1).max(10_000).default(100),
   /** How long an instance holds a batch without renewing; after it another instance takes over. */
   BATCH_LEASE_MS: z.coerce.number().int().min(1000).max(600_000).default(30_000),
+  /** Lookups one batch keeps in flight at once (inputs side by side; the pages of one input in order). */
+  BATCH_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
 });
 
 export type Env = z.infer<typeof schema> & {

@@ -131,6 +131,8 @@ const BAD_BODY: Partial<Record<BatchErrorCode, string>> = {
   invalid_webhook: "webhookUrl",
 };
 
+export const NO_OWNER = "apiKey has no owner: batches need a key that belongs to a user";
+
 const resultsUrl = (publicUrl: string, id: string) => `${publicUrl.replace(/\/$/, "")}${BATCHES_PATH}/${id}/results`;
 
 export const runBatchRequest = async (route: BatchRoute, request: BatchRequest, deps: BatchDeps): Promise<BatchAnswer> => {
@@ -153,8 +155,10 @@ export const runBatchRequest = async (route: BatchRoute, request: BatchRequest, 
   if (admission.kind === "rate_limited") return fail(429, messages.qps, admission.headers);
   const { key, headers } = admission;
   const ok = (data: unknown, status = 200): BatchAnswer => ({ status, body: successBody(JSON.stringify(data), requestId), headers });
+  // A batch belongs to a user (their Batches page lists it): an operator's key without an owner cannot start one.
+  if (key.ownerId === null) return fail(403, NO_OWNER, headers);
   // The key's own view: its batches only; another key's batch is "not found".
-  const viewer = { id: key.ownerId ?? "", role: "analyst" as const, keyId: key.id };
+  const viewer = { id: key.ownerId, role: "analyst" as const, keyId: key.id };
 
   try {
     const db = await deps.db();

@@ -189,7 +189,7 @@ function OperationSection({
   document: OpenApiDocument;
   origin: string;
 }) {
-  const responses = document.paths[operation.path]?.get.responses ?? {};
+  const responses = document.paths[operation.path]?.get?.responses ?? {};
   const example200 = successExample(responses["200"]);
   return (
     <section aria-labelledby={operation.name} className="flex flex-col gap-5 border-t border-border pt-10">
@@ -329,7 +329,7 @@ export default async function ApiDocsPage() {
           <AccountSection
             path={ACCOUNT_PATH}
             summary="Account balance"
-            description={<RichText text={document.paths[ACCOUNT_PATH]?.get.description ?? ""} />}
+            description={<RichText text={document.paths[ACCOUNT_PATH]?.get?.description ?? ""} />}
             origin={origin}
             heading={(id, text) => <SectionHeading id={id}>{text}</SectionHeading>}
           />

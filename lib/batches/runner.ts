@@ -219,6 +219,7 @@ export const createRunner = (deps: RunnerDeps): Runner => {
         await Promise.race(lanes);
         return true;
       };
+      let askedAgain = false;
       while (held && !stopped && ending === null) {
         if (lanes.size >= deps.settings.concurrency) {
           await oneEnds();
@@ -244,6 +245,9 @@ export const createRunner = (deps: RunnerDeps): Runner => {
           release();
           if (start.kind === "lost") ending = "lost";
           else if (await oneEnds()) continue;
+          // Nothing of ours in flight, but the answer may predate a lookup that ended meanwhile
+          // (freeing room under the cap, adding a next page): asked again, it is final.
+          else if (!askedAgain) askedAgain = true;
           else if (start.kind === "finished") {
             await finishBatch(db, batch.id, owner);
             ending = "lost";
@@ -252,6 +256,7 @@ export const createRunner = (deps: RunnerDeps): Runner => {
           else await reconcile(db, services, batch, operation);
           continue;
         }
+        askedAgain = false;
         // Paced right before the lookup, so its start and the limiter's count are moments apart.
         await pacer.slot(key.keyId, key.qpsLimit);
         launch(lookup(key, start.item, attemptId), start.item, attemptId, release);

@@ -24,7 +24,7 @@ export const batchSchemas: Record<string, SchemaObject> = {
     additionalProperties: false,
     properties: {
       operation: { type: "string", description: "The operation id: event_details, event_details_id, followers or get_user_publications." },
-      inputs: { type: "array", minItems: 1, maxItems: 100000, items: { type: "string", maxLength: 4096 }, description: "One value of the operation's main parameter per entry." },
+      inputs: { type: "array", items: { type: "string", maxLength: 4096 }, description: "One value of the operation's main parameter per entry: 1 to 100,000 of them." },
       options: {
         type: "object",
         additionalProperties: false,

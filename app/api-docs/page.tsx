@@ -7,6 +7,7 @@ import { ACCOUNT_PATH } from "@/lib/openapi/meta-operations";
 import { jsonMedia } from "@/lib/openapi/responses";
 import type { BodilessResponseObject, JsonValue, OpenApiDocument, ResponseObject } from "@/lib/openapi/types";
 import { AccountSection } from "@/components/api-docs/account-section";
+import { BatchesSection } from "@/components/api-docs/batches-section";
 import { ReferenceTable } from "@/components/api-docs/reference-table";
 import { TryIt } from "@/components/api-docs/try-it";
 import { Badge, type BadgeVariant } from "@/components/ui/badge";
@@ -331,6 +332,11 @@ export default async function ApiDocsPage() {
             summary="Account balance"
             description={<RichText text={document.paths[ACCOUNT_PATH]?.get?.description ?? ""} />}
             origin={origin}
+            heading={(id, text) => <SectionHeading id={id}>{text}</SectionHeading>}
+          />
+          <BatchesSection
+            call={{ baseUrl: origin, operation: "event_details_id", inputs: ["1000000000000001", "1000000000000002"] }}
+            description={<RichText text={document.paths["/v1/batches"]?.post?.description ?? ""} />}
             heading={(id, text) => <SectionHeading id={id}>{text}</SectionHeading>}
           />
         </div>

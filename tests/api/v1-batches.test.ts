@@ -2,6 +2,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { verifySignature } from "@/lib/alerts/webhooks";
+import type { BatchView } from "@/lib/batches/view";
 import { demoFixtures } from "@/lib/demo/fixtures";
 import { parseCsv } from "../support/csv";
 import { consoleClient, type Session } from "./console-client";
@@ -22,19 +23,7 @@ const malformed = Array.from({ length: 10 }, (_, index) => `https://elsewhere.ex
 
 type Envelope<T> = { code: number; message: string; data: T; requestId: string };
 type Created = { id: string; status: string; total: number; rejected: { input: string; reason: string }[]; maxCostCredits: number; resultsUrl: string };
-type View = {
-  id: string;
-  status: string;
-  total: number;
-  done: number;
-  succeeded: number;
-  notFound: number;
-  failed: number;
-  creditsSpent: number;
-  maxCredits: number;
-  keyId: string | null;
-  webhook: { status: string; attempts: number; lastStatus: number | null } | null;
-};
+type View = BatchView & { resultsUrl: string };
 
 type Received = { headers: http.IncomingHttpHeaders; body: string };
 

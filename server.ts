@@ -1,7 +1,8 @@
 import http from "node:http";
 import next from "next";
 import { createV1Router } from "@/lib/api/v1-router";
-import { closeDb } from "@/lib/db/client";
+import { wakeBatchRunner } from "@/lib/batches/start";
+import { closeDb, getDb } from "@/lib/db/client";
 import { env, EnvError } from "@/lib/env";
 import { limitConnections, serverTimeouts, type ConnectionLimits } from "@/lib/front/connections";
 import { createFront, MAX_HEADER_BYTES } from "@/lib/front/front";
@@ -29,7 +30,11 @@ const main = async (): Promise<void> => {
   const nextHandler = app.getRequestHandler();
   await app.prepare();
 
-  const router = createV1Router(registry, { services, openApiDocument: () => buildOpenApiDocument(registry) });
+  const router = createV1Router(registry, {
+    services,
+    openApiDocument: () => buildOpenApiDocument(registry),
+    batches: { db: getDb, publicUrl: config.publicUrl, wake: wakeBatchRunner },
+  });
   const front = createFront({
     router,
     next: (request, response) => nextHandler(request, response),

@@ -173,6 +173,8 @@ const schema = z.object({
   /** Where npm test keeps further Node.js lines (scripts/test.sh); npm start runs on one from there when the machine's node is too old. */
   NODE_CACHE_DIR: z.string().trim().optional(),
   XDG_CACHE_HOME: z.string().trim().optional(),
+  /** Lookups one batch keeps in flight at once (inputs side by side; the pages of one input in order). */
+  BATCH_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
 });
 
 export type Env = z.infer<typeof schema> & {

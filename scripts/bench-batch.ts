@@ -1,38 +1,54 @@
 import crypto from "node:crypto";
 import fs from "node:fs";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { signInWithPassword } from "@/lib/cli/console-session";
 import { parseCliOptions } from "@/lib/cli/options";
 import { freePort, groupRssKiB } from "@/lib/cli/processes";
+import { openDb } from "@/lib/db/client";
+import { generateEvents } from "@/lib/demo/events";
+import { eventDetailsId } from "@/lib/operations/event-details-id";
 import { publicationsOperation } from "@/lib/operations/publications/descriptor";
 import { benchServerEnv, killGroupNow, machineSummary, sleep, spawnLogged, stopGroup, tail } from "./bench-lib";
 
 /**
- * `npm run bench:batch`: a batch of N publications lookups (default 10,000 distinct profiles,
- * first page each) on the embedded database, through a production server (`scripts/start.ts`)
- * and the console API, with the console key's per-second limit set high (1000). Prints inputs/s
- * and the server's resident memory (all processes of its group) before, at the peak and after:
- * the runner reads a page of work at a time, so memory should stay flat however long the batch.
+ * `npm run bench:batch`: batches through a production server (`scripts/start.ts`, embedded
+ * database), created with an API key under /v1/batches, in two cases:
+ *
+ * - upstream: a stand-in provider in this script answering every event after 500 ms, the key at
+ *   50/s, 200 event ids — how much of the key's budget the runner uses (issue 19: ≥ 0.8);
+ * - store: N imported profiles (default 3,000), first page of publications each, the key at
+ *   1,000/s — inputs/s (issue 19: ≥ 500), with the server's resident memory.
+ *
+ * Each prints inputs/s and the share of the key's budget (lookups ÷ (limit × seconds)), then
+ * checks the credits and the usage rows exactly (read from the database once the server stopped).
  */
-const USAGE = "usage: npm run bench:batch -- [--inputs N] [--keep]";
+const USAGE = "usage: npm run bench:batch -- [--inputs N] [--case upstream|store|both] [--keep]";
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..");
 const TSX_CLI = path.join(ROOT, "node_modules", "tsx", "dist", "cli.mjs");
 const PUBLICATIONS_PER_PROFILE = 3;
-const QPS_LIMIT = 1000;
+const PROVIDER_DELAY_MS = 500;
+const UPSTREAM_INPUTS = 200;
+const UPSTREAM_QPS = 50;
+const STORE_QPS = 1000;
+/** Lookups a batch keeps in flight: enough for 50/s at 500 ms each (the default, 16, allows 32/s). */
+const CONCURRENCY = 32;
 
-const values = parseCliOptions(USAGE, { inputs: { type: "string", default: "10000" }, keep: { type: "boolean", default: false } });
+const values = parseCliOptions(USAGE, {
+  inputs: { type: "string", default: "3000" },
+  case: { type: "string", default: "both" },
+  keep: { type: "boolean", default: false },
+});
 const inputs = Number(values.inputs);
-if (!Number.isInteger(inputs) || inputs < 1 || inputs > 100_000) {
+if (!Number.isInteger(inputs) || inputs < 1 || inputs > 100_000 || !["upstream", "store", "both"].includes(values.case)) {
   console.error(USAGE);
   process.exit(2);
 }
 
 const urnOf = (index: number) => `urn:li:member:bench${String(index).padStart(6, "0")}`;
-
-
-/** Resident memory of every process in the group, in MiB. */
-const groupRssMiB = (groupId: number): number => groupRssKiB(groupId) / 1024;
+const eventIdOf = (index: number) => String(7_000_000_000_000_000 + index);
 
 const runTsx = (args: string[], env: NodeJS.ProcessEnv, logFile: string): Promise<number> =>
   new Promise((resolve) => {
@@ -40,38 +56,66 @@ const runTsx = (args: string[], env: NodeJS.ProcessEnv, logFile: string): Promis
     child.on("exit", (code) => resolve(code ?? 1));
   });
 
-const main = async () => {
-  console.log(machineSummary());
+/** The provider's API for one operation, answering every event id after PROVIDER_DELAY_MS. */
+const startStandInProvider = async (publicUrl: string) => {
+  const [template] = generateEvents(publicUrl);
+  if (!template) throw new Error("no demo event to copy");
+  let calls = 0;
+  const server = http.createServer((request, response) => {
+    calls += 1;
+    const url = new URL(request.url ?? "/", "http://provider");
+    const eventId = url.searchParams.get("event_id") ?? "";
+    setTimeout(() => {
+      const body = JSON.stringify({ code: 0, message: "success", data: { event: { ...template, event_id: eventId, related_events: [] } }, requestId: crypto.randomUUID() });
+      response.writeHead(200, { "Content-Type": "application/json; charset=utf-8" });
+      response.end(body);
+    }, PROVIDER_DELAY_MS);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}`, calls: () => calls, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+};
+
+type Case = {
+  name: string;
+  operation: string;
+  costCredits: number;
+  qpsLimit: number;
+  inputs: string[];
+  env: Record<string, string>;
+  /** Runs before the server starts (an import). */
+  prepare?: (env: NodeJS.ProcessEnv, logFile: string) => Promise<void>;
+  /** Rows the CSV results must have. */
+  csvRows: number;
+};
+
+const runCase = async (spec: Case) => {
   const runDir = fs.mkdtempSync(path.join(os.tmpdir(), "sl-bench-batch-"));
   const logFile = path.join(runDir, "server.log");
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
   const admin = { email: "bench-batch@example.test", password: crypto.randomBytes(18).toString("base64url") };
-  const env = benchServerEnv({ port, dataDir: path.join(runDir, "data"), admin, extra: { BATCH_MAX_INPUTS: String(Math.max(10_000, inputs)) } });
-
-  // The profiles, imported the way an operator fills the store (npm run import).
-  const seedFile = path.join(runDir, "profiles.ndjson");
-  const lines: string[] = [];
-  for (let index = 1; index <= inputs; index += 1) {
-    const publications = Array.from({ length: PUBLICATIONS_PER_PROFILE }, (_, entry) => ({
-      title: `Paper ${entry + 1} of profile ${index}`,
-      publication: "Bench Journal",
-      description: "A publication written for the batch benchmark.\nSecond line.",
-      date: "Jan 5, 2024",
-      publication_url: `https://journal.example/p/${index}/${entry + 1}`,
-    }));
-    lines.push(JSON.stringify({ urn: urnOf(index), publications }));
-  }
-  fs.writeFileSync(seedFile, `${lines.join("\n")}\n`);
-  let started = performance.now();
-  if ((await runTsx(["scripts/import.ts", seedFile], env, logFile)) !== 0) throw new Error(`import failed:\n${tail(logFile, 20)}`);
-  console.log(`  imported ${inputs.toLocaleString("en-US")} profiles in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  const dataDir = path.join(runDir, "data");
+  const env = benchServerEnv({
+    port,
+    dataDir,
+    admin,
+    extra: {
+      BATCH_MAX_INPUTS: String(Math.max(10_000, spec.inputs.length)),
+      BATCH_CONCURRENCY: String(CONCURRENCY),
+      UPSTREAM_MAX_CONCURRENCY: String(CONCURRENCY),
+      ...spec.env,
+    },
+  });
+  await spec.prepare?.(env, logFile);
 
   const server = spawnLogged(process.execPath, [TSX_CLI, "scripts/start.ts"], { cwd: ROOT, env, logFile });
   const groupId = server.pid;
   if (groupId === undefined) throw new Error("could not start the server");
   const onExit = () => killGroupNow(groupId);
   process.on("exit", onExit);
+  let keyId = "";
+  let result: { elapsedS: number; done: number; creditsSpent: number; status: string; csvRows: number; rss: number[] };
   try {
     const deadline = Date.now() + 600_000;
     for (;;) {
@@ -83,59 +127,143 @@ const main = async () => {
     const signIn = await signInWithPassword(baseUrl, admin, "/batches");
     if (signIn.session === null) throw new Error(`signing in as ${admin.email} failed (status ${signIn.status})`);
     const cookie = signIn.session;
-    const api = async <T>(method: string, route: string, body?: unknown): Promise<T> => {
+    const call = async <T>(method: string, route: string, auth: Record<string, string>, body?: unknown): Promise<T> => {
       const response = await fetch(`${baseUrl}${route}`, {
         method,
-        headers: { Cookie: cookie, "Content-Type": "application/json", Accept: "application/json" },
+        headers: { ...auth, "Content-Type": "application/json", Accept: "application/json" },
         body: body === undefined ? undefined : JSON.stringify(body),
       });
       const text = await response.text();
       if (!response.ok) throw new Error(`${method} ${route} answered ${response.status}: ${text.slice(0, 300)}`);
       return JSON.parse(text) as T;
     };
-    await api("POST", "/api/keys", { name: "bench batch", credits: inputs * 2, qpsLimit: QPS_LIMIT, useForConsole: true });
-    // Warm the pages and routes the run uses, then measure the server at rest.
-    await api("GET", "/api/batches");
-    await sleep(2000);
-    const rssBefore = groupRssMiB(groupId);
-
-    started = performance.now();
-    const created = await api<{ id: string; total: number }>("POST", "/api/batches", {
-      operation: publicationsOperation.id,
-      inputs: Array.from({ length: inputs }, (_, index) => urnOf(index + 1)),
-      maxCredits: inputs,
+    const key = await call<{ key: { id: string }; token: string }>("POST", "/api/keys", { Cookie: cookie }, {
+      name: `bench batch ${spec.name}`,
+      credits: spec.inputs.length * spec.costCredits * 2,
+      qpsLimit: spec.qpsLimit,
+      useForConsole: true,
     });
-    const createdMs = performance.now() - started;
+    keyId = key.key.id;
+    const bearer = { Authorization: `Bearer ${key.token}` };
+    await call("GET", "/v1/batches", bearer);
+    await sleep(2000);
+    const rssBefore = groupRssKiB(groupId) / 1024;
+
+    const started = performance.now();
+    const created = await call<{ data: { id: string } }>("POST", "/v1/batches", bearer, { operation: spec.operation, inputs: spec.inputs });
     let peak = rssBefore;
-    type View = { status: string; done: number; succeeded: number; creditsSpent: number };
+    type View = { status: string; done: number; creditsSpent: number };
     let view: View;
     for (;;) {
-      view = await api<View>("GET", `/api/batches/${created.id}`);
-      peak = Math.max(peak, groupRssMiB(groupId));
+      // Polled through the console (the owner's session): a /v1 poll would take a slot of the key's budget.
+      view = await call<View>("GET", `/api/batches/${created.data.id}`, { Cookie: cookie });
+      peak = Math.max(peak, groupRssKiB(groupId) / 1024);
       if (view.status !== "running" && view.status !== "queued") break;
-      await sleep(500);
+      await sleep(100);
     }
     const elapsedS = (performance.now() - started) / 1000;
-    const csvStarted = performance.now();
-    const csv = await fetch(`${baseUrl}/api/batches/${created.id}/results?format=csv`, { headers: { Cookie: cookie } }).then((response) => response.text());
-    const csvMs = performance.now() - csvStarted;
-    await sleep(1000);
-    const rssAfter = groupRssMiB(groupId);
-    const csvRows = csv.trimEnd().split("\r\n").length - 1;
-
-    console.log(`  batch of ${created.total.toLocaleString("en-US")} publications lookups (first page), key limit ${QPS_LIMIT}/s`);
-    console.log(`  created in ${createdMs.toFixed(0)} ms; ${view.status} after ${elapsedS.toFixed(1)} s: ${(view.done / elapsedS).toFixed(0)} inputs/s`);
-    console.log(`  done ${view.done}, succeeded ${view.succeeded}, credits ${view.creditsSpent}`);
-    console.log(`  results CSV: ${csvRows.toLocaleString("en-US")} rows in ${csvMs.toFixed(0)} ms`);
-    console.log(`  server RSS: ${rssBefore.toFixed(0)} MiB before, ${peak.toFixed(0)} MiB peak, ${rssAfter.toFixed(0)} MiB after`);
-    if (view.status !== "done" || view.succeeded !== inputs || view.creditsSpent !== inputs || csvRows !== inputs * PUBLICATIONS_PER_PROFILE) {
-      throw new Error("the batch did not look every profile up exactly once");
-    }
+    const csv = await fetch(`${baseUrl}/v1/batches/${created.data.id}/results?format=csv`, { headers: bearer }).then((response) => response.text());
+    result = {
+      elapsedS,
+      done: view.done,
+      creditsSpent: view.creditsSpent,
+      status: view.status,
+      csvRows: csv.trimEnd().split("\r\n").length - 1,
+      rss: [rssBefore, peak, groupRssKiB(groupId) / 1024],
+    };
   } finally {
     await stopGroup(server, 15_000);
     process.off("exit", onExit);
+  }
+
+  // Exact ledger, read from the embedded database now that the server let go of it.
+  const db = await openDb({ dataDir, timeoutMs: 10_000 });
+  let usage: { status: number; n: number; credits: number }[];
+  try {
+    usage = (
+      await db.query<{ status: number; n: string; credits: string }>(
+        "SELECT status, count(*)::text AS n, COALESCE(sum(credits_charged), 0)::text AS credits FROM usage_events WHERE key_id = $1 GROUP BY status ORDER BY status",
+        [keyId],
+      )
+    ).map((row) => ({ status: row.status, n: Number(row.n), credits: Number(row.credits) }));
+  } finally {
+    await db.close();
     if (values.keep) console.log(`  kept ${runDir}`);
     else fs.rmSync(runDir, { recursive: true, force: true });
+  }
+
+  const total = spec.inputs.length;
+  const inputsPerS = result.done / result.elapsedS;
+  console.log(`  [${spec.name}] ${total.toLocaleString("en-US")} × ${spec.operation}, key ${spec.qpsLimit}/s, BATCH_CONCURRENCY=${CONCURRENCY}`);
+  console.log(
+    `  [${spec.name}] ${result.status} after ${result.elapsedS.toFixed(2)} s: ${inputsPerS.toFixed(1)} inputs/s, ` +
+      `${(inputsPerS / spec.qpsLimit).toFixed(2)} of the key's budget`,
+  );
+  console.log(`  [${spec.name}] credits ${result.creditsSpent}; usage rows ${usage.map((row) => `${row.n}×${row.status}`).join(", ") || "none"}; CSV ${result.csvRows} rows`);
+  console.log(`  [${spec.name}] server RSS: ${result.rss.map((mib) => `${mib.toFixed(0)} MiB`).join(" before, ")} after (before, peak, after)`);
+  const charged = usage.find((row) => row.status === 200);
+  const refusals = usage.filter((row) => row.status !== 200);
+  if (
+    result.status !== "done" ||
+    result.done !== total ||
+    result.creditsSpent !== total * spec.costCredits ||
+    charged?.n !== total ||
+    charged.credits !== total * spec.costCredits ||
+    refusals.length > 0 ||
+    result.csvRows !== spec.csvRows
+  ) {
+    throw new Error(`[${spec.name}] the batch did not look every input up exactly once (or met a refusal): ${JSON.stringify({ result, usage })}`);
+  }
+};
+
+const main = async () => {
+  console.log(machineSummary());
+  if (values.case !== "store") {
+    const provider = await startStandInProvider("http://127.0.0.1");
+    try {
+      await runCase({
+        name: "upstream",
+        operation: eventDetailsId.id,
+        costCredits: eventDetailsId.costCredits,
+        qpsLimit: UPSTREAM_QPS,
+        inputs: Array.from({ length: UPSTREAM_INPUTS }, (_, index) => eventIdOf(index + 1)),
+        env: { DATA_SOURCE: "upstream", UPSTREAM_BASE_URL: provider.url, UPSTREAM_API_KEY: "bench-provider-key" },
+        csvRows: UPSTREAM_INPUTS,
+      });
+      console.log(`  [upstream] provider calls: ${provider.calls()}`);
+    } finally {
+      await provider.close();
+    }
+  }
+  if (values.case !== "upstream") {
+    await runCase({
+      name: "store",
+      operation: publicationsOperation.id,
+      costCredits: publicationsOperation.costCredits,
+      qpsLimit: STORE_QPS,
+      inputs: Array.from({ length: inputs }, (_, index) => urnOf(index + 1)),
+      env: {},
+      csvRows: inputs * PUBLICATIONS_PER_PROFILE,
+      prepare: async (env, logFile) => {
+        // The profiles, imported the way an operator fills the store (npm run import).
+        const seedFile = path.join(path.dirname(logFile), "profiles.ndjson");
+        const lines: string[] = [];
+        for (let index = 1; index <= inputs; index += 1) {
+          const publications = Array.from({ length: PUBLICATIONS_PER_PROFILE }, (_, entry) => ({
+            title: `Paper ${entry + 1} of profile ${index}`,
+            publication: "Bench Journal",
+            description: "A publication written for the batch benchmark.\nSecond line.",
+            date: "Jan 5, 2024",
+            publication_url: `https://journal.example/p/${index}/${entry + 1}`,
+          }));
+          lines.push(JSON.stringify({ urn: urnOf(index), publications }));
+        }
+        fs.writeFileSync(seedFile, `${lines.join("\n")}\n`);
+        const started = performance.now();
+        if ((await runTsx(["scripts/import.ts", seedFile], env, logFile)) !== 0) throw new Error(`import failed:\n${tail(logFile, 20)}`);
+        console.log(`  [store] imported ${inputs.toLocaleString("en-US")} profiles in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+      },
+    });
   }
 };
 

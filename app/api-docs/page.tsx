@@ -8,6 +8,7 @@ import { jsonMedia } from "@/lib/openapi/responses";
 import type { BodilessResponseObject, JsonValue, OpenApiDocument, ResponseObject } from "@/lib/openapi/types";
 import { AccountSection } from "@/components/api-docs/account-section";
 import { AgentsSection } from "@/components/api-docs/agents-section";
+import { BatchesSection } from "@/components/api-docs/batches-section";
 import { ReferenceTable } from "@/components/api-docs/reference-table";
 import { TryIt } from "@/components/api-docs/try-it";
 import { Badge, type BadgeVariant } from "@/components/ui/badge";
@@ -92,6 +93,7 @@ function TableOfContents({ operations }: { operations: OperationDoc[] }) {
     { id: "headers", label: "Response headers" },
     ...operations.map((operation) => ({ id: operation.name, label: operation.summary })),
     { id: "account", label: "Account balance" },
+    { id: "batches", label: "Batches" },
     { id: "agents", label: "Agents (MCP)" },
   ];
   return (
@@ -178,7 +180,7 @@ function OperationSection({
   document: OpenApiDocument;
   origin: string;
 }) {
-  const responses = document.paths[operation.path]?.get.responses ?? {};
+  const responses = document.paths[operation.path]?.get?.responses ?? {};
   const example200 = successExample(responses["200"]);
   return (
     <section aria-labelledby={operation.name} className="flex flex-col gap-5 border-t border-border pt-10">
@@ -318,8 +320,13 @@ export default async function ApiDocsPage() {
           <AccountSection
             path={ACCOUNT_PATH}
             summary="Account balance"
-            description={<RichText text={document.paths[ACCOUNT_PATH]?.get.description ?? ""} />}
+            description={<RichText text={document.paths[ACCOUNT_PATH]?.get?.description ?? ""} />}
             origin={origin}
+            heading={(id, text) => <SectionHeading id={id}>{text}</SectionHeading>}
+          />
+          <BatchesSection
+            call={{ baseUrl: origin, operation: "event_details_id", inputs: ["1000000000000001", "1000000000000002"] }}
+            description={<RichText text={document.paths["/v1/batches"]?.post?.description ?? ""} />}
             heading={(id, text) => <SectionHeading id={id}>{text}</SectionHeading>}
           />
           <AgentsSection

@@ -62,6 +62,9 @@ function Progress({ batch }: { batch: BatchView }) {
 }
 
 /** A batch while it runs and after: progress, controls, the results table and the downloads. */
+
+const WEBHOOK_STATUS = { pending: "sending", delivered: "delivered", failed: "failed" } as const;
+
 export function BatchDetail({ id, operationLabel, onCreated }: Props) {
   const client = useQueryClient();
   const batch = useQuery(batchQuery(id));
@@ -141,6 +144,13 @@ export function BatchDetail({ id, operationLabel, onCreated }: Props) {
               Resume with this cap
             </Button>
           </div>
+        ) : null}
+        {view.webhook ? (
+          <p className="text-sm text-muted" data-testid="batch-webhook">
+            Completion webhook: {WEBHOOK_STATUS[view.webhook.status]}
+            {view.webhook.lastStatus !== null ? ` (last answer HTTP ${view.webhook.lastStatus}` : " ("}
+            {`${view.webhook.lastStatus !== null ? ", " : ""}${view.webhook.attempts} ${view.webhook.attempts === 1 ? "attempt" : "attempts"})`}
+          </p>
         ) : null}
         {error ? (
           <p role="alert" className="text-sm text-danger">

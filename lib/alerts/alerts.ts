@@ -139,7 +139,7 @@ export const keyDeliveries = async (db: Queryable, keyId: string, limit = 20): P
     await db.query<DeliveryRow>(
       `SELECT id::text AS id, alert_id::text AS alert_id, url, status, attempts, last_status, last_error, next_attempt_at,
          created_at, delivered_at, payload
-       FROM webhook_deliveries WHERE key_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2`,
+       FROM webhook_deliveries WHERE key_id = $1 AND alert_id IS NOT NULL ORDER BY created_at DESC, id DESC LIMIT $2`,
       [keyId, limit],
     )
   ).map((row) => ({

@@ -4,9 +4,10 @@ import { env } from "@/lib/env";
 import { describeError, log } from "@/lib/log";
 import { outboundPost, OutboundRefusedError, type OutboundPolicy, type OutboundPost } from "@/lib/security/outbound";
 import { derivedKey } from "@/lib/security/secrets";
+import { queueFinishedBatches } from "@/lib/batches/webhook";
 
 /**
- * Webhook delivery of low-credit alerts, off the request path: /v1 only writes the key_alerts
+ * Webhook delivery of low-credit alerts (and of batch.finished events, lib/batches/webhook.ts), off the request path: /v1 only writes the key_alerts
  * row (inside its charge); this worker, polling in the server process, turns each new alert of
  * a key with a webhook URL into one webhook_deliveries row and POSTs it.
  *
@@ -32,7 +33,7 @@ export const SIGNATURE_HEADER = "X-SocialLookup-Signature";
 export const EVENT_HEADER = "X-SocialLookup-Event";
 export const DELIVERY_HEADER = "X-SocialLookup-Delivery";
 
-export type WebhookEvent = "key.credits.low" | "key.credits.zero";
+export type WebhookEvent = "key.credits.low" | "key.credits.zero" | "batch.finished";
 
 export type WebhookPayload = {
   event: WebhookEvent;
@@ -73,6 +74,8 @@ export type AlertWorkerOptions = {
   /** How a delivery is sent; outboundPost(policy) by default. */
   post?: OutboundPost;
   secretFor?: (keyId: string) => string;
+  /** The server's public address, for batch.finished results URLs; PUBLIC_URL by default. */
+  publicUrl?: string;
 };
 
 export type TickResult = { queued: number; delivered: number; retried: number; failed: number };
@@ -147,9 +150,8 @@ const claimDue = (db: Queryable, limit: number, leaseMs: number): Promise<DueDel
 const eventOf = (payload: string): WebhookEvent => {
   try {
     const parsed: unknown = JSON.parse(payload);
-    return typeof parsed === "object" && parsed !== null && "event" in parsed && parsed.event === "key.credits.zero"
-      ? "key.credits.zero"
-      : "key.credits.low";
+    const event = typeof parsed === "object" && parsed !== null && "event" in parsed ? parsed.event : null;
+    return event === "key.credits.zero" || event === "batch.finished" ? event : "key.credits.low";
   } catch {
     return "key.credits.low";
   }
@@ -209,7 +211,10 @@ export const startAlertWorker = (
 
   const tick = async (): Promise<TickResult> => {
     const conn = await db();
-    const result: TickResult = { queued: await queueNewAlerts(conn, maxAlertAgeMs, batchSize * 5), delivered: 0, retried: 0, failed: 0 };
+    const queued =
+      (await queueNewAlerts(conn, maxAlertAgeMs, batchSize * 5)) +
+      (await queueFinishedBatches(conn, options.publicUrl ?? env().publicUrl, maxAlertAgeMs, batchSize * 5));
+    const result: TickResult = { queued, delivered: 0, retried: 0, failed: 0 };
     const due = await claimDue(conn, batchSize, leaseMs);
     await Promise.all(
       due.map(async (delivery) => {

@@ -2,7 +2,7 @@ import type { AccessRefusal } from "@/lib/keys/access";
 import type { AuthFailure } from "@/lib/keys/authenticate";
 
 /** Errors of the /v1 contract are values with a code; messages are the contract's, word for word. */
-export type ApiErrorCode = 400 | 401 | 402 | 403 | 404 | 405 | 429 | 500;
+export type ApiErrorCode = 400 | 401 | 402 | 403 | 404 | 405 | 409 | 413 | 429 | 500;
 
 export class ApiError extends Error {
   constructor(

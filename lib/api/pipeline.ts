@@ -24,6 +24,8 @@ export type PipelineInput = {
   channel?: Channel;
   /** The client's address as the front determined it; null for lookups the server makes on a key's behalf (lib/api/admit.ts Call). */
   clientAddress: string | null;
+  /** The oldest cached answer the client accepts, in seconds (Cache-Control); 0: fetch fresh. */
+  maxAgeS?: number;
 };
 
 export type PipelineResult = {
@@ -133,6 +135,10 @@ type Admitted = {
   settle: (request: Pick<SettleRequest, "outcome"> & Partial<SettleRequest>) => Promise<Settlement>;
 };
 
+/** A cached answer's age in whole seconds (RFC 9111 §5.1), beside X-Data-As-Of. */
+const ageHeader = (result: Extract<LookupResult, { found: true }>): Headers =>
+  result.cache === "hit" && result.asOf ? { Age: String(Math.max(0, Math.floor((Date.now() - result.asOf.getTime()) / 1000))) } : {};
+
 /** The settled answer as it goes out: credit headers, then the record or the error envelope. */
 const finish = (
   admitted: Admitted,
@@ -155,7 +161,7 @@ const finish = (
     "X-Credits-Remaining": String(settlement.creditsRemaining),
   };
   if (settlement.status === 200 && result?.found) {
-    const withAsOf = result.asOf ? { ...charged, "X-Data-As-Of": result.asOf.toISOString() } : charged;
+    const withAsOf = result.asOf ? { ...charged, "X-Data-As-Of": result.asOf.toISOString(), ...ageHeader(result) } : charged;
     return { status: 200, body: successBody(result.dataJson, requestId), headers: withAsOf, requestId, keyId: key.id };
   }
   // A 200 always comes with a found record; anything else is an error envelope.
@@ -177,7 +183,7 @@ const lookupAdmitted = async (admitted: Admitted, forbidden: string | null, rate
   const answer = await ask(
     prepared.lookup,
     deps.connector,
-    { keyOwnerId: key.ownerId, reserve: reserved.reserve },
+    { keyOwnerId: key.ownerId, reserve: reserved.reserve, maxAgeS: input.maxAgeS },
     { requestId, keyId: key.id, operation: operation.id },
   );
   const answerHeaders =

@@ -4,7 +4,10 @@ import { describeError, log } from "@/lib/log";
 import { runAccount, type AccountDeps } from "./account";
 import { errorBody, JSON_CONTENT_TYPE } from "./envelope";
 import { messages, type ApiErrorCode } from "./errors";
+import type { Db } from "@/lib/db/client";
+import { maxAgeFromCacheControl } from "./freshness";
 import { runLookup, type PipelineDeps } from "./pipeline";
+import { batchMethods, batchRoute, runBatchRequest } from "./v1-batches";
 
 /**
  * Every /v1 answer, without Next and without node:http: the registry's operations, /v1/account,
@@ -24,16 +27,22 @@ export type V1Request = {
   ifNoneMatch: string | null;
   /** The client's address as the front determined it (TRUSTED_PROXY_HOPS). */
   clientAddress: string;
+  /** The Cache-Control request header (freshness of upstream answers). */
+  cacheControl?: string | null;
+  /** The request body as text, read on demand (POST /v1/batches); null when there is none. */
+  body?: () => Promise<string | null>;
 };
 
 /** What was asked for: the front applies CORS and compression by it. */
-export type V1Resource = "operation" | "account" | "openapi" | "none";
+export type V1Resource = "operation" | "account" | "openapi" | "batches" | "none";
 
 export type V1Answer = {
   status: number;
   headers: Record<string, string>;
   body: string;
   resource: V1Resource;
+  /** A results file, sent chunk by chunk as it is read (instead of body). */
+  stream?: AsyncGenerator<string>;
 };
 
 export type V1RouterDeps = {
@@ -41,6 +50,8 @@ export type V1RouterDeps = {
   services: () => Promise<PipelineDeps & AccountDeps>;
   /** The OpenAPI document; built once, on the first request that asks for it. */
   openApiDocument: () => unknown;
+  /** /v1/batches: the database and this server's public address. Without it /v1/batches is 404. */
+  batches?: { db: () => Promise<Db>; publicUrl: string; wake: () => void };
 };
 
 const envelopeHeaders = (extra: Record<string, string>): Record<string, string> => ({
@@ -91,7 +102,13 @@ export const createV1Router = (registry: readonly Operation[], deps: V1RouterDep
 
   const lookup = async (operation: Operation, request: V1Request): Promise<V1Answer> => {
     try {
-      const input = { authorization: request.authorization, query: request.query, clientAddress: request.clientAddress };
+      const input = {
+        authorization: request.authorization,
+        query: request.query,
+        clientAddress: request.clientAddress,
+        channel: "api" as const,
+        maxAgeS: maxAgeFromCacheControl(request.cacheControl ?? null),
+      };
       const result = await runLookup(operation, input, await deps.services());
       return envelopeAnswer(result.status, result.body, result.headers, "operation");
     } catch (error) {
@@ -111,6 +128,33 @@ export const createV1Router = (registry: readonly Operation[], deps: V1RouterDep
     }
   };
 
+  const batches = async (request: V1Request, path: string): Promise<V1Answer> => {
+    const route = batchRoute(path);
+    if (route === null || deps.batches === undefined) return plainError(404, messages.notFoundPath, "none");
+    if (!batchMethods(route).split(", ").includes(request.method)) return plainError(405, messages.methodNotAllowed, "batches", { Allow: batchMethods(route) });
+    const { db, publicUrl, wake } = deps.batches;
+    try {
+      const services = await deps.services();
+      const result = await runBatchRequest(
+        route,
+        {
+          method: request.method,
+          authorization: request.authorization,
+          query: request.query,
+          body: request.body ?? (async () => null),
+          publicUrl,
+          clientAddress: request.clientAddress,
+        },
+        { authenticator: services.authenticator, limiter: services.limiter, db, wake },
+      );
+      if (result.stream) return { status: result.status, headers: { "Cache-Control": "no-store", ...result.headers }, body: "", resource: "batches", stream: result.stream };
+      return envelopeAnswer(result.status, result.body, result.headers, "batches");
+    } catch (error) {
+      log.error("batches endpoint unavailable", { error: describeError(error) });
+      return plainError(500, messages.internal, "batches");
+    }
+  };
+
   const openApiDocument = (request: V1Request): V1Answer => {
     const asset = openApiAsset();
     const headers = {
@@ -127,10 +171,15 @@ export const createV1Router = (registry: readonly Operation[], deps: V1RouterDep
     if (operations.has(path)) return "operation";
     if (path === ACCOUNT_PATH) return "account";
     if (path === OPENAPI_PATH) return "openapi";
+    if (deps.batches !== undefined && batchRoute(path) !== null) return "batches";
     return "none";
   };
 
-  const allowed = (resource: V1Resource): string => (resource === "openapi" ? "GET, HEAD" : "GET");
+  const allowed = (resource: V1Resource, path: string): string => {
+    if (resource === "openapi") return "GET, HEAD";
+    const route = resource === "batches" ? batchRoute(path) : null;
+    return route === null ? "GET" : batchMethods(route);
+  };
 
   /** The answer to one /v1 request. */
   const answer = async (request: V1Request): Promise<V1Answer> => {
@@ -148,6 +197,8 @@ export const createV1Router = (registry: readonly Operation[], deps: V1RouterDep
       case "openapi":
         if (request.method !== "GET" && request.method !== "HEAD") return methodNotAllowed(request.pathname);
         return openApiDocument(request);
+      case "batches":
+        return batches(request, path);
       case "none":
         return plainError(404, messages.notFoundPath, "none");
     }
@@ -157,7 +208,7 @@ export const createV1Router = (registry: readonly Operation[], deps: V1RouterDep
   const methodNotAllowed = (pathname: string): V1Answer => {
     const resource = resourceOf(pathname);
     if (resource === "none") return plainError(404, messages.notFoundPath, "none");
-    return plainError(405, messages.methodNotAllowed, resource, { Allow: allowed(resource) });
+    return plainError(405, messages.methodNotAllowed, resource, { Allow: allowed(resource, withoutTrailingSlash(pathname)) });
   };
 
   const internalError = (): V1Answer => plainError(500, messages.internal, "none");

@@ -1,21 +1,28 @@
 import type { Db } from "@/lib/db/client";
 import { env } from "@/lib/env";
+import { webhookUrlProblem } from "@/lib/alerts/settings";
 import { consoleToken } from "@/lib/keys/manage";
 import { BatchError } from "./errors";
 import { checkInputs, maxCostCredits, pagesPerInput, type BatchPagesOption, type RejectedInput } from "./inputs";
 import { batchOperationById, batchOperationView } from "./operations";
+import { sealBatchToken } from "./payer";
 import { failedInputs, findBatch, insertBatch, type BatchRow, type Viewer } from "./repository";
 
 /**
- * Creating a batch: which inputs it takes, what it may cost at most, and whether the console key
- * can pay for a first lookup. No HTTP here; errors are BatchErrors with codes.
+ * Creating a batch: which inputs it takes, what it may cost at most, and whether the paying key
+ * (the console key, or the API key that asks under /v1) can pay for a first lookup. The console
+ * and /v1 both create batches here. No HTTP here; errors are BatchErrors with codes.
  */
 export type CreateBatchInput = {
   operation: string;
   inputs: readonly string[];
-  options?: Partial<BatchPagesOption>;
+  options?: Partial<BatchPagesOption> & { maxAgeS?: number };
   maxCredits: number;
   retryOf?: string | null;
+  /** A batch created with an API key: that key pays and paces it (else the owner's console key). */
+  payer?: { keyId: string; token: string };
+  /** Where its batch.finished event goes (else the paying key's alert webhook). */
+  webhookUrl?: string | null;
 };
 
 export type CreatedBatch = { batch: BatchRow; rejected: RejectedInput[]; duplicates: number };
@@ -38,7 +45,9 @@ export const createBatch = async (db: Db, user: Viewer, request: CreateBatchInpu
   if (request.maxCredits < operation.costCredits) {
     throw new BatchError("cap_below_one_lookup", `The cap must cover at least one lookup (${operation.costCredits} credits).`);
   }
-  const credentials = await consoleToken(db, user.id);
+  const webhookProblem = request.webhookUrl ? webhookUrlProblem(request.webhookUrl) : null;
+  if (webhookProblem !== null) throw new BatchError("invalid_webhook", webhookProblem);
+  const credentials = request.payer ?? (await consoleToken(db, user.id));
   if (!credentials) throw new BatchError("no_console_key", "Choose a console key on the Keys page before starting a batch.");
   const keyRows = await db.query<{ credits_remaining: number | string; status: string }>(
     "SELECT credits_remaining, status FROM api_keys WHERE id = $1",
@@ -49,10 +58,13 @@ export const createBatch = async (db: Db, user: Viewer, request: CreateBatchInpu
   if (creditsRemaining < operation.costCredits) {
     throw new BatchError(
       "key_cannot_pay",
-      `Your console key has ${creditsRemaining} credits left; one lookup costs ${operation.costCredits}. Top it up first.`,
+      `Your ${request.payer ? "API" : "console"} key has ${creditsRemaining} credits left; one lookup costs ${operation.costCredits}. Top it up first.`,
     );
   }
+  // Per-user batch quotas (open batches, inputs) are checked here, before anything is stored.
+  const id = crypto.randomUUID();
   const batch = await insertBatch(db, {
+    id,
     userId: user.id,
     operation: operation.id,
     maxPages: pages,
@@ -60,6 +72,9 @@ export const createBatch = async (db: Db, user: Viewer, request: CreateBatchInpu
     maxCostCredits: maxCost,
     inputs: check.accepted,
     retryOf: request.retryOf ?? null,
+    payer: request.payer ? { keyId: request.payer.keyId, tokenSealed: sealBatchToken(id, request.payer.token) } : null,
+    webhookUrl: request.webhookUrl ?? null,
+    maxAgeS: request.options?.maxAgeS ?? null,
   });
   return { batch, rejected: check.rejected, duplicates: check.duplicates.length };
 };

@@ -5,6 +5,7 @@ export type BatchErrorCode =
   | "too_many_inputs"
   | "cap_below_one_lookup"
   | "no_console_key"
+  | "invalid_webhook"
   | "key_cannot_pay"
   | "not_found"
   | "wrong_state"

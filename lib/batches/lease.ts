@@ -80,49 +80,68 @@ export const inFlightItems = async (db: Queryable, batchId: string): Promise<(Op
     )
   ).map((row) => ({ ...row, age_ms: Number(row.age_ms) }));
 
-export type AttemptStart = { kind: "started"; item: OpenItem } | { kind: "finished" } | { kind: "cap" } | { kind: "lost" };
+export type AttemptStart =
+  | { kind: "started"; item: OpenItem }
+  /** Nothing left to look up. */
+  | { kind: "finished" }
+  /** Pages left, but every one is in flight (the next page of an input waits for its previous). */
+  | { kind: "busy" }
+  /** The cap leaves no room for another lookup while these are in flight (or at all). */
+  | { kind: "cap" }
+  | { kind: "lost" };
 
 /**
- * Takes the batch's next page (in input order) and marks it in flight, reserving its cost against
- * the cap — in one statement, only while this instance holds the running batch and the credits
- * spent plus this lookup stay within the cap. The lease is renewed by the same statement.
+ * Takes the batch's next pending page (in input order) and marks it in flight, reserving its cost
+ * against the cap — in one statement, only while this instance holds the running batch and the
+ * credits spent plus those reserved by the lookups in flight plus this one stay within the cap.
+ * Lookups of one batch start side by side: the page is locked SKIP LOCKED, so two starts never
+ * take the same page, and the cap is re-checked on the batch row's newest version. The lease is
+ * renewed by the same statement.
  */
 export const beginAttempt = async (
   db: Queryable,
   input: { batchId: string; owner: string; leaseMs: number; attemptId: string; keyId: string; costCredits: number },
 ): Promise<AttemptStart> => {
   const started = await db.query<OpenItem>(
-    `WITH b AS (
-       UPDATE batches SET lease_expires_at = now() + ${leaseInterval}
-       WHERE id = $1 AND lease_owner = $2 AND status = 'running' AND credits_spent + $6 <= max_credits
-       RETURNING id),
-     next AS (
-       SELECT position, page FROM batch_items WHERE batch_id = $1 AND state <> 'done' ORDER BY position, page LIMIT 1)
-     UPDATE batch_items i SET state = 'in_flight', attempt_id = $4::uuid, attempt_started_at = now(), key_id = $5
+    `WITH next AS (
+       SELECT position, page FROM batch_items WHERE batch_id = $1 AND state = 'pending'
+       ORDER BY position, page LIMIT 1 FOR UPDATE SKIP LOCKED),
+     b AS (
+       UPDATE batches SET lease_expires_at = now() + ${leaseInterval}, credits_reserved = credits_reserved + $6
+       WHERE id = $1 AND lease_owner = $2 AND status = 'running' AND credits_spent + credits_reserved + $6 <= max_credits
+         AND EXISTS (SELECT 1 FROM next)
+       RETURNING id)
+     UPDATE batch_items i SET state = 'in_flight', attempt_id = $4::uuid, attempt_started_at = now(), key_id = $5, reserved_credits = $6
      FROM next
-     WHERE i.batch_id = $1 AND i.batch_id IN (SELECT id FROM b) AND i.position = next.position AND i.page = next.page AND i.state = 'pending'
+     WHERE i.batch_id = $1 AND i.batch_id IN (SELECT id FROM b) AND i.position = next.position AND i.page = next.page
      RETURNING i.position, i.page, i.query, i.state, i.attempt_id::text AS attempt_id, i.attempt_started_at, i.key_id`,
     [input.batchId, input.owner, input.leaseMs, input.attemptId, input.keyId, input.costCredits],
   );
   const item = started[0];
   if (item) return { kind: "started", item };
-  const rows = await db.query<{ held: boolean; over_cap: boolean; open: boolean }>(
-    `SELECT lease_owner = $2 AND status = 'running' AS held, credits_spent + $3 > max_credits AS over_cap,
-       EXISTS (SELECT 1 FROM batch_items WHERE batch_id = $1 AND state <> 'done') AS open
+  const rows = await db.query<{ held: boolean; over_cap: boolean; open: boolean; pending: boolean }>(
+    `SELECT lease_owner = $2 AND status = 'running' AS held, credits_spent + credits_reserved + $3 > max_credits AS over_cap,
+       EXISTS (SELECT 1 FROM batch_items WHERE batch_id = $1 AND state <> 'done') AS open,
+       EXISTS (SELECT 1 FROM batch_items WHERE batch_id = $1 AND state = 'pending') AS pending
      FROM batches WHERE id = $1`,
     [input.batchId, input.owner, input.costCredits],
   );
   const row = rows[0];
   if (!row?.held) return { kind: "lost" };
   if (!row.open) return { kind: "finished" };
-  return row.over_cap ? { kind: "cap" } : { kind: "lost" };
+  if (!row.pending) return { kind: "busy" };
+  return row.over_cap ? { kind: "cap" } : { kind: "busy" };
 };
 
-/** Puts an attempt that was not charged (429, 402, 401) back in line. */
+/** Puts an attempt that was not charged (429, 402, 401, a crash) back in line and frees its reservation. */
 export const abandonAttempt = async (db: Queryable, batchId: string, item: OpenItem, attemptId: string): Promise<void> => {
   await db.query(
-    `UPDATE batch_items SET state = 'pending', attempt_id = NULL, attempt_started_at = NULL
-     WHERE batch_id = $1 AND position = $2 AND page = $3 AND state = 'in_flight' AND attempt_id = $4::uuid`,
+    `WITH item AS (
+       UPDATE batch_items SET state = 'pending', attempt_id = NULL, attempt_started_at = NULL
+       WHERE batch_id = $1 AND position = $2 AND page = $3 AND state = 'in_flight' AND attempt_id = $4::uuid
+       RETURNING reserved_credits AS reserved)
+     UPDATE batches SET credits_reserved = credits_reserved - (SELECT reserved FROM item)
+     WHERE id = $1 AND EXISTS (SELECT 1 FROM item)`,
     [batchId, item.position, item.page, attemptId],
   );
 };
@@ -155,7 +174,7 @@ export const recordAttempt = async (db: Queryable, batchId: string, item: OpenIt
        UPDATE batch_items SET state = 'done', http_status = $5, credits_charged = $6, request_id = $7::uuid, message = $8,
          summary = $9, data = $10, finished_at = now()
        WHERE batch_id = $1 AND position = $2 AND page = $3 AND state = 'in_flight' AND attempt_id = $4::uuid
-       RETURNING position),
+       RETURNING position, reserved_credits AS reserved),
      next_page AS (
        INSERT INTO batch_items (batch_id, position, page, query)
        SELECT $1, $2, $3 + 1, $11::text FROM item WHERE $11::text IS NOT NULL
@@ -166,6 +185,7 @@ export const recordAttempt = async (db: Queryable, batchId: string, item: OpenIt
        RETURNING outcome),
      batch AS (
        UPDATE batches SET credits_spent = credits_spent + $6, updated_at = now(),
+         credits_reserved = credits_reserved - (SELECT reserved FROM item),
          done = done + (SELECT count(*) FROM input),
          succeeded = succeeded + (SELECT count(*) FROM input WHERE outcome = 'succeeded'),
          not_found = not_found + (SELECT count(*) FROM input WHERE outcome = 'not_found'),
@@ -195,7 +215,7 @@ export const recordAttempt = async (db: Queryable, batchId: string, item: OpenIt
 export const finishBatch = async (db: Queryable, batchId: string, owner: string): Promise<boolean> =>
   (
     await db.query(
-      `UPDATE batches SET status = 'done', finished_at = now(), lease_owner = NULL, lease_expires_at = NULL, updated_at = now()
+      `UPDATE batches SET status = 'done', finished_at = now(), ended_count = ended_count + 1, lease_owner = NULL, lease_expires_at = NULL, updated_at = now()
        WHERE id = $1 AND lease_owner = $2 AND status = 'running'
          AND NOT EXISTS (SELECT 1 FROM batch_items WHERE batch_id = $1 AND state <> 'done')
        RETURNING id`,
@@ -205,7 +225,7 @@ export const finishBatch = async (db: Queryable, batchId: string, owner: string)
 
 export const stopBatch = async (db: Queryable, batchId: string, owner: string, reason: StopReason): Promise<void> => {
   await db.query(
-    `UPDATE batches SET status = 'stopped', stop_reason = $3, lease_owner = NULL, lease_expires_at = NULL, updated_at = now()
+    `UPDATE batches SET status = 'stopped', stop_reason = $3, ended_count = ended_count + 1, lease_owner = NULL, lease_expires_at = NULL, updated_at = now()
      WHERE id = $1 AND lease_owner = $2 AND status = 'running'`,
     [batchId, owner, reason],
   );

@@ -25,6 +25,11 @@ export type BatchRow = {
   credits_spent: number;
   retry_of: string | null;
   lease_owner: string | null;
+  /** The API key that pays for and paces a batch created under /v1; null: the owner's console key. */
+  key_id: string | null;
+  webhook_url: string | null;
+  /** Oldest cached answer accepted (seconds); null: the operator's TTLs. */
+  max_age_s: number | null;
   created_at: Date;
   started_at: Date | null;
   finished_at: Date | null;
@@ -32,7 +37,7 @@ export type BatchRow = {
 
 export const BATCH_COLUMNS = `id, user_id, operation, max_pages, status, stop_reason, total, done, succeeded, not_found, failed,
   max_credits::bigint AS max_credits, max_cost_credits::bigint AS max_cost_credits, credits_spent::bigint AS credits_spent,
-  retry_of, lease_owner, created_at, started_at, finished_at`;
+  retry_of, lease_owner, key_id, webhook_url, max_age_s, created_at, started_at, finished_at`;
 
 /** Numbers as numbers on both drivers (PGlite returns bigint columns as bigint). */
 export const normaliseBatch = (row: BatchRow): BatchRow => ({
@@ -46,6 +51,8 @@ export const normaliseBatch = (row: BatchRow): BatchRow => ({
 });
 
 export type NewBatch = {
+  /** Chosen by the caller when something must be bound to it before the insert (a sealed token). */
+  id?: string;
   userId: string;
   operation: string;
   maxPages: number;
@@ -53,16 +60,34 @@ export type NewBatch = {
   maxCostCredits: number;
   inputs: { input: string; query: string }[];
   retryOf: string | null;
+  /** A /v1 batch: the creating key and its token, sealed (lib/batches/payer.ts). */
+  payer: { keyId: string; tokenSealed: string } | null;
+  webhookUrl: string | null;
+  maxAgeS: number | null;
 };
 
 /** The batch and one pending first page per input, in one transaction. */
 export const insertBatch = (db: Db, batch: NewBatch): Promise<BatchRow> =>
   db.transaction(async (tx) => {
-    const id = crypto.randomUUID();
+    const id = batch.id ?? crypto.randomUUID();
     const rows = await tx.query<BatchRow>(
-      `INSERT INTO batches (id, user_id, operation, max_pages, total, max_credits, max_cost_credits, retry_of)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING ${BATCH_COLUMNS}`,
-      [id, batch.userId, batch.operation, batch.maxPages, batch.inputs.length, batch.maxCredits, batch.maxCostCredits, batch.retryOf],
+      `INSERT INTO batches (id, user_id, operation, max_pages, total, max_credits, max_cost_credits, retry_of,
+         key_id, token_sealed, webhook_url, max_age_s)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING ${BATCH_COLUMNS}`,
+      [
+        id,
+        batch.userId,
+        batch.operation,
+        batch.maxPages,
+        batch.inputs.length,
+        batch.maxCredits,
+        batch.maxCostCredits,
+        batch.retryOf,
+        batch.payer?.keyId ?? null,
+        batch.payer?.tokenSealed ?? null,
+        batch.webhookUrl,
+        batch.maxAgeS,
+      ],
     );
     const inputs = batch.inputs.map((entry) => entry.input);
     const queries = batch.inputs.map((entry) => entry.query);
@@ -81,13 +106,16 @@ export const insertBatch = (db: Db, batch: NewBatch): Promise<BatchRow> =>
     return normaliseBatch(row);
   });
 
-/** Who may see a batch: its owner, and administrators. */
-export type Viewer = { id: string; role: "admin" | "analyst" };
+/**
+ * Who may see a batch: its owner, and administrators. An API key (keyId set) sees only the
+ * batches it created.
+ */
+export type Viewer = { id: string; role: "admin" | "analyst"; keyId?: string };
 
 export const findBatch = async (db: Queryable, viewer: Viewer, id: string): Promise<BatchRow> => {
   const rows = await db.query<BatchRow>(
-    `SELECT ${BATCH_COLUMNS} FROM batches WHERE id = $1 AND ($2::boolean OR user_id = $3)`,
-    [id, viewer.role === "admin", viewer.id],
+    `SELECT ${BATCH_COLUMNS} FROM batches WHERE id = $1 AND ($2::boolean OR user_id = $3) AND ($4::text IS NULL OR key_id = $4)`,
+    [id, viewer.role === "admin" && viewer.keyId === undefined, viewer.id, viewer.keyId ?? null],
   );
   const row = rows[0];
   // Another analyst's batch does not exist for this viewer: same answer as a wrong id.
@@ -96,6 +124,19 @@ export const findBatch = async (db: Queryable, viewer: Viewer, id: string): Prom
 };
 
 const LIST_LIMIT = 200;
+
+/** A key's batches, newest first (GET /v1/batches). */
+export const listKeyBatches = async (db: Queryable, keyId: string, limit: number): Promise<BatchRow[]> =>
+  (
+    await db.query<BatchRow>(`SELECT ${BATCH_COLUMNS} FROM batches WHERE key_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2`, [
+      keyId,
+      Math.min(limit, LIST_LIMIT),
+    ])
+  ).map(normaliseBatch);
+
+/** The sealed token of a /v1 batch's key (the runner looks its pages up with it). */
+export const batchTokenSealed = async (db: Queryable, batchId: string): Promise<string | null> =>
+  (await db.query<{ token_sealed: string | null }>("SELECT token_sealed FROM batches WHERE id = $1", [batchId]))[0]?.token_sealed ?? null;
 
 export const listBatches = async (db: Queryable, viewer: Viewer, scope: "mine" | "all"): Promise<BatchRow[]> => {
   const everyone = viewer.role === "admin" && scope === "all";
@@ -113,7 +154,7 @@ const TRANSITIONS: Record<BatchAction, { from: BatchStatus[]; sql: string }> = {
   pause: { from: ["queued", "running"], sql: "status = 'paused'" },
   // Back in the queue: an instance takes it (within the per-user and per-instance limits).
   resume: { from: ["paused", "stopped"], sql: "status = 'queued', stop_reason = NULL, finished_at = NULL" },
-  cancel: { from: ["queued", "running", "paused", "stopped"], sql: "status = 'canceled', finished_at = now()" },
+  cancel: { from: ["queued", "running", "paused", "stopped"], sql: "status = 'canceled', finished_at = now(), ended_count = ended_count + 1" },
 };
 
 export const changeBatch = async (
@@ -125,13 +166,14 @@ export const changeBatch = async (
 ): Promise<BatchRow> => {
   const current = await findBatch(db, viewer, id);
   const transition = TRANSITIONS[action];
+  // Lookups still in flight (a batch paused a moment ago) may yet be charged what they reserved.
   if (options.maxCredits !== undefined && options.maxCredits < current.credits_spent) {
     throw new BatchError("cap_below_one_lookup", `The cap cannot be below the ${current.credits_spent} credits already spent.`);
   }
   const rows = await db.query<BatchRow>(
     `UPDATE batches SET ${transition.sql}, updated_at = now(),
        max_credits = CASE WHEN $3::bigint IS NULL THEN max_credits ELSE LEAST($3::bigint, max_cost_credits) END
-     WHERE id = $1 AND status = ANY($2::text[]) AND credits_spent <= COALESCE($3::bigint, max_credits)
+     WHERE id = $1 AND status = ANY($2::text[]) AND credits_spent + credits_reserved <= COALESCE($3::bigint, max_credits)
      RETURNING ${BATCH_COLUMNS}`,
     [id, transition.from, options.maxCredits ?? null],
   );

@@ -1,10 +1,12 @@
 import { runLookup, type PipelineResult } from "@/lib/api/pipeline";
 import { summariseQuery } from "@/lib/api/params";
 import type { Db } from "@/lib/db/client";
-import { consoleToken } from "@/lib/keys/manage";
 import { describeError, log } from "@/lib/log";
 import type { Services } from "@/lib/services";
+import { createFairGate, type FairGate } from "./fair-gate";
 import { batchOperationById, type BatchOperation } from "./operations";
+import { createPacer } from "./pacer";
+import { payerOf, type Payer } from "./payer";
 import {
   abandonAttempt,
   beginAttempt,
@@ -21,17 +23,23 @@ import {
   type InputOutcome,
   type OpenItem,
 } from "./lease";
-import type { BatchRow } from "./repository";
+import type { BatchRow, StopReason } from "./repository";
 
 /**
- * Runs batches in the server process: claims one when it has room, looks its pages up one after
- * another through the /v1 pipeline with the owner's console key, paced under the key's
- * per-second limit, and lets go of it when it is done, paused, stopped or taken over.
+ * Runs batches in the server process: claims one when it has room, looks its pages up through the
+ * /v1 pipeline with the paying key (lib/batches/payer.ts) — several inputs side by side, the pages
+ * of one input one after another — paced under the key's per-second limit, and lets go of it when
+ * it is done, paused, stopped or taken over. Lookups in flight are bounded per batch
+ * (`concurrency`) and per process (`lookupsPerInstance`, shared fairly between batches).
  */
 export type RunnerSettings = {
   leaseMs: number;
   perInstance: number;
   perUser: number;
+  /** Lookups one batch keeps in flight (BATCH_CONCURRENCY). */
+  concurrency: number;
+  /** Lookups of all batches in flight in this process (UPSTREAM_MAX_CONCURRENCY). */
+  lookupsPerInstance: number;
   /** How often an idle runner looks for work (a new batch also wakes it). */
   pollMs: number;
   /** Names this instance in lease owners: "host:port". */
@@ -48,28 +56,6 @@ export type RunnerDeps = { db: () => Promise<Db>; services: () => Promise<Servic
 export type Runner = { wake(): void; stop(): Promise<void>; owner: string };
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-type Credentials = { keyId: string; token: string; qpsLimit: number };
-
-/** Per key, the earliest moment of its next lookup from this process. */
-const nextSlot = new Map<string, number>();
-
-/** 10 % under the limit, so that the limiter's one-second windows never see one request too many. */
-const pace = async (keyId: string, qpsLimit: number): Promise<void> => {
-  const spacingMs = 1100 / qpsLimit;
-  const now = Date.now();
-  const at = Math.max(now, nextSlot.get(keyId) ?? 0);
-  nextSlot.set(keyId, at + spacingMs);
-  if (at > now) await sleep(at - now);
-};
-
-const credentialsFor = async (db: Db, userId: string): Promise<Credentials | null> => {
-  const credentials = await consoleToken(db, userId);
-  if (!credentials) return null;
-  const rows = await db.query<{ qps_limit: number }>("SELECT qps_limit FROM api_keys WHERE id = $1", [credentials.keyId]);
-  const qpsLimit = rows[0]?.qps_limit;
-  return qpsLimit === undefined ? null : { ...credentials, qpsLimit: Number(qpsLimit) };
-};
 
 const envelopeOf = (body: string): { message?: unknown; data?: unknown } => {
   try {
@@ -116,6 +102,8 @@ const fromPipeline = (result: PipelineResult) => {
 };
 
 export const createRunner = (deps: RunnerDeps): Runner => {
+  const gate: FairGate = createFairGate(deps.settings.lookupsPerInstance);
+  const pacer = createPacer();
   // Which instance holds a batch, readable by an operator: host, port and process, then a nonce.
   const owner = `${deps.settings.instanceName}:${process.pid}:${crypto.randomUUID()}`;
   const active = new Set<string>();
@@ -187,54 +175,97 @@ export const createRunner = (deps: RunnerDeps): Runner => {
         .catch((error: unknown) => log.warn("batch: lease renewal failed", { batchId: batch.id, error: describeError(error) }));
     }, Math.max(250, Math.floor(leaseMs / 3)));
     heartbeat.unref();
+    const lanes = new Set<Promise<void>>();
+    let ending: StopReason | "lost" | null = null;
     try {
       await reconcile(db, services, batch, operation);
-      let credentials: { value: Credentials | null; readAt: number } = { value: null, readAt: 0 };
-      while (held && !stopped) {
-        // The user may switch console keys while the batch runs: read it again now and then.
-        if (Date.now() - credentials.readAt > 5000) credentials = { value: await credentialsFor(db, batch.user_id), readAt: Date.now() };
-        const key = credentials.value;
-        if (key === null) {
-          if ((await nextOpenItem(db, batch.id)) === null) await finishBatch(db, batch.id, owner);
-          else await stopBatch(db, batch.id, owner, "key");
-          return;
-        }
-        await pace(key.keyId, key.qpsLimit);
-        const attemptId = crypto.randomUUID();
-        const start = await beginAttempt(db, {
-          batchId: batch.id,
-          owner,
-          leaseMs,
-          attemptId,
-          keyId: key.keyId,
-          costCredits: operation.costCredits,
-        });
-        if (start.kind === "finished") {
-          await finishBatch(db, batch.id, owner);
-          return;
-        }
-        if (start.kind === "cap") {
-          await stopBatch(db, batch.id, owner, "cap");
-          return;
-        }
-        if (start.kind === "lost") return;
-        const item = start.item;
+      let payer: { value: Payer | null; readAt: number } = { value: null, readAt: 0 };
+      const lookup = (key: Payer, item: OpenItem, attemptId: string) => async () => {
         const answer = fromPipeline(
-          await runLookup(operation, { authorization: `Bearer ${key.token}`, query: new URLSearchParams(item.query), clientAddress: null }, services),
+          await runLookup(
+            operation,
+            { authorization: `Bearer ${key.token}`, query: new URLSearchParams(item.query), clientAddress: null, channel: "batch", maxAgeS: batch.max_age_s ?? undefined },
+            services,
+          ),
         );
         if (answer.status === 429 || answer.status === 402 || answer.status === 401) {
           await abandonAttempt(db, batch.id, item, attemptId);
-          if (answer.status === 429) {
-            await sleep(1000);
-            continue;
+          // The key's budget was used by someone else (its own /v1 traffic, another instance).
+          if (answer.status === 429) pacer.holdOff(key.keyId, 1000);
+          else {
+            if (answer.status === 401) payer = { value: null, readAt: 0 };
+            ending ??= answer.status === 402 ? "credits" : "key";
           }
-          if (answer.status === 401) credentials = { value: null, readAt: 0 };
-          await stopBatch(db, batch.id, owner, answer.status === 402 ? "credits" : "key");
           return;
         }
         await recordAttempt(db, batch.id, item, attemptId, resultOf(operation, batch, item, answer));
+      };
+      const launch = (work: () => Promise<void>, item: OpenItem, attemptId: string, release: () => void) => {
+        const lane = work()
+          .catch(async (error: unknown) => {
+            log.error("batch: lookup failed", { batchId: batch.id, error: describeError(error) });
+            // Put back in line; if even that fails, the next claim's reconcile settles it.
+            await abandonAttempt(db, batch.id, item, attemptId).catch(() => undefined);
+          })
+          .finally(() => {
+            release();
+            lanes.delete(lane);
+          });
+        lanes.add(lane);
+      };
+      /** Waits for one lookup in flight to end; false when none is. */
+      const oneEnds = async (): Promise<boolean> => {
+        if (lanes.size === 0) return false;
+        await Promise.race(lanes);
+        return true;
+      };
+      let askedAgain = false;
+      while (held && !stopped && ending === null) {
+        if (lanes.size >= deps.settings.concurrency) {
+          await oneEnds();
+          continue;
+        }
+        // The user may switch console keys while the batch runs: read it again now and then.
+        if (Date.now() - payer.readAt > 5000) payer = { value: await payerOf(db, batch), readAt: Date.now() };
+        const key = payer.value;
+        if (key === null) {
+          ending = "key";
+          break;
+        }
+        const release = await gate.acquire(batch.id);
+        const attemptId = crypto.randomUUID();
+        let start: Awaited<ReturnType<typeof beginAttempt>>;
+        try {
+          start = await beginAttempt(db, { batchId: batch.id, owner, leaseMs, attemptId, keyId: key.keyId, costCredits: operation.costCredits });
+        } catch (error) {
+          release();
+          throw error;
+        }
+        if (start.kind !== "started") {
+          release();
+          if (start.kind === "lost") ending = "lost";
+          else if (await oneEnds()) continue;
+          // Nothing of ours in flight, but the answer may predate a lookup that ended meanwhile
+          // (freeing room under the cap, adding a next page): asked again, it is final.
+          else if (!askedAgain) askedAgain = true;
+          else if (start.kind === "finished") {
+            await finishBatch(db, batch.id, owner);
+            ending = "lost";
+          } else if (start.kind === "cap") ending = "cap";
+          // Busy with nothing of ours in flight: pages a failed write left in flight.
+          else await reconcile(db, services, batch, operation);
+          continue;
+        }
+        askedAgain = false;
+        // Paced right before the lookup, so its start and the limiter's count are moments apart.
+        await pacer.slot(key.keyId, key.qpsLimit);
+        launch(lookup(key, start.item, attemptId), start.item, attemptId, release);
       }
+      await Promise.allSettled([...lanes]);
+      if (ending === "key" && (await nextOpenItem(db, batch.id)) === null) await finishBatch(db, batch.id, owner);
+      else if (ending !== null && ending !== "lost") await stopBatch(db, batch.id, owner, ending);
     } finally {
+      await Promise.allSettled([...lanes]);
       clearInterval(heartbeat);
       await releaseLease(db, batch.id, owner).catch(() => undefined);
     }

@@ -37,6 +37,8 @@ export const startBatchRunner = (): Promise<Runner> => {
         leaseMs: config.BATCH_LEASE_MS,
         perInstance: config.BATCH_MAX_RUNNING_PER_INSTANCE,
         perUser: config.BATCH_MAX_RUNNING_PER_USER,
+        concurrency: config.BATCH_CONCURRENCY,
+        lookupsPerInstance: config.UPSTREAM_MAX_CONCURRENCY,
         pollMs: POLL_MS,
         instanceName: `${os.hostname()}:${config.PORT}`,
         attemptSettleMs: attemptSettleMs(config),

@@ -1,5 +1,6 @@
 import type { CreatedBatch } from "./batches";
 import type { BatchRow, BatchStatus, StopReason } from "./repository";
+import type { BatchWebhookStatus } from "./webhook";
 
 /** A batch as the console API shows it (GET /api/batches/{id}). */
 export type BatchView = {
@@ -25,6 +26,12 @@ export type BatchView = {
   etaSeconds: number | null;
   retryOf: string | null;
   ownerId: string;
+  /** Created under /v1 by this API key (it pays); null: with the console key. */
+  keyId: string | null;
+  /** Oldest cached upstream answer accepted, in seconds; null: the operator's TTLs. */
+  maxAgeS: number | null;
+  /** The last batch.finished delivery, when one was sent (single-batch reads only). */
+  webhook?: BatchWebhookStatus | null;
 };
 
 const etaSeconds = (row: BatchRow, now: number): number | null => {
@@ -54,6 +61,8 @@ export const batchView = (row: BatchRow, now = Date.now()): BatchView => ({
   etaSeconds: etaSeconds(row, now),
   retryOf: row.retry_of,
   ownerId: row.user_id,
+  keyId: row.key_id,
+  maxAgeS: row.max_age_s,
 });
 
 /** What creating a batch answers (POST /api/batches, and retrying a batch's failed inputs). */

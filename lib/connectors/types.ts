@@ -26,6 +26,11 @@ export type FollowersQuery = { userId: string; offset: number };
 export type LookupContext = {
   keyOwnerId: string | null;
   reserve(): Promise<boolean>;
+  /**
+   * The oldest cached upstream answer the client accepts, in seconds (Cache-Control: max-age=N;
+   * 0 for no-cache). Undefined: the operator's TTLs.
+   */
+  maxAgeS?: number;
 };
 
 /** Thrown by a connector when its source rate-limits us: the request answers 429. */

@@ -176,12 +176,13 @@ export const createUpstreamConnector = (deps: {
     return miss(await flight);
   };
 
-  const freshness = (ttlS: number) => ({ ttlMs: ttlS * 1000, now: now() });
+  /** The client's max-age when it sent one, else the operator's TTL. */
+  const freshness = (ttlS: number, context: LookupContext) => ({ ttlMs: (context.maxAgeS ?? ttlS) * 1000, now: now() });
 
   const event = async (eventId: string, context: LookupContext): Promise<LookupResult> =>
     lookup(context, {
       flightKey: `event|${eventId}`,
-      probe: async () => probeEvent(await deps.db(), eventId, freshness(deps.ttls.eventsS)),
+      probe: async () => probeEvent(await deps.db(), eventId, freshness(deps.ttls.eventsS, context)),
       fromStore: () => deps.store.event(eventId, context),
       fetch: async (credentials) => {
         const answer = await deps.client.get(credentials, eventDetailsId.upstream.path, { event_id: eventId });
@@ -201,7 +202,7 @@ export const createUpstreamConnector = (deps: {
   const followers = async (query: FollowersQuery, context: LookupContext): Promise<LookupResult> =>
     lookup(context, {
       flightKey: `followers|${query.userId}|${query.offset}`,
-      probe: async () => probeFollowers(await deps.db(), deps.cursors, query, freshness(deps.ttls.followersS)),
+      probe: async () => probeFollowers(await deps.db(), deps.cursors, query, freshness(deps.ttls.followersS, context)),
       fromStore: () => deps.store.followers(query, context),
       fetch: async (credentials) => {
         let providerQuery: Record<string, string> = { userid: query.userId };
@@ -249,7 +250,7 @@ export const createUpstreamConnector = (deps: {
   const publications = async (urn: string, page: number, context: LookupContext): Promise<LookupResult> =>
     lookup(context, {
       flightKey: `publications|${urn}|${page}`,
-      probe: async () => probePublications(await deps.db(), { urn, page }, freshness(deps.ttls.publicationsS)),
+      probe: async () => probePublications(await deps.db(), { urn, page }, freshness(deps.ttls.publicationsS, context)),
       fromStore: () => deps.store.publications(urn, page, context),
       fetch: async (credentials) => {
         const answer = await deps.client.get(credentials, publicationsOperation.upstream.path, { urn, page: String(page) });

@@ -8,6 +8,7 @@ const STATUS: Record<BatchErrorCode, ConsoleError["status"]> = {
   too_many_inputs: 400,
   cap_below_one_lookup: 400,
   no_console_key: 409,
+  invalid_webhook: 400,
   key_cannot_pay: 402,
   not_found: 404,
   wrong_state: 409,

@@ -4,6 +4,7 @@ import { AUTH_ROUTES_PREFIX, withoutMalformedCallbackUrl } from "@/lib/auth/call
 import { CLIENT_ADDRESS_HEADER, clientIp } from "@/lib/auth/client-ip";
 import type { V1Answer, V1Router } from "@/lib/api/v1-router";
 import { describeError, log } from "@/lib/log";
+import { BATCH_BODY_MAX_BYTES, BodyTooLargeError } from "@/lib/api/v1-batches";
 import { clientAddress } from "./client-address";
 import { compress, MIN_COMPRESSED_BYTES, negotiateEncoding, type Encoding } from "./compression";
 import { corsHeaders, isPreflight, preflightHeaders, type CorsPolicy } from "./cors";
@@ -60,6 +61,46 @@ const plain = (response: http.ServerResponse, status: number, text: string, head
 
 const single = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value[0] : value);
 
+/** The request body as text, refused past `maxBytes` (the rest is not read). */
+const readBody = (request: http.IncomingMessage, maxBytes: number): Promise<string> =>
+  new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    request.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > maxBytes) {
+        request.removeAllListeners("data");
+        request.resume();
+        reject(new BodyTooLargeError());
+        return;
+      }
+      chunks.push(chunk);
+    });
+    request.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+    request.on("error", reject);
+  });
+
+/** A results file as it is read: chunk by chunk, stopping when the client goes away. */
+const sendStream = async (response: http.ServerResponse, status: number, headers: Record<string, string>, chunks: AsyncGenerator<string>) => {
+  response.writeHead(status, headers);
+  try {
+    for await (const chunk of chunks) {
+      if (response.destroyed) break;
+      if (!response.write(chunk)) await new Promise<void>((resolve) => {
+        response.once("drain", resolve);
+        response.once("close", resolve);
+      });
+    }
+  } catch (error) {
+    log.error("results stream failed", { error: describeError(error) });
+    response.destroy();
+    return;
+  } finally {
+    await chunks.return(undefined);
+  }
+  response.end();
+};
+
 const mergeVary = (...values: (string | undefined)[]): string | undefined => {
   const names = values.flatMap((value) => (value ? value.split(",").map((name) => name.trim()) : [])).filter(Boolean);
   return names.length === 0 ? undefined : [...new Set(names)].join(", ");
@@ -92,6 +133,10 @@ export const createFront = (options: FrontOptions) => {
     const headers: Record<string, string> = { ...options.baseHeaders, ...answer.headers, ...corsRest };
     let body: Buffer = Buffer.from(answer.body);
     const compressible = body.length > MIN_COMPRESSED_BYTES || (answer.status === 304 && answer.resource === "openapi");
+    if (answer.stream) {
+      await sendStream(response, answer.status, headers, answer.stream);
+      return;
+    }
     const vary = mergeVary(compressible ? "Accept-Encoding" : undefined, corsVary);
     if (vary) headers.Vary = vary;
     if (answer.status === 304) {
@@ -135,6 +180,8 @@ export const createFront = (options: FrontOptions) => {
       authorization: single(request.headers.authorization) ?? null,
       ifNoneMatch: single(request.headers["if-none-match"]) ?? null,
       clientAddress: clientIp(request.headers),
+      cacheControl: single(request.headers["cache-control"]) ?? null,
+      body: () => readBody(request, BATCH_BODY_MAX_BYTES),
     });
     // A refused preflight is answered as OPTIONS always was (405), and without CORS headers.
     await send(request, response, answer, { cors: !preflight });

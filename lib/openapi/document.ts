@@ -3,6 +3,7 @@ import { registry as defaultRegistry, type Operation, type OperationParam, type 
 import { accountDataSchema } from "@/lib/usage/account-schema";
 import { convert, mergeDefs, metaId, schemaRef } from "./json-schema";
 import { ACCOUNT_PATH, accountOperation, OPENAPI_PATH, openApiOperation } from "./meta-operations";
+import { batchPaths, batchSchemas } from "./batch-operations";
 import {
   AUTHENTICATED_HEADERS,
   errorEnvelope,
@@ -188,13 +189,14 @@ const tagsOf = (operations: Registry): { name: string; description: string }[] =
   return [
     ...[...sites].map(([name, description]) => ({ name, description })),
     { name: "account", description: "The calling key's credits" },
+    { name: "batches", description: "Many lookups in one job, paid and paced by the key that starts it" },
     { name: "meta", description: "This document" },
   ];
 };
 
 export const buildOpenApiDocument = (operations: Registry = defaultRegistry): OpenApiDocument => {
   const schemas: Record<string, SchemaObject> = {};
-  const paths: Record<string, { get: OperationObject }> = {};
+  const paths: Record<string, { get?: OperationObject; post?: OperationObject }> = {};
   for (const operation of operations) {
     const dataId = metaId(operation.record);
     mergeDefs(schemas, convert(operation.record).defs);
@@ -205,6 +207,8 @@ export const buildOpenApiDocument = (operations: Registry = defaultRegistry): Op
   schemas.AccountEnvelope = successEnvelope(metaId(accountDataSchema));
   paths[ACCOUNT_PATH] = { get: accountOperation };
   paths[OPENAPI_PATH] = { get: openApiOperation };
+  Object.assign(paths, batchPaths());
+  Object.assign(schemas, batchSchemas);
   Object.assign(schemas, errorSchemas(operations));
   return {
     openapi: "3.1.0",

@@ -1,6 +1,6 @@
 import { messages } from "@/lib/api/errors";
 import { headerRef, schemaRef } from "./json-schema";
-import type { BodilessResponseObject, ExampleObject, HeaderObject, MediaTypeObject, ReferenceObject, ResponseObject, SchemaObject, SecuritySchemeObject } from "./types";
+import type { BodilessResponseObject, FileResponseObject, ExampleObject, HeaderObject, MediaTypeObject, ReferenceObject, ResponseObject, SchemaObject, SecuritySchemeObject } from "./types";
 
 /**
  * The parts every /v1 answer shares: the envelope, the error responses and their examples,
@@ -116,5 +116,5 @@ export const unauthorizedResponse = (): ResponseObject =>
   );
 
 /** The JSON body of a response, or undefined for one without a body. */
-export const jsonMedia = (response: ResponseObject | BodilessResponseObject | undefined): MediaTypeObject | undefined =>
+export const jsonMedia = (response: ResponseObject | BodilessResponseObject | FileResponseObject | undefined): MediaTypeObject | undefined =>
   response && "content" in response ? response.content["application/json"] : undefined;

@@ -7,7 +7,7 @@ export type ReferenceObject = { $ref: string };
 
 export type ParameterObject = {
   name: string;
-  in: "query";
+  in: "query" | "path" | "header";
   required: boolean;
   description: string;
   schema: SchemaObject;
@@ -29,6 +29,15 @@ export type ResponseObject = {
   content: { "application/json": MediaTypeObject };
 };
 
+/** A file answered as it is read (batch results): other media types than JSON. */
+export type FileResponseObject = {
+  description: string;
+  headers?: Record<string, ReferenceObject>;
+  content: Record<string, MediaTypeObject>;
+};
+
+export type RequestBodyObject = { required: boolean; description: string; content: { "application/json": MediaTypeObject } };
+
 /** A response the HTTP server itself sends, before any route runs: no body. */
 export type BodilessResponseObject = { description: string; headers?: Record<string, ReferenceObject> };
 
@@ -41,7 +50,8 @@ export type OperationObject = {
   tags: string[];
   security: SecurityRequirement[];
   parameters: ParameterObject[];
-  responses: Record<string, ResponseObject | BodilessResponseObject>;
+  requestBody?: RequestBodyObject;
+  responses: Record<string, ResponseObject | BodilessResponseObject | FileResponseObject>;
   /** Credits charged for a 200 answer; mirrors the X-Credits-Cost header. */
   "x-credits-cost"?: number;
 };
@@ -64,7 +74,7 @@ export type OpenApiDocument = {
   };
   servers: { url: string; description: string }[];
   tags: { name: string; description: string }[];
-  paths: Record<string, { get: OperationObject }>;
+  paths: Record<string, { get?: OperationObject; post?: OperationObject }>;
   components: {
     schemas: Record<string, SchemaObject>;
     headers: Record<string, HeaderObject>;

@@ -65,6 +65,8 @@ const newTarget = async (kind: TargetKind, runId: string, extraEnv: Record<strin
       TRUSTED_PROXY_HOPS: "1",
       // batches.test.ts kills a server mid-batch: its successor takes the batch over within 3 s.
       BATCH_LEASE_MS: "3000",
+      // v1-batches.test.ts receives batch.finished webhooks on a listener of its own at this address.
+      WEBHOOK_ALLOWED_NETWORKS: "127.0.0.9/32",
       // A configured admin: start.ts would otherwise print a generated password into the log.
       ADMIN_EMAIL: "api-suite@example.test",
       ADMIN_PASSWORD: randomSecret(24),

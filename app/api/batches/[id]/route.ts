@@ -1,5 +1,6 @@
 import { findBatch } from "@/lib/batches/repository";
 import { batchView } from "@/lib/batches/view";
+import { batchWebhookStatus } from "@/lib/batches/webhook";
 import { withBatchErrors } from "@/lib/console-api/batches";
 import { consoleRoute } from "@/lib/console-api/handler";
 
@@ -7,5 +8,8 @@ export const dynamic = "force-dynamic";
 
 /** One batch and its progress; another analyst's batch is "not found". */
 export const GET = consoleRoute({}, async ({ user, params, db }) =>
-  withBatchErrors(async () => batchView(await findBatch(db, user, params.id ?? ""))),
+  withBatchErrors(async () => {
+    const row = await findBatch(db, user, params.id ?? "");
+    return { ...batchView(row), webhook: await batchWebhookStatus(db, row.id) };
+  }),
 );

@@ -1,0 +1,261 @@
+import { z } from "zod";
+import { createBatch } from "@/lib/batches/batches";
+import { BatchError, type BatchErrorCode } from "@/lib/batches/errors";
+import { batchOperationById } from "@/lib/batches/operations";
+import { changeBatch, findBatch, listKeyBatches, type BatchAction } from "@/lib/batches/repository";
+import { csvChunks, ndjsonChunks } from "@/lib/batches/results";
+import { batchView, createdBatchView } from "@/lib/batches/view";
+import { batchWebhookStatus } from "@/lib/batches/webhook";
+import type { Db } from "@/lib/db/client";
+import { describeError, log } from "@/lib/log";
+import { admit, type AdmitDeps, type Headers } from "./admit";
+import { errorBody, successBody } from "./envelope";
+import { messages, type ApiErrorCode } from "./errors";
+
+/**
+ * Batches for scripts: /v1/batches with an API key, in the contract's envelope. The checks run in
+ * the contract's order — 401 the key, 429 its per-second limit (control calls count towards it
+ * and are free: no charge, no usage record, like /v1/account), 400 the body, 402 the key cannot
+ * pay for one lookup, 404 no such batch (or another key's). The batch itself is the console's
+ * (lib/batches): the same creation, runner, cap and results; the creating key pays and paces.
+ */
+export const BATCHES_PATH = "/v1/batches";
+
+/** The largest body POST /v1/batches reads (a list of 100,000 inputs fits). */
+export const BATCH_BODY_MAX_BYTES = 16 * 1024 * 1024;
+
+const MAX_LINES = 100_000;
+const DEFAULT_LIST_LIMIT = 50;
+const MAX_LIST_LIMIT = 200;
+const MAX_AGE_LIMIT_S = 31_536_000;
+
+/** Thrown by BatchRequest.body when the body is larger than BATCH_BODY_MAX_BYTES. */
+export class BodyTooLargeError extends Error {
+  constructor() {
+    super(`request body over ${BATCH_BODY_MAX_BYTES} bytes`);
+  }
+}
+
+export type BatchRoute =
+  | { kind: "collection" }
+  | { kind: "batch"; id: string }
+  | { kind: "action"; id: string; action: BatchAction }
+  | { kind: "results"; id: string };
+
+/** Which batch resource a /v1 path names (no trailing slash), or null. */
+export const batchRoute = (path: string): BatchRoute | null => {
+  if (path === BATCHES_PATH) return { kind: "collection" };
+  if (!path.startsWith(`${BATCHES_PATH}/`)) return null;
+  const [id, sub, ...rest] = path.slice(BATCHES_PATH.length + 1).split("/");
+  if (!id || rest.length > 0) return null;
+  if (sub === undefined) return { kind: "batch", id };
+  if (sub === "results") return { kind: "results", id };
+  if (sub === "pause" || sub === "resume" || sub === "cancel") return { kind: "action", id, action: sub };
+  return null;
+};
+
+/** The methods each batch resource answers. */
+export const batchMethods = (route: BatchRoute): string => {
+  switch (route.kind) {
+    case "collection":
+      return "GET, POST";
+    case "action":
+      return "POST";
+    default:
+      return "GET";
+  }
+};
+
+export type BatchRequest = {
+  method: string;
+  authorization: string | null;
+  query: URLSearchParams;
+  /** The request body as text (POST /v1/batches), read on demand; null when there is none. */
+  body: () => Promise<string | null>;
+  /** This server's public address: the results URL in answers and webhooks is built on it. */
+  publicUrl: string;
+  /** The client's address as the front determined it: a key's address allowlist applies to batch calls too. */
+  clientAddress: string;
+};
+
+export type BatchAnswer = {
+  status: number;
+  body: string;
+  headers: Headers;
+  /** A results file: sent as it is read from the database, instead of body. */
+  stream?: AsyncGenerator<string>;
+};
+
+export type BatchDeps = AdmitDeps & {
+  db: () => Promise<Db>;
+  /** Tells this process's runner there is work now (a batch created or resumed). */
+  wake: () => void;
+};
+
+const newBatchBody = z.strictObject({
+  operation: z.string({ error: "operation must be the id of an operation, e.g. event_details" }).min(1, "operation is required"),
+  inputs: z
+    .array(z.string({ error: "each input must be a string" }).max(4096, "an input is at most 4096 characters"), {
+      error: "inputs must be an array of strings",
+    })
+    .min(1, "give at least one input")
+    .max(MAX_LINES, `give at most ${MAX_LINES} inputs`),
+  options: z
+    .strictObject({
+      pages: z.enum(["first", "all"], { error: 'pages must be "first" or "all"' }).default("first"),
+      maxPages: z.int({ error: "maxPages must be a whole number" }).min(1, "maxPages must be at least 1").optional(),
+      maxAgeS: z
+        .int({ error: "maxAgeS must be a whole number of seconds" })
+        .min(0, "maxAgeS cannot be negative")
+        .max(MAX_AGE_LIMIT_S, `maxAgeS is at most ${MAX_AGE_LIMIT_S}`)
+        .optional(),
+    })
+    .optional(),
+  maxCredits: z.int({ error: "maxCredits must be a whole number of credits" }).min(0, "maxCredits cannot be negative").optional(),
+  webhookUrl: z.string({ error: "webhookUrl must be a URL" }).max(2000, "webhookUrl is at most 2000 characters").nullable().optional(),
+});
+
+/** A zod issue as one sentence naming the field: "Invalid parameter: inputs (give at least one input)". */
+const sentenceOf = (error: z.ZodError): string => {
+  const issue = error.issues[0];
+  if (!issue) return "Invalid request body";
+  const name = issue.path.filter((part) => typeof part !== "number").join(".") || "body";
+  if (issue.code === "invalid_type" && issue.input === undefined) return `Missing required parameter: ${name}`;
+  if (issue.code === "unrecognized_keys") return `Invalid parameter: ${issue.keys.join(", ")} (not a field of this request)`;
+  return `Invalid parameter: ${name} (${issue.message})`;
+};
+
+const BAD_BODY: Partial<Record<BatchErrorCode, string>> = {
+  unknown_operation: "operation",
+  no_valid_inputs: "inputs",
+  too_many_inputs: "inputs",
+  cap_below_one_lookup: "maxCredits",
+  invalid_webhook: "webhookUrl",
+};
+
+export const NO_OWNER = "apiKey has no owner: batches need a key that belongs to a user";
+
+const resultsUrl = (publicUrl: string, id: string) => `${publicUrl.replace(/\/$/, "")}${BATCHES_PATH}/${id}/results`;
+
+export const runBatchRequest = async (route: BatchRoute, request: BatchRequest, deps: BatchDeps): Promise<BatchAnswer> => {
+  const requestId = crypto.randomUUID();
+  const fail = (status: ApiErrorCode, message: string, headers: Headers): BatchAnswer => ({
+    status,
+    body: errorBody(status, message, requestId),
+    headers,
+  });
+  // Batch control is allowed to a key of any operations scope; its address allowlist still holds.
+  const admitted = await admit(request.authorization, requestId, deps, { operationId: null, clientAddress: request.clientAddress }).then(
+    (admission) => ({ ok: true as const, admission }),
+    (error: unknown) => ({ ok: false as const, error }),
+  );
+  if (!admitted.ok) {
+    log.error("batch request failed", { requestId, error: describeError(admitted.error) });
+    return fail(500, messages.internal, { "X-Request-Id": requestId });
+  }
+  const { admission } = admitted;
+  if (admission.kind === "unauthenticated") return fail(401, admission.message, admission.headers);
+  if (admission.kind === "forbidden") return fail(403, admission.message, admission.headers);
+  if (admission.kind === "rate_limited") return fail(429, messages.qps, admission.headers);
+  const { key, headers } = admission;
+  const ok = (data: unknown, status = 200): BatchAnswer => ({ status, body: successBody(JSON.stringify(data), requestId), headers });
+  // A batch belongs to a user (their Batches page lists it): an operator's key without an owner cannot start one.
+  if (key.ownerId === null) return fail(403, NO_OWNER, headers);
+  // The key's own view: its batches only; another key's batch is "not found".
+  const viewer = { id: key.ownerId, role: "analyst" as const, keyId: key.id };
+
+  try {
+    const db = await deps.db();
+    const withWebhook = async (row: Awaited<ReturnType<typeof findBatch>>) => ({
+      ...batchView(row),
+      resultsUrl: resultsUrl(request.publicUrl, row.id),
+      webhook: await batchWebhookStatus(db, row.id),
+    });
+    switch (route.kind) {
+      case "collection": {
+        if (request.method === "GET") {
+          const raw = request.query.get("limit");
+          const limit = raw === null ? DEFAULT_LIST_LIMIT : Number(raw);
+          if (!/^\d{1,4}$/.test(raw ?? "0") || limit < 1 || limit > MAX_LIST_LIMIT) {
+            return fail(400, `Invalid parameter: limit (a whole number from 1 to ${MAX_LIST_LIMIT})`, headers);
+          }
+          const rows = await listKeyBatches(db, key.id, limit);
+          return ok({ batches: rows.map((row) => ({ ...batchView(row), resultsUrl: resultsUrl(request.publicUrl, row.id) })) });
+        }
+        let text: string | null;
+        try {
+          text = await request.body();
+        } catch (error) {
+          if (error instanceof BodyTooLargeError) return fail(413, `Request body too large (at most ${BATCH_BODY_MAX_BYTES / 1024 / 1024} MiB)`, headers);
+          throw error;
+        }
+        let json: unknown;
+        try {
+          json = JSON.parse(text ?? "");
+        } catch {
+          return fail(400, "Invalid parameter: body (a JSON object is expected)", headers);
+        }
+        const parsed = newBatchBody.safeParse(json);
+        if (!parsed.success) return fail(400, sentenceOf(parsed.error), headers);
+        const body = parsed.data;
+        const token = (request.authorization ?? "").replace(/^Bearer\s+/i, "").trim();
+        const created = await createBatch(db, viewer, {
+          operation: body.operation,
+          inputs: body.inputs,
+          options: body.options,
+          maxCredits: body.maxCredits ?? Number.MAX_SAFE_INTEGER,
+          payer: { keyId: key.id, token },
+          webhookUrl: body.webhookUrl ?? null,
+        });
+        deps.wake();
+        const view = createdBatchView(created);
+        return ok(
+          {
+            id: view.id,
+            status: view.status,
+            total: view.total,
+            rejected: view.rejected,
+            maxCostCredits: view.maxCostCredits,
+            maxCredits: view.maxCredits,
+            duplicates: view.duplicates,
+            resultsUrl: resultsUrl(request.publicUrl, view.id),
+          },
+          202,
+        );
+      }
+      case "batch":
+        return ok(await withWebhook(await findBatch(db, viewer, route.id)));
+      case "action":
+        await changeBatch(db, viewer, route.id, route.action);
+        if (route.action === "resume") deps.wake();
+        return ok(await withWebhook(await findBatch(db, viewer, route.id)));
+      case "results": {
+        const format = request.query.get("format") ?? "ndjson";
+        if (format !== "csv" && format !== "ndjson") return fail(400, 'Invalid parameter: format ("ndjson" or "csv")', headers);
+        const batch = await findBatch(db, viewer, route.id);
+        const operation = batchOperationById(batch.operation);
+        if (!operation) return fail(404, "Batch not found", headers);
+        return {
+          status: 200,
+          body: "",
+          headers: {
+            ...headers,
+            "Content-Type": format === "csv" ? "text/csv; charset=utf-8" : "application/x-ndjson; charset=utf-8",
+            "Content-Disposition": `attachment; filename="batch-${batch.id.slice(0, 8)}-${operation.id}.${format}"`,
+          },
+          stream: format === "csv" ? csvChunks(db, batch.id, operation) : ndjsonChunks(db, batch.id, operation),
+        };
+      }
+    }
+  } catch (error) {
+    if (error instanceof BatchError) {
+      if (error.code === "not_found") return fail(404, "Batch not found", headers);
+      if (error.code === "key_cannot_pay") return fail(402, messages.quota, headers);
+      if (error.code === "wrong_state") return fail(409, error.message, headers);
+      const field = BAD_BODY[error.code];
+      if (field !== undefined) return fail(400, `Invalid parameter: ${field} (${error.message})`, headers);
+    }
+    log.error("batch request failed", { requestId, keyId: key.id, error: describeError(error) });
+    return fail(500, messages.internal, headers);
+  }
+};

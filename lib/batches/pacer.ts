@@ -1,0 +1,45 @@
+/**
+ * Paces a process's batch lookups under each key's per-second limit, so that the runner never
+ * meets its own 429: at most `admitted(limit)` lookups start in any window of WINDOW_MS — a
+ * little more than the limiter's second, which absorbs the few milliseconds between a start here
+ * and the limiter's count, and a little less than the limit. Lookups start at once while the
+ * window has room (no ramp), then as the oldest start leaves it.
+ */
+export const WINDOW_MS = 1050;
+
+/** Starts allowed per window: 2 % under the limit, at least one. */
+export const admitted = (qpsLimit: number): number => Math.max(1, qpsLimit - Math.ceil(qpsLimit / 50));
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+export type Pacer = {
+  /** Resolves when a lookup with this key may start (and counts it). */
+  slot(keyId: string, qpsLimit: number): Promise<void>;
+  /** Someone else used the key's budget (a 429): no start before `ms` from now. */
+  holdOff(keyId: string, ms: number): void;
+};
+
+export const createPacer = (now: () => number = Date.now): Pacer => {
+  const starts = new Map<string, number[]>();
+  const heldUntil = new Map<string, number>();
+  return {
+    slot: async (keyId, qpsLimit) => {
+      for (;;) {
+        const at = now();
+        const hold = heldUntil.get(keyId) ?? 0;
+        let log = starts.get(keyId);
+        if (!log) starts.set(keyId, (log = []));
+        while (log.length > 0 && (log[0] ?? 0) <= at - WINDOW_MS) log.shift();
+        if (hold <= at && log.length < admitted(qpsLimit)) {
+          log.push(at);
+          return;
+        }
+        const oldest = log[0] ?? at;
+        await sleep(Math.max(1, hold > at ? hold - at : oldest + WINDOW_MS - at));
+      }
+    },
+    holdOff: (keyId, ms) => {
+      heldUntil.set(keyId, Math.max(heldUntil.get(keyId) ?? 0, now() + ms));
+    },
+  };
+};

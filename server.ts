@@ -2,7 +2,7 @@ import http from "node:http";
 import next from "next";
 import { createV1Router } from "@/lib/api/v1-router";
 import { env, EnvError } from "@/lib/env";
-import { createFront, MAX_HEADER_BYTES } from "@/lib/front/front";
+import { answerHalfClosedRequests, createFront, MAX_HEADER_BYTES } from "@/lib/front/front";
 import { securityHeaders } from "@/lib/http/security-headers";
 import { buildOpenApiDocument } from "@/lib/openapi/document";
 import { registry } from "@/lib/operations";
@@ -39,6 +39,7 @@ const main = async (): Promise<void> => {
   const server = http.createServer({ maxHeaderSize: MAX_HEADER_BYTES }, (request, response) => {
     void front.handleRequest(request, response);
   });
+  answerHalfClosedRequests(server);
   server.on("connect", front.handleConnect);
   // Next's development server reloads pages over a WebSocket.
   if (dev) server.on("upgrade", app.getUpgradeHandler());

@@ -32,6 +32,8 @@ export type V1Answer = {
   headers: Record<string, string>;
   body: string;
   resource: V1Resource;
+  /** Called by the front when the answer could not be written (the client closed first): no charge stands. */
+  unanswered?: () => void;
 };
 
 export type V1RouterDeps = {
@@ -89,8 +91,11 @@ export const createV1Router = (registry: readonly Operation[], deps: V1RouterDep
 
   const lookup = async (operation: Operation, request: V1Request): Promise<V1Answer> => {
     try {
-      const result = await runLookup(operation, { authorization: request.authorization, query: request.query }, await deps.services());
-      return envelopeAnswer(result.status, result.body, result.headers, "operation");
+      const services = await deps.services();
+      const result = await runLookup(operation, { authorization: request.authorization, query: request.query }, services);
+      const answer = envelopeAnswer(result.status, result.body, result.headers, "operation");
+      // A request with a usage record (any key that got past authentication) is released unanswered.
+      return result.keyId === null ? answer : { ...answer, unanswered: () => services.settler.release(result.requestId) };
     } catch (error) {
       // The services could not start (e.g. database unreachable): still only the envelope.
       log.error("pipeline unavailable", { operation: operation.id, error: describeError(error) });

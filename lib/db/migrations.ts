@@ -570,6 +570,16 @@ CREATE TABLE batch_items (
 CREATE INDEX batch_items_open_idx ON batch_items (batch_id, position, page) WHERE state <> 'done';
 `;
 
+const refusalAggregates = /* sql */ `
+-- Free refusals beyond the first 10 per key, operation, status and second are kept as one
+-- aggregate row (lib/credits/settle.sql record_usage): requests says how many requests a row
+-- stands for (1 for every ordinary row), aggregate_second marks an aggregate and its second.
+ALTER TABLE usage_events ADD COLUMN requests integer NOT NULL DEFAULT 1 CHECK (requests >= 1);
+ALTER TABLE usage_events ADD COLUMN aggregate_second timestamptz;
+CREATE UNIQUE INDEX usage_events_aggregate_idx ON usage_events (key_id, operation, status, aggregate_second)
+  WHERE aggregate_second IS NOT NULL;
+`;
+
 export const migrations: Migration[] = [
   { id: "0001_init", sql: () => init },
   { id: "0002_accounts", sql: () => accounts },
@@ -580,4 +590,5 @@ export const migrations: Migration[] = [
   { id: "0006_credit_policy", sql: () => creditPolicySql(), repeatable: true },
   { id: "0007_batches", sql: () => batches },
   { id: "0008_sessions", sql: () => sessions },
+  { id: "0009_refusal_aggregates", sql: () => refusalAggregates },
 ];

@@ -53,6 +53,30 @@ const mergeVary = (...values: (string | undefined)[]): string | undefined => {
   return names.length === 0 ? undefined : [...new Set(names)].join(", ");
 };
 
+/**
+ * `unwritten` runs when the response is gone before all of it was handed to the socket: the
+ * client closed (or reset) the connection first, so the request must not stay charged.
+ */
+const onUnwritten = (response: http.ServerResponse, unwritten: () => void): void => {
+  if (response.destroyed) {
+    unwritten();
+    return;
+  }
+  response.once("close", () => {
+    if (!response.writableFinished) unwritten();
+  });
+};
+
+/**
+ * A client may half-close its side once its request is sent (HTTP/1.1 allows it; a shell pipe
+ * that closes stdin does it). node:http would then abort the request and end the socket before
+ * the answer is written; with httpAllowHalfOpen it answers and closes after that answer.
+ * (A public property of http.Server that @types/node does not declare.)
+ */
+export const answerHalfClosedRequests = (server: http.Server): void => {
+  Object.assign(server, { httpAllowHalfOpen: true });
+};
+
 export const createFront = (options: FrontOptions) => {
   const { router, cors } = options;
   // The OpenAPI document is the same bytes until a deploy: compress each encoding once.
@@ -93,6 +117,7 @@ export const createFront = (options: FrontOptions) => {
       headers["Content-Encoding"] = encoding;
     }
     headers["Content-Length"] = String(body.length);
+    if (answer.unanswered) onUnwritten(response, answer.unanswered);
     response.writeHead(answer.status, headers);
     response.end(request.method === "HEAD" ? undefined : body);
   };

@@ -30,6 +30,7 @@ export const EVENT_COLUMNS = [
   "latency_ms",
   "params_summary",
   "reason",
+  "requests",
 ] as const;
 
 const eventCsvValues = (event: UsageEvent): CsvValue[] => [
@@ -43,6 +44,7 @@ const eventCsvValues = (event: UsageEvent): CsvValue[] => [
   event.latencyMs,
   csvText(event.paramsSummary),
   event.reason,
+  event.requests,
 ];
 
 export const DAILY_COLUMNS = [

@@ -154,6 +154,12 @@ const schema = z.object({
   BATCH_MAX_PAGES: z.coerce.number().int().min(1).max(10_000).default(100),
   /** How long an instance holds a batch without renewing; after it another instance takes over. */
   BATCH_LEASE_MS: z.coerce.number().int().min(1000).max(600_000).default(30_000),
+  /** Batches one user may have queued or running; creating (or resuming) one more answers 429. */
+  BATCH_MAX_OPEN_PER_USER: z.coerce.number().int().min(1).max(100_000).default(10),
+  /** Inputs not yet done over one user's unfinished batches; a batch that would pass it answers 429. */
+  BATCH_MAX_OPEN_INPUTS_PER_USER: z.coerce.number().int().min(1).max(100_000_000).default(200_000),
+  /** Active API keys one user may hold; issuing one more is refused. */
+  MAX_KEYS_PER_USER: z.coerce.number().int().min(1).max(1_000_000).default(100),
 });
 
 export type Env = z.infer<typeof schema> & {

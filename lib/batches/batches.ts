@@ -4,6 +4,7 @@ import { consoleToken } from "@/lib/keys/manage";
 import { BatchError } from "./errors";
 import { checkInputs, maxCostCredits, pagesPerInput, type BatchPagesOption, type RejectedInput } from "./inputs";
 import { batchOperationById, batchOperationView } from "./operations";
+import { batchQuotaOf } from "./quota";
 import { failedInputs, findBatch, insertBatch, type BatchRow, type Viewer } from "./repository";
 
 /**
@@ -60,6 +61,7 @@ export const createBatch = async (db: Db, user: Viewer, request: CreateBatchInpu
     maxCostCredits: maxCost,
     inputs: check.accepted,
     retryOf: request.retryOf ?? null,
+    quota: batchQuotaOf(config),
   });
   return { batch, rejected: check.rejected, duplicates: check.duplicates.length };
 };

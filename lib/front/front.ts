@@ -54,16 +54,27 @@ const mergeVary = (...values: (string | undefined)[]): string | undefined => {
 };
 
 /**
- * `unwritten` runs when the response is gone before all of it was handed to the socket: the
- * client closed (or reset) the connection first, so the request must not stay charged.
+ * `unwritten` runs when the answer did not reach the client: the response closed before all of it
+ * was handed to the socket, or the client had ended its side (a half-close looks the same as a
+ * reset until the answer is written: see answerHalfClosedRequests) and the socket then failed
+ * (ECONNRESET/EPIPE) instead of closing cleanly after the answer.
  */
 const onUnwritten = (response: http.ServerResponse, unwritten: () => void): void => {
-  if (response.destroyed) {
+  const socket = response.socket;
+  if (response.destroyed || socket === null) {
     unwritten();
     return;
   }
   response.once("close", () => {
     if (!response.writableFinished) unwritten();
+    else if (!socket.readableEnded) return;
+    else if (socket.destroyed) {
+      if (socket.errored) unwritten();
+    } else {
+      socket.once("close", (hadError) => {
+        if (hadError) unwritten();
+      });
+    }
   });
 };
 

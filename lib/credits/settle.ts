@@ -104,6 +104,10 @@ export const createSettler = (db: () => Promise<Queryable>, options: { timeoutMs
   let flushing: Promise<void> | null = null;
   let scheduled = false;
 
+  // Lost answers are voided after a pause (the database just failed); unanswered ones at once.
+  const voids = idSweeper(db, "SELECT void_settlements($1::uuid[])", VOID_RETRY_MS);
+  const releases = idSweeper(db, "SELECT release_unanswered($1::uuid[])", 0);
+
   const writeBatch = async (queued: Pending[]) => {
     // Requests that waited past their deadline behind a stalled database are answered now.
     const batch = queued.filter((pending) => {
@@ -154,17 +158,12 @@ export const createSettler = (db: () => Promise<Queryable>, options: { timeoutMs
       // Not a data error: the batch may have committed with its answer lost on the way back.
       // These requests answer 500, so once the database answers again any charge is voided.
       if (!isDataError(error)) {
-        for (const pending of batch) uncertain.add(pending.request.requestId);
-        scheduleVoid();
+        for (const pending of batch) voids.ids.add(pending.request.requestId);
+        voids.schedule();
       }
       for (const pending of batch) pending.reject(error);
     }
   };
-
-  const voids = idSweeper(db, "SELECT void_settlements($1::uuid[])", VOID_RETRY_MS);
-  const uncertain = voids.ids;
-  const scheduleVoid = voids.schedule;
-  const releases = idSweeper(db, "SELECT release_unanswered($1::uuid[])", 0);
 
   const flush = async () => {
     while (queue.length > 0) {
@@ -193,7 +192,7 @@ export const createSettler = (db: () => Promise<Queryable>, options: { timeoutMs
         queue.push({ request, deadline: Date.now() + timeoutMs - DEADLINE_MARGIN_MS, resolve, reject });
         schedule();
       }),
-    uncertainCount: () => uncertain.size,
+    uncertainCount: () => voids.ids.size,
     release: (requestId) => {
       releases.ids.add(requestId);
       releases.schedule();

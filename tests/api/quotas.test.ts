@@ -164,11 +164,11 @@ describe.each(["pglite", "postgres"] as const)("per-user limits on %s", (kind) =
     it("answers 429 beyond the open batches or the open inputs, says how many are open, and cancelling frees room", async () => {
       const small = await create(unknownUrls(500));
       expect(small.status, small.text).toBe(201);
-      const smallId = (small.body as { batch: { id: string } }).batch.id;
+      const smallId = (small.body as { id: string }).id;
       // Written in chunks: all 2,500 inputs are there.
       const large = await create(unknownUrls(2500, 1000));
       expect(large.status, large.text).toBe(201);
-      const largeBatch = (large.body as { batch: { id: string; total: number } }).batch;
+      const largeBatch = large.body as { id: string; total: number };
       expect(largeBatch.total).toBe(2500);
       const items = await client().api(analyst, "GET", `/api/batches/${largeBatch.id}/items?limit=5&afterPosition=2497&afterPage=1`);
       expect(items.status, items.text).toBe(200);
@@ -198,7 +198,7 @@ describe.each(["pglite", "postgres"] as const)("per-user limits on %s", (kind) =
       expect((await act(smallId, "cancel")).status).toBe(200);
       const fits = await create(unknownUrls(400, 6000));
       expect(fits.status, fits.text).toBe(201);
-      const fitsId = (fits.body as { batch: { id: string } }).batch.id;
+      const fitsId = (fits.body as { id: string }).id;
 
       // Resuming counts too: with two queued, a paused batch cannot come back.
       expect((await act(fitsId, "pause")).status).toBe(200);

@@ -90,10 +90,8 @@ const newLimitedTarget = async (kind: TargetKind): Promise<Limited | null> => {
 const limited: Limited[] = [];
 
 beforeAll(async () => {
-  for (const kind of ["pglite", "postgres"] as const) {
-    const started = await newLimitedTarget(kind);
-    if (started) limited.push(started);
-  }
+  const started = await Promise.all((["pglite", "postgres"] as const).map(newLimitedTarget));
+  limited.push(...started.filter((entry): entry is Limited => entry !== null));
 }, 300_000);
 
 afterAll(async () => {

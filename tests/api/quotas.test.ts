@@ -90,8 +90,11 @@ const newLimitedTarget = async (kind: TargetKind): Promise<Limited | null> => {
 const limited: Limited[] = [];
 
 beforeAll(async () => {
-  const started = await Promise.all((["pglite", "postgres"] as const).map(newLimitedTarget));
-  limited.push(...started.filter((entry): entry is Limited => entry !== null));
+  // Both at once; every server that did start is kept, so afterAll stops it even if the other failed.
+  const started = await Promise.allSettled((["pglite", "postgres"] as const).map(newLimitedTarget));
+  for (const result of started) if (result.status === "fulfilled" && result.value !== null) limited.push(result.value);
+  const failed = started.find((result) => result.status === "rejected");
+  if (failed) throw failed.reason;
 }, 300_000);
 
 afterAll(async () => {

@@ -2,8 +2,10 @@ import http from "node:http";
 import next from "next";
 import { createV1Router } from "@/lib/api/v1-router";
 import { env, EnvError } from "@/lib/env";
+import { limitConnections, serverTimeouts, type ConnectionLimits } from "@/lib/front/connections";
 import { answerHalfClosedRequests, createFront, MAX_HEADER_BYTES } from "@/lib/front/front";
-import { securityHeaders } from "@/lib/http/security-headers";
+import { securityHeaders, transportSecurityHeaders } from "@/lib/http/security-headers";
+import { createMcpHandler, MCP_PATH } from "@/lib/mcp/http";
 import { buildOpenApiDocument } from "@/lib/openapi/document";
 import { registry } from "@/lib/operations";
 import { services } from "@/lib/services";
@@ -34,11 +36,21 @@ const main = async (): Promise<void> => {
     cors: { allowedOrigins: config.CORS_ALLOWED_ORIGINS },
     encodings: ["gzip"],
     baseHeaders: Object.fromEntries(securityHeaders(dev).map(({ key, value }) => [key, value])),
+    everyAnswerHeaders: Object.fromEntries(transportSecurityHeaders(config.PUBLIC_URL).map(({ key, value }) => [key, value])),
+    mcp: { path: MCP_PATH, handle: createMcpHandler({ registry, services, allowedOrigins: config.CORS_ALLOWED_ORIGINS }) },
   });
 
-  const server = http.createServer({ maxHeaderSize: MAX_HEADER_BYTES }, (request, response) => {
+  const limits: ConnectionLimits = {
+    headersTimeoutMs: config.HEADERS_TIMEOUT_S * 1000,
+    requestTimeoutMs: config.REQUEST_TIMEOUT_S * 1000,
+    keepAliveTimeoutMs: config.KEEP_ALIVE_TIMEOUT_S * 1000,
+    maxConnections: config.MAX_CONNECTIONS,
+    maxPerAddress: config.TRUSTED_PROXY_HOPS === 0 ? config.MAX_CONNECTIONS_PER_ADDRESS : null,
+  };
+  const server = http.createServer({ maxHeaderSize: MAX_HEADER_BYTES, ...serverTimeouts(limits) }, (request, response) => {
     void front.handleRequest(request, response);
   });
+  limitConnections(server, limits);
   answerHalfClosedRequests(server);
   server.on("connect", front.handleConnect);
   // Next's development server reloads pages over a WebSocket.

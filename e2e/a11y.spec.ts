@@ -43,6 +43,7 @@ const CHECKS: Check[] = [
   { name: "admin upstream settings", path: "/admin/settings", signedIn: true },
   { name: "admin import", path: "/admin/upload", signedIn: true },
   { name: "admin audit log", path: "/admin/audit", signedIn: true },
+  { name: "admin privacy", path: "/admin/privacy", signedIn: true },
   { name: "not found", path: "/no-such-page", signedIn: true },
 ];
 

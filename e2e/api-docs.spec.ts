@@ -207,6 +207,27 @@ test.describe("API page try-it", () => {
     expect(errors).toEqual([]);
   });
 
+  test("Agents: the MCP server URL, every tool with its cost, and client configurations with a placeholder key", async ({ page }) => {
+    const errors = collectErrors(page, { expectFailedRequests: true });
+    await page.goto("/api-docs#agents");
+    const agents = page.getByTestId("agents-section");
+    await expect(agents.getByRole("heading", { name: "Agents (MCP)" })).toBeVisible();
+    const origin = new URL(page.url()).origin;
+    await expect(agents.getByTestId("mcp-url")).toHaveText(`${origin}/mcp`);
+    for (const [tool, cost] of [["event_details", "4 cr"], ["followers", "2 cr"], [OP, "1 cr"], ["account_balance", "free"]] as const) {
+      await expect(agents.getByRole("listitem").filter({ hasText: tool }).first()).toContainText(cost);
+    }
+    const configs = agents.locator("pre");
+    await expect(configs).toHaveCount(3);
+    for (const config of await configs.allTextContents()) {
+      expect(config).toContain("<YOUR_API_KEY>");
+      expect(config).toContain(`${origin}/mcp`);
+      expect(config).not.toMatch(/eyJ[\w-]+\.[\w-]+/);
+    }
+    await page.waitForLoadState("networkidle");
+    expect(errors).toEqual([]);
+  });
+
   test("followers: Enter sends with the console key; a page's node_id and cursor fill the form for the next page", async ({ page }) => {
     const errors = collectErrors(page, { expectFailedRequests: true });
     await signInAsAdminWithConsoleKey(page);

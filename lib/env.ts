@@ -154,6 +154,20 @@ const schema = z.object({
   BATCH_MAX_PAGES: z.coerce.number().int().min(1).max(10_000).default(100),
   /** How long an instance holds a batch without renewing; after it another instance takes over. */
   BATCH_LEASE_MS: z.coerce.number().int().min(1000).max(600_000).default(30_000),
+  /** A request head (request line and headers) must arrive complete within this; else 408 and closed. */
+  HEADERS_TIMEOUT_S: z.coerce.number().int().min(1).max(300).default(15),
+  /** A whole request (head and body) must arrive within this (uploads included). */
+  REQUEST_TIMEOUT_S: z.coerce.number().int().min(1).max(3600).default(300),
+  /** An idle keep-alive connection is closed after this. */
+  KEEP_ALIVE_TIMEOUT_S: z.coerce.number().int().min(1).max(300).default(5),
+  /** Open connections per instance; beyond, a new connection is closed at once. Keep below `ulimit -n`. */
+  MAX_CONNECTIONS: z.coerce.number().int().min(1).max(1_000_000).default(10_000),
+  /** Open connections per client address when TRUSTED_PROXY_HOPS is 0; beyond, closed at once. */
+  MAX_CONNECTIONS_PER_ADDRESS: z.coerce.number().int().min(1).max(1_000_000).default(256),
+  /** Retention (lib/privacy/retention.ts): batch result pages, per-request usage rows, upstream-cached records. */
+  BATCH_RESULTS_RETENTION_DAYS: z.coerce.number().int().min(1).max(36_500).default(30),
+  REQUEST_LOG_RETENTION_DAYS: z.coerce.number().int().min(1).max(36_500).default(90),
+  UPSTREAM_CACHE_MAX_AGE_DAYS: z.coerce.number().int().min(1).max(36_500).default(30),
   /** Batches one user may have queued or running; creating (or resuming) one more answers 429. */
   BATCH_MAX_OPEN_PER_USER: z.coerce.number().int().min(1).max(100_000).default(10),
   /** Inputs not yet done over one user's unfinished batches; a batch that would pass it answers 429. */
@@ -185,6 +199,9 @@ export const parseEnv = (source: Record<string, string | undefined>): Env => {
   const { ADMIN_EMAIL, ADMIN_PASSWORD, OIDC_ISSUER, OIDC_CLIENT_ID, OIDC_CLIENT_SECRET } = result.data;
   if ((ADMIN_EMAIL === undefined) !== (ADMIN_PASSWORD === undefined)) {
     throw new EnvError("Invalid environment configuration:\n  ADMIN_EMAIL / ADMIN_PASSWORD: set both or neither");
+  }
+  if (result.data.HEADERS_TIMEOUT_S > result.data.REQUEST_TIMEOUT_S) {
+    throw new EnvError("Invalid environment configuration:\n  HEADERS_TIMEOUT_S: must not exceed REQUEST_TIMEOUT_S");
   }
   const oidcParts = [OIDC_ISSUER, OIDC_CLIENT_ID, OIDC_CLIENT_SECRET];
   if (oidcParts.some((part) => part !== undefined) && oidcParts.some((part) => part === undefined)) {

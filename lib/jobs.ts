@@ -1,4 +1,8 @@
+import crypto from "node:crypto";
 import { getDb } from "@/lib/db/client";
+import { claimJobLease } from "@/lib/job-lease";
+import { sweepSuppressed } from "@/lib/privacy/erase";
+import { sweepRetention } from "@/lib/privacy/retention";
 import { describeError, log } from "@/lib/log";
 import { startAlertWorker } from "@/lib/alerts/webhooks";
 import { startBatchRunner } from "@/lib/batches/start";
@@ -37,6 +41,28 @@ export const sweepStaleReservations = async (): Promise<number> => {
   return swept;
 };
 
+// The retention sweep (lib/privacy/retention.ts) runs on the instance holding its lease.
+const RETENTION_EVERY_MS = 15 * 60_000;
+const RETENTION_LEASE_MS = 2 * RETENTION_EVERY_MS;
+const instanceId = `${process.pid}-${crypto.randomUUID()}`;
+
+export const sweepRetentionIfLeased = async (): Promise<void> => {
+  const db = await getDb();
+  if (!(await claimJobLease(db, "retention-sweep", instanceId, RETENTION_LEASE_MS))) return;
+  const config = env();
+  const report = await sweepRetention(
+    db,
+    {
+      batchResultsDays: config.BATCH_RESULTS_RETENTION_DAYS,
+      requestLogDays: config.REQUEST_LOG_RETENTION_DAYS,
+      upstreamCacheDays: config.UPSTREAM_CACHE_MAX_AGE_DAYS,
+    },
+    new Date(),
+  );
+  const suppressed = await sweepSuppressed(db);
+  if (suppressed > 0 || Object.values(report).some((count) => count > 0)) log.info("retention sweep", { ...report, suppressed });
+};
+
 export const startBackgroundJobs = async (): Promise<void> => {
   await services();
   // `npm start` bootstraps before serving; a server started any other way (container,
@@ -58,4 +84,5 @@ export const startBackgroundJobs = async (): Promise<void> => {
   every("sweep-reservations", SWEEP_EVERY_MS, async () => {
     await sweepStaleReservations();
   });
+  every("retention-sweep", RETENTION_EVERY_MS, sweepRetentionIfLeased);
 };

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import { createRequire } from "node:module";
 import os from "node:os";
@@ -217,3 +217,34 @@ export const spawnLogged = (
 
 export const formatRow = (cells: readonly string[], widths: readonly number[]): string =>
   cells.map((cell, index) => (index === 0 ? cell.padEnd(widths[index] ?? 0) : cell.padStart(widths[index] ?? 0))).join("  ");
+
+const clockTicksPerSecond = (): number => {
+  const result = spawnSync("getconf", ["CLK_TCK"], { encoding: "utf8" });
+  const ticks = Number.parseInt(result.stdout ?? "", 10);
+  return Number.isFinite(ticks) && ticks > 0 ? ticks : 100;
+};
+
+/**
+ * CPU time (user + system, ms) spent so far by every live process of a process group, read from
+ * /proc (Linux): the server's own work per request, apart from the load generator in this process.
+ * null where /proc is not there.
+ */
+export const processGroupCpuMs = (groupId: number): number | null => {
+  if (!fs.existsSync("/proc/self/stat")) return null;
+  const ticks = clockTicksPerSecond();
+  let total = 0;
+  for (const entry of fs.readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
+    try {
+      stat = fs.readFileSync(`/proc/${entry}/stat`, "utf8");
+    } catch {
+      continue;
+    }
+    // Fields after the command name (which may hold spaces) start at state: pgrp is 3rd, utime 12th, stime 13th.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    if (Number(fields[2]) !== groupId) continue;
+    total += Number(fields[11]) + Number(fields[12]);
+  }
+  return (total * 1000) / ticks;
+};

@@ -22,6 +22,7 @@ import {
   LOAD_OPTIONS,
   readLoadOptions,
   machineSummary,
+  processGroupCpuMs,
   sleep,
   spawnLogged,
   startLoad,
@@ -38,7 +39,8 @@ import { parseCliOptions } from "@/lib/cli/options";
 /**
  * `npm run bench`: the production server (scripts/start.ts → server.ts) on a fresh embedded
  * database, loaded on Next's trivial /api/ping, on the front's own trivial answer, and on a paid
- * /v1 lookup without and with gzip; afterwards a check that every 200 was charged exactly once and
+ * /v1 lookup without and with gzip, and on the same lookup as an MCP tool call (with the server's CPU
+ * time per call of each); afterwards a check that every 200 was charged exactly once and
  * every request left exactly one usage row. The last line is `ratio=` (followers ÷ Next's ping).
  */
 const USAGE = `usage: npm run bench -- [--duration S] [--connections N] [--keep]
@@ -55,6 +57,18 @@ const FOLLOWERS_PATH = `${followersOperation.path}?userid=2000000002`;
 const PING_PATH = "/api/ping";
 /** The front's own trivial answer (lib/front/front.ts): the ceiling of anything the front serves. */
 const FRONT_PING_PATH = "/_front/ping";
+
+const MCP_PATH = "/mcp";
+const MCP_FOLLOWERS_CALL = JSON.stringify({
+  jsonrpc: "2.0",
+  id: 1,
+  method: "tools/call",
+  params: { name: followersOperation.id, arguments: { userid: "2000000002" } },
+});
+
+/** The server's CPU time per answered request over one load run (null without /proc). */
+const serverMsPerRequest = (before: number | null, after: number | null, result: AutocannonResult): number | null =>
+  before === null || after === null || result.requests.total === 0 ? null : (after - before) / result.requests.total;
 
 const root = process.cwd();
 const tsxCli = path.join(root, "node_modules", "tsx", "dist", "cli.mjs");
@@ -123,10 +137,10 @@ const childEnv = (port: number, dataDir: string, authSecret: string): NodeJS.Pro
 const issuedKey = z.object({ id: z.string(), token: z.string(), credits: z.number(), qps: z.number() });
 
 /** The key is issued through the CLI before the server starts: the embedded database allows one process. */
-const createKey = (env: NodeJS.ProcessEnv) => {
+const createKey = (env: NodeJS.ProcessEnv, name = "bench") => {
   const result = spawnSync(
     process.execPath,
-    [tsxCli, "scripts/keys.ts", "create", "--name", "bench", "--credits", String(CREDITS_GRANTED), "--qps", String(QPS_LIMIT), "--json"],
+    [tsxCli, "scripts/keys.ts", "create", "--name", name, "--credits", String(CREDITS_GRANTED), "--qps", String(QPS_LIMIT), "--json"],
     { cwd: root, env, encoding: "utf8" },
   );
   if (result.status !== 0) {
@@ -162,8 +176,14 @@ const waitUntilHealthy = async (server: ChildProcess, baseUrl: string, logFile: 
   throw new BenchError(`the server was not healthy after ${STARTUP_TIMEOUT_MS / 60_000} minutes; last log lines:\n${tail(logFile, 30)}`);
 };
 
-const runLoad = async (url: string, seconds: number, connections: number, headers: Record<string, string>) => {
-  const load = startLoad({ url, duration: seconds, connections, headers });
+const runLoad = async (
+  url: string,
+  seconds: number,
+  connections: number,
+  headers: Record<string, string>,
+  request: { method?: "POST"; body?: string } = {},
+) => {
+  const load = startLoad({ url, duration: seconds, connections, headers, ...request });
   resources.load = load;
   try {
     const result = await load.result;
@@ -252,6 +272,7 @@ const main = async () => {
 
   const key = createKey(env);
   console.log(`key: ${key.id} with ${key.credits} credits and ${key.qps} requests/s`);
+  const mcpKey = createKey(env, "bench-mcp");
 
   await waitForOtherBuilds();
   const server = spawnLogged(process.execPath, [tsxCli, "scripts/start.ts"], { cwd: root, env, logFile });
@@ -282,11 +303,23 @@ const main = async () => {
     );
   }
   console.log(`loading GET ${FOLLOWERS_PATH} (${durationSeconds} s)…`);
+  const cpuBeforeV1 = processGroupCpuMs(server.pid ?? -1);
   const followers = await runLoad(followersUrl, durationSeconds, connections, authHeaders);
+  const v1ServerMs = serverMsPerRequest(cpuBeforeV1, processGroupCpuMs(server.pid ?? -1), followers.result);
   tally = addRun(tally, followers.result);
   console.log(`loading GET ${FOLLOWERS_PATH} with Accept-Encoding: gzip (${durationSeconds} s)…`);
   const followersGzip = await runLoad(followersUrl, durationSeconds, connections, { ...authHeaders, "Accept-Encoding": "gzip" });
   tally = addRun(tally, followersGzip.result);
+
+  // The same lookup as an MCP tool call (a fresh stateless MCP server per request), on its own key.
+  const mcpHeaders = { Authorization: `Bearer ${mcpKey.token}`, "Content-Type": "application/json", Accept: "application/json, text/event-stream" };
+  const mcpRequest = { method: "POST" as const, body: MCP_FOLLOWERS_CALL };
+  console.log(`warming up POST ${MCP_PATH} tools/call ${followersOperation.id} (${WARMUP_SECONDS} s)…`);
+  await runLoad(`${baseUrl}${MCP_PATH}`, WARMUP_SECONDS, connections, mcpHeaders, mcpRequest);
+  console.log(`loading POST ${MCP_PATH} tools/call ${followersOperation.id} (${durationSeconds} s)…`);
+  const cpuBeforeMcp = processGroupCpuMs(server.pid ?? -1);
+  const mcp = await runLoad(`${baseUrl}${MCP_PATH}`, durationSeconds, connections, mcpHeaders, mcpRequest);
+  const mcpServerMs = serverMsPerRequest(cpuBeforeMcp, processGroupCpuMs(server.pid ?? -1), mcp.result);
 
   console.log("");
   reportTable([
@@ -294,6 +327,7 @@ const main = async () => {
     { label: `GET ${FRONT_PING_PATH} (front)`, ...frontPing },
     { label: `GET ${FOLLOWERS_PATH}`, ...followers },
     { label: `  … Accept-Encoding: gzip`, ...followersGzip },
+    { label: `POST ${MCP_PATH} (tool ${followersOperation.id})`, ...mcp },
   ]);
   console.log("");
 
@@ -343,6 +377,13 @@ const main = async () => {
       (check.usageOk ? "OK" : "MISMATCH"),
   );
   if (!check.creditsOk || !check.usageOk) problems += 1;
+  const mcpFigures = await readKeyFigures(dataDir, mcpKey.id);
+  const mcpCreditsOk = mcpFigures.creditsGranted - mcpFigures.creditsRemaining === FOLLOWERS_COST_CREDITS * mcpFigures.usage200Rows;
+  console.log(
+    `mcp key: ${mcpFigures.usage200Rows} tool calls charged, ${mcpFigures.creditsGranted - mcpFigures.creditsRemaining} credits spent ` +
+      `= ${FOLLOWERS_COST_CREDITS} × ${mcpFigures.usage200Rows} ${mcpCreditsOk ? "OK" : "MISMATCH"}`,
+  );
+  if (!mcpCreditsOk || mcp.result.non2xx > 0 || mcp.result.errors > 0) problems += 1;
 
   const ratio = followers.result.requests.average / ping.result.requests.average;
   const ceilingShare = followers.result.requests.average / frontPing.result.requests.average;
@@ -351,6 +392,9 @@ const main = async () => {
   console.log(`p99_v1_ms=${followers.result.latency.p99} (at ${connections} connections; gzip: ${followersGzip.result.latency.p99})`);
   console.log(`gzip_ratio=${(followersGzip.result.requests.average / ping.result.requests.average).toFixed(2)}`);
   console.log(`ceiling_share=${ceilingShare.toFixed(2)}`);
+  if (v1ServerMs !== null && mcpServerMs !== null) {
+    console.log(`server_cpu_ms_per_call: v1=${v1ServerMs.toFixed(3)} mcp=${mcpServerMs.toFixed(3)} mcp_ratio=${(mcpServerMs / v1ServerMs).toFixed(2)}`);
+  }
   console.log(`ratio=${ratio.toFixed(2)}`);
 };
 

@@ -7,6 +7,7 @@ import { ACCOUNT_PATH } from "@/lib/openapi/meta-operations";
 import { jsonMedia } from "@/lib/openapi/responses";
 import type { BodilessResponseObject, JsonValue, OpenApiDocument, ResponseObject } from "@/lib/openapi/types";
 import { AccountSection } from "@/components/api-docs/account-section";
+import { AgentsSection } from "@/components/api-docs/agents-section";
 import { ReferenceTable } from "@/components/api-docs/reference-table";
 import { TryIt } from "@/components/api-docs/try-it";
 import { Badge, type BadgeVariant } from "@/components/ui/badge";
@@ -104,6 +105,7 @@ function TableOfContents({ operations }: { operations: OperationDoc[] }) {
     { id: "headers", label: "Response headers" },
     ...operations.map((operation) => ({ id: operation.name, label: operation.summary })),
     { id: "account", label: "Account balance" },
+    { id: "agents", label: "Agents (MCP)" },
   ];
   return (
     <nav aria-label="On this page" className="lg:sticky lg:top-20">
@@ -331,6 +333,14 @@ export default async function ApiDocsPage() {
             summary="Account balance"
             description={<RichText text={document.paths[ACCOUNT_PATH]?.get.description ?? ""} />}
             origin={origin}
+            heading={(id, text) => <SectionHeading id={id}>{text}</SectionHeading>}
+          />
+          <AgentsSection
+            origin={origin}
+            tools={[
+              ...operations.map((operation) => ({ name: operation.name, summary: operation.summary, costCredits: operation.costCredits })),
+              { name: "account_balance", summary: "Account balance", costCredits: 0 },
+            ]}
             heading={(id, text) => <SectionHeading id={id}>{text}</SectionHeading>}
           />
         </div>

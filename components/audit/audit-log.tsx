@@ -21,6 +21,9 @@ const actionLabels: Record<string, { label: string; variant: BadgeVariant }> = {
   "user.password": { label: "Password reset", variant: "warning" },
   "user.allowance": { label: "Allowance changed", variant: "accent" },
   "user.sessions": { label: "Sessions ended", variant: "neutral" },
+  "subject.suppress": { label: "Subject suppressed", variant: "danger" },
+  "subject.lift": { label: "Suppression lifted", variant: "warning" },
+  "subject.access": { label: "Subject access", variant: "neutral" },
 };
 
 const detailValue = (value: unknown): string =>

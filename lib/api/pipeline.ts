@@ -15,7 +15,10 @@ import { summariseQuery } from "./params";
  * It knows nothing of HTTP servers: the /v1 front and the console's lookup route both call it.
  * Every request that gets past authentication is settled exactly once (one usage record).
  */
-export type PipelineInput = { authorization: string | null; query: URLSearchParams };
+/** Where a request came in: the usage record says so, and the Usage page filters by it. */
+export type Channel = "api" | "console" | "batch" | "mcp";
+
+export type PipelineInput = { authorization: string | null; query: URLSearchParams; channel?: Channel };
 
 export type PipelineResult = {
   status: number;

@@ -12,7 +12,13 @@ export type AuditAction =
   | "user.enable"
   | "user.password"
   | "user.allowance"
-  | "user.sessions";
+  | "user.sessions"
+  | "subject.suppress"
+  | "subject.lift"
+  | "subject.access";
+
+/** What an entry is about: a key, a user, or a data subject ("<kind>:<subject>", lib/privacy). */
+export type AuditTargetType = "key" | "user" | "subject";
 
 export type Actor = { id: string | null; email: string; ip: string };
 
@@ -20,7 +26,7 @@ export type AuditEntry = {
   id: number;
   actorEmail: string;
   action: AuditAction;
-  targetType: "key" | "user";
+  targetType: AuditTargetType;
   targetId: string;
   details: Record<string, unknown>;
   ip: string;
@@ -31,7 +37,7 @@ export const recordAudit = async (
   db: Queryable,
   actor: Actor,
   action: AuditAction,
-  target: { type: "key" | "user"; id: string },
+  target: { type: AuditTargetType; id: string },
   details: Record<string, unknown> = {},
 ): Promise<void> => {
   await db.query(
@@ -45,7 +51,7 @@ type AuditRow = {
   id: number | string;
   actor_email: string;
   action: AuditAction;
-  target_type: "key" | "user";
+  target_type: AuditTargetType;
   target_id: string;
   details: Record<string, unknown> | string;
   ip: string;

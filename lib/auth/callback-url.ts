@@ -26,3 +26,44 @@ export const safeCallbackUrl = (value: unknown, fallback: string = DEFAULT_CALLB
   url.searchParams.delete("_rsc");
   return `${url.pathname}${url.search}${url.hash}`;
 };
+
+/**
+ * next-auth's redirect after sign-in or sign-out (its `redirect` callback): a path or a URL of
+ * this site's own origin (`baseUrl`); anything else — another origin, `//host`, a malformed
+ * absolute URL, which next-auth's default would throw on (a 500) — leads to the home page.
+ */
+export const ownOriginRedirect = (url: string, baseUrl: string): string => {
+  try {
+    const home = new URL("/", baseUrl);
+    const target = new URL(url, home);
+    return target.origin === home.origin ? target.href : home.href;
+  } catch {
+    return `${baseUrl}/`;
+  }
+};
+
+/** next-auth reads a callbackUrl from the query of its routes too. */
+export const AUTH_ROUTES_PREFIX = "/api/auth/";
+
+/**
+ * The query of a next-auth request with a malformed absolute `callbackUrl` removed (next-auth's
+ * own check throws on it: a 500), or null when there is nothing to remove. Relative paths and
+ * well-formed URLs stay: the redirect callback (ownOriginRedirect) decides where they lead.
+ */
+export const withoutMalformedCallbackUrl = (search: string): string | null => {
+  const query = new URLSearchParams(search);
+  const values = query.getAll("callbackUrl");
+  const malformed = values.some((value) => {
+    if (value.startsWith("/") && !value.startsWith("//")) return false;
+    try {
+      new URL(value);
+      return false;
+    } catch {
+      return true;
+    }
+  });
+  if (!malformed) return null;
+  query.delete("callbackUrl");
+  const rest = query.toString();
+  return rest === "" ? "" : `?${rest}`;
+};

@@ -4,6 +4,7 @@ import { env } from "@/lib/env";
 import { getDb } from "@/lib/db/client";
 import { authSecret } from "@/lib/security/secrets";
 import { findUserWithPassword } from "@/lib/users/repository";
+import { ownOriginRedirect } from "./callback-url";
 import { clientIp } from "./client-ip";
 import { newSessionId, revokeSession } from "./session-store";
 import { SignInError, signInWithPassword } from "./sign-in";
@@ -19,15 +20,27 @@ const SESSION_MAX_AGE_S = 12 * 60 * 60;
 /** Kept as an export of this module for existing importers; it lives in ./client-ip. */
 export { clientIp } from "./client-ip";
 
-// next-auth derives its own URLs from the request host when told to trust it; a self-hosted
-// instance is reached under many names (localhost, 127.0.0.1, a LAN name, a load balancer).
-process.env.AUTH_TRUST_HOST = "true";
+/**
+ * next-auth 4 reads its own origin from process.env on every request (utils/detect-origin.js):
+ * NEXTAUTH_URL when set; else, with AUTH_TRUST_HOST, the request's X-Forwarded-Host (or Host)
+ * and X-Forwarded-Proto. With PUBLIC_URL configured it is pinned there, so links, redirects and
+ * cookie security follow the configuration, not the request. Without it a self-hosted instance
+ * is reached under many names (localhost, 127.0.0.1, a LAN name): the request's host is used,
+ * and the process front removes a client's X-Forwarded-* unless TRUSTED_PROXY_HOPS > 0 (Next
+ * then sets them from Host and the connection).
+ */
+const pinOrigin = (publicUrl: string | undefined): void => {
+  if (publicUrl !== undefined) process.env.NEXTAUTH_URL = `${new URL(publicUrl).origin}/api/auth`;
+  else delete process.env.NEXTAUTH_URL;
+  process.env.AUTH_TRUST_HOST = "true";
+};
 
 let cached: AuthOptions | undefined;
 
 export const authOptions = (): AuthOptions => {
   if (cached) return cached;
   const config = env();
+  pinOrigin(config.PUBLIC_URL);
   const providers: AuthOptions["providers"] = [
     CredentialsProvider({
       id: "credentials",
@@ -68,9 +81,13 @@ export const authOptions = (): AuthOptions => {
   cached = {
     secret: authSecret(),
     session: { strategy: "jwt", maxAge: SESSION_MAX_AGE_S },
+    // An https console always gets Secure, __Secure- cookies, whatever a proxy forwarded.
+    useSecureCookies: config.PUBLIC_URL?.startsWith("https://") ?? undefined,
     pages: { signIn: "/signin", error: "/signin" },
     providers,
     callbacks: {
+      // After sign-in and sign-out: this site only; a malformed or foreign URL → the home page.
+      redirect: async ({ url, baseUrl }) => ownOriginRedirect(url, baseUrl),
       // Single sign-on admits only existing, active accounts (matched by email).
       signIn: async ({ user, account }) => {
         if (account?.provider !== "oidc") return true;

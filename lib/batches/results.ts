@@ -1,5 +1,5 @@
 import type { Queryable } from "@/lib/db/client";
-import { csvField, type CsvValue } from "@/lib/export/csv";
+import { csvLine, type CsvValue } from "@/lib/export/csv";
 import type { BatchOperation } from "./operations";
 import { itemsAfter, type ItemRow } from "./repository";
 
@@ -11,7 +11,6 @@ import { itemsAfter, type ItemRow } from "./repository";
  * - NDJSON: one line per input found, in the API's own shapes, as `npm run import` reads them.
  */
 const CHUNK = 500;
-const CRLF = "\r\n";
 
 async function* doneItems(db: Queryable, batchId: string): AsyncGenerator<ItemRow> {
   let after = { position: 0, page: 0 };
@@ -37,19 +36,19 @@ const outcomeColumns = ["input", "page", "status", "credits", "message"] as cons
 
 export async function* csvChunks(db: Queryable, batchId: string, operation: BatchOperation): AsyncGenerator<string> {
   const columns = operation.batch.columns;
-  yield [...outcomeColumns, ...columns].map(csvField).join(",") + CRLF;
+  yield csvLine([...outcomeColumns, ...columns]);
   let lines: string[] = [];
   for await (const row of doneItems(db, batchId)) {
     const lead: CsvValue[] = [row.input, row.page, row.http_status, row.credits_charged, row.message];
     const records = row.http_status === 200 ? operation.batch.rows(parseData(row)) : [];
-    if (records.length === 0) lines.push([...lead, ...columns.map(() => null)].map(csvField).join(","));
-    for (const record of records) lines.push([...lead, ...columns.map((column) => record[column] ?? null)].map(csvField).join(","));
+    if (records.length === 0) lines.push(csvLine([...lead, ...columns.map(() => null)]));
+    for (const record of records) lines.push(csvLine([...lead, ...columns.map((column) => record[column] ?? null)]));
     if (lines.length >= CHUNK) {
-      yield lines.join(CRLF) + CRLF;
+      yield lines.join("");
       lines = [];
     }
   }
-  if (lines.length > 0) yield lines.join(CRLF) + CRLF;
+  if (lines.length > 0) yield lines.join("");
 }
 
 export async function* ndjsonChunks(db: Queryable, batchId: string, operation: BatchOperation): AsyncGenerator<string> {

@@ -23,6 +23,8 @@ describe("reading a console sign-in's cookies", () => {
       "next-auth.session-token.0=a; next-auth.session-token.1=b",
     );
     expect(sessionCookie(setCookiePairs(withCookies("next-auth.session-tokenx=1", "next-auth.csrf-token=2")))).toBeNull();
+    // An https console's name.
+    expect(sessionCookie(setCookiePairs(withCookies("__Secure-next-auth.session-token=jwt; Secure", "x=1")))).toBe("__Secure-next-auth.session-token=jwt");
   });
 
   it("parses JSON bodies and gives undefined for the rest", () => {

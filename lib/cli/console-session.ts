@@ -22,7 +22,9 @@ export const cookieHeader = (pairs: Iterable<readonly [string, string]>): string
 
 /** The session cookie among `pairs` as a Cookie header (next-auth may split it into `.0`, `.1`, …), or null. */
 export const sessionCookie = (pairs: Map<string, string>): string | null => {
-  const session = [...pairs].filter(([name]) => name === SESSION_COOKIE || name.startsWith(`${SESSION_COOKIE}.`));
+  // An https console names it `__Secure-next-auth.session-token`.
+  const isSession = (name: string) => [SESSION_COOKIE, `__Secure-${SESSION_COOKIE}`].some((cookie) => name === cookie || name.startsWith(`${cookie}.`));
+  const session = [...pairs].filter(([name]) => isSession(name));
   return session.length > 0 ? cookieHeader(session) : null;
 };
 

@@ -6,6 +6,7 @@ import type { CursorCodec } from "./cursor";
 import type { StoreConnector } from "./store";
 import { createUpstreamClient, isClassified, isProviderFailure, type UpstreamKeyRejectedError } from "./upstream-client";
 import { createProviderConfig } from "./upstream-config";
+import { createSuppressionList, withSuppression, type SuppressionList } from "./suppression";
 import { createUpstreamGuard } from "./upstream-resilience";
 import { createUpstreamConnector, type UpstreamControl } from "./upstream";
 
@@ -43,9 +44,13 @@ export const selectConnector = (deps: {
   sealKey: Buffer;
   fetch?: typeof fetch;
   now?: () => number;
+  /** Suppressed subjects (lib/privacy): by default read from `db`. */
+  suppressions?: SuppressionList;
 }): DataConnector => {
+  // Every lookup of every channel passes here: a suppressed subject is never looked up.
+  const suppressions = deps.suppressions ?? createSuppressionList({ db: deps.db });
   const { settings } = deps;
-  if (settings.DATA_SOURCE === "store") return deps.store;
+  if (settings.DATA_SOURCE === "store") return withSuppression(deps.store, suppressions);
 
   const config = createProviderConfig({
     db: deps.db,
@@ -78,7 +83,7 @@ export const selectConnector = (deps: {
     now: deps.now,
     onKeyRejected,
   });
-  return createUpstreamConnector({
+  const upstream = createUpstreamConnector({
     db: deps.db,
     cursors: deps.cursors,
     client,
@@ -93,4 +98,5 @@ export const selectConnector = (deps: {
     cacheHitCredits: settings.CACHE_HIT_CREDITS,
     now: deps.now,
   });
+  return withSuppression(upstream, suppressions);
 };

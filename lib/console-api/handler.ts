@@ -2,6 +2,7 @@ import type { z } from "zod";
 import { currentUser } from "@/lib/auth/session";
 import { clientIp } from "@/lib/auth/options";
 import { getDb, type Db } from "@/lib/db/client";
+import { env } from "@/lib/env";
 import { DomainError, type DomainErrorCode } from "@/lib/errors";
 import { describeError, log } from "@/lib/log";
 import { MAX_JSON_BODY_BYTES, parseJsonBody, urlProblem } from "./input";
@@ -54,11 +55,19 @@ const statusOf: Record<DomainErrorCode, ConsoleError["status"]> = {
 const errorResponse = (error: ConsoleError) =>
   Response.json({ error: { code: error.code, message: error.message } }, { status: error.status, headers: { "Cache-Control": "no-store" } });
 
-/** The origin the request was made to, as the browser saw it. */
+/**
+ * The console's own origin: PUBLIC_URL's when it is configured; otherwise the one the request was
+ * made to — Host and the connection's protocol, or what the operator's proxies forwarded when
+ * TRUSTED_PROXY_HOPS > 0. A client's own X-Forwarded-Host never makes another site "same origin".
+ */
 const ownOrigin = (request: Request): string => {
+  const config = env();
+  if (config.PUBLIC_URL !== undefined) return new URL(config.PUBLIC_URL).origin;
   const url = new URL(request.url);
-  const host = request.headers.get("x-forwarded-host") ?? request.headers.get("host") ?? url.host;
-  const proto = request.headers.get("x-forwarded-proto") ?? url.protocol.replace(":", "");
+  const forwarded = (name: string) =>
+    config.TRUSTED_PROXY_HOPS > 0 ? (request.headers.get(name)?.split(",")[0]?.trim() || undefined) : undefined;
+  const host = forwarded("x-forwarded-host") ?? request.headers.get("host") ?? url.host;
+  const proto = forwarded("x-forwarded-proto") ?? url.protocol.replace(":", "");
   return `${proto}://${host}`;
 };
 

@@ -60,3 +60,13 @@ export const consoleLookupHandler =
   (deps: ConsoleLookupDeps = processDeps) =>
   async ({ db, user, params, query }: ConsoleContext<undefined>): Promise<Response> =>
     lookupResponse(await consoleLookup(db, user.id, params.operation ?? "", query, deps));
+
+/**
+ * HEAD of a lookup: refused (405, as /v1 does), because Next would answer HEAD by running GET —
+ * a lookup charged for an answer whose body is never sent.
+ */
+export const lookupHeadResponse = (): Response =>
+  Response.json(
+    { error: { code: "method_not_allowed", message: "Lookups answer GET only." } },
+    { status: 405, headers: { Allow: "GET", "Cache-Control": "no-store" } },
+  );

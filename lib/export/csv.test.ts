@@ -72,3 +72,28 @@ describe("csvField", () => {
     expect(csvField("a\rb")).toBe('"a\rb"');
   });
 });
+
+describe("defusing spreadsheet formulas (OWASP CSV injection)", () => {
+  it("prefixes a text cell starting with = + - @ tab or CR with '", () => {
+    expect(csvField('=HYPERLINK("http://evil.example","x")')).toBe(`"'=HYPERLINK(""http://evil.example"",""x"")"`);
+    expect(csvField("@SUM(A1:A9)")).toBe("'@SUM(A1:A9)");
+    expect(csvField("+cmd|' /C calc'!A0")).toBe("'+cmd|' /C calc'!A0");
+    expect(csvField("-2+3")).toBe("'-2+3");
+    expect(csvField("\tx")).toBe("'\tx");
+    expect(csvField("\rx")).toBe(`"'\rx"`);
+  });
+
+  it("leaves numbers, plain numbers written as text, and other text as they are", () => {
+    expect(csvField(-12.5)).toBe("-12.5");
+    expect(csvField(-3)).toBe("-3");
+    expect(csvField("-12.5")).toBe("-12.5");
+    expect(csvField("+44")).toBe("+44");
+    expect(csvField("a=b")).toBe("a=b");
+    expect(csvField("2025-06-14")).toBe("2025-06-14");
+  });
+
+  it("defuses through toCsv, the browser downloads' writer, too", () => {
+    const csv = toCsv([{ id: "1", name: "=1+1", active: true, score: -1 }], columns);
+    expect(csv).toBe("id,name,active,score\r\n1,'=1+1,true,-1\r\n");
+  });
+});

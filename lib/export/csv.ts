@@ -1,7 +1,8 @@
 /**
  * The one CSV writer (RFC 4180): comma-separated, CRLF line ends, a header row, and a field quoted
  * (with inner quotes doubled) whenever it holds a comma, a quote, CR or LF. Pure — no DOM — so it
- * serves the browser's downloads (toCsv) and the server's streamed usage exports (csvLine) alike.
+ * serves the browser's downloads (toCsv), the server's streamed usage exports (csvLine) and batch
+ * results alike. Every text cell is defused against spreadsheet formulas (csvText).
  */
 export type CsvValue = string | number | boolean | null | undefined;
 
@@ -14,10 +15,22 @@ export type CsvColumn<Row> = {
 const NEEDS_QUOTES = /[",\r\n]/;
 const CRLF = "\r\n";
 
-/** One field: null/undefined → empty, booleans as true/false, everything else as its string. */
+/** A cell a spreadsheet would run as a formula (OWASP "CSV injection"). */
+const FORMULA_START = /^[=+\-@\t\r]/;
+/** A plain decimal number written as text ("-12.5"): no formula, and it must stay a number. */
+const PLAIN_NUMBER = /^[+-]?\d+(\.\d+)?$/;
+
+/**
+ * A text cell, defused: one that starts with = + - @ tab or CR gets a leading ' so a spreadsheet
+ * shows it as text instead of running it. Record text comes from third-party sites and key names
+ * from users, so every text cell goes through here; numbers are never altered.
+ */
+export const csvText = (text: string): string => (FORMULA_START.test(text) && !PLAIN_NUMBER.test(text) ? `'${text}` : text);
+
+/** One field: null/undefined → empty, booleans as true/false, numbers as written, text defused. */
 export const csvField = (value: CsvValue): string => {
   if (value === null || value === undefined) return "";
-  const text = String(value);
+  const text = typeof value === "string" ? csvText(value) : String(value);
   return NEEDS_QUOTES.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 };
 

@@ -1,5 +1,6 @@
 import type http from "node:http";
 import type { Duplex } from "node:stream";
+import { AUTH_ROUTES_PREFIX, withoutMalformedCallbackUrl } from "@/lib/auth/callback-url";
 import { CLIENT_ADDRESS_HEADER } from "@/lib/auth/client-ip";
 import type { V1Answer, V1Router } from "@/lib/api/v1-router";
 import { describeError, log } from "@/lib/log";
@@ -25,7 +26,18 @@ export type FrontOptions = {
   encodings: readonly Encoding[];
   /** Headers every /v1 answer carries (the same security headers Next adds to its answers). */
   baseHeaders: Readonly<Record<string, string>>;
+  /** Headers every answer carries, /v1 and Next's alike, decided at run time (HSTS). */
+  everyAnswerHeaders?: Readonly<Record<string, string>>;
+  /** The MCP server (lib/mcp), answered here beside /v1. */
+  mcp?: { path: string; handle: NextHandler };
 };
+
+/**
+ * Written by the proxies the operator runs; a client connecting directly could write anything
+ * there (another host for next-auth's links, https for a plain connection). With no trusted
+ * proxy they are removed, and Next sets them from the connection (Host, the socket's protocol).
+ */
+const FORWARDED_HEADERS = ["x-forwarded-host", "x-forwarded-proto", "x-forwarded-port"] as const;
 
 /** The front's own trivial answer (the benchmark's ceiling of the front): no database, no Next. */
 export const FRONT_PING_PATH = "/_front/ping";
@@ -170,6 +182,8 @@ export const createFront = (options: FrontOptions) => {
       request.headers["x-forwarded-for"],
       options.trustedProxyHops,
     );
+    if (options.trustedProxyHops === 0) for (const name of FORWARDED_HEADERS) delete request.headers[name];
+    for (const [name, value] of Object.entries(options.everyAnswerHeaders ?? {})) response.setHeader(name, value);
     const target = readRequestTarget(request.url ?? "/");
     const v1 = target.kind !== "invalid" && isV1Path(target.pathname);
     try {
@@ -194,11 +208,19 @@ export const createFront = (options: FrontOptions) => {
         await answerV1(request, response, target.pathname, target.search);
         return;
       }
+      if (target.kind === "path" && options.mcp !== undefined && target.pathname === options.mcp.path) {
+        await options.mcp.handle(request, response);
+        return;
+      }
       if (target.kind === "path" && target.absoluteForm) {
         // Only /v1 is answered by path whatever the authority; for pages, a foreign authority
         // could turn into a redirect to another host.
         plain(response, 400, "Bad Request: send the path only (origin-form), not an absolute URL");
         return;
+      }
+      if (target.kind === "path" && target.pathname.startsWith(AUTH_ROUTES_PREFIX)) {
+        const search = withoutMalformedCallbackUrl(target.search);
+        if (search !== null) request.url = `${target.pathname}${search}`;
       }
       if (target.kind === "path" && target.pathname.startsWith("/api/") && hasMalformedEscapes(target.pathname)) {
         // The console API's own error shape; answered here because Next's router would 500.

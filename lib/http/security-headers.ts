@@ -29,3 +29,15 @@ export const securityHeaders = (isDevServer: boolean): { key: string; value: str
   { key: "Referrer-Policy", value: "same-origin" },
   { key: "X-Frame-Options", value: "DENY" },
 ];
+
+/** A year, as HSTS deployments commonly start; the browser renews it on every answer. */
+const HSTS_MAX_AGE_S = 31_536_000;
+
+/**
+ * Strict-Transport-Security when the console's own origin (PUBLIC_URL) is https: a browser then
+ * never tries plain http for it again. Nothing for http (or unset): a self-hosted instance may
+ * be served over plain http. Added at run time by the process front to every answer (PUBLIC_URL
+ * is not known when next.config.ts's headers are built).
+ */
+export const transportSecurityHeaders = (publicUrl: string | undefined): { key: string; value: string }[] =>
+  publicUrl?.startsWith("https://") ? [{ key: "Strict-Transport-Security", value: `max-age=${HSTS_MAX_AGE_S}` }] : [];

@@ -10,6 +10,9 @@ import {
   upsertPublicationList,
 } from "@/lib/connectors/store-records";
 import type { Db, Queryable } from "@/lib/db/client";
+import { suppressedSubjects } from "@/lib/privacy/suppressions";
+import { screenSuppressed } from "@/lib/privacy/import-screen";
+import type { SubjectKind } from "@/lib/privacy/subject-kinds";
 import { detectFormat, readItems, type FileFormat } from "./read-items";
 import { classifyRecord, type ImportRecord } from "./records";
 
@@ -195,7 +198,7 @@ const countRecord = (counts: ImportCounts, record: ImportRecord) => {
 const pass = async (
   db: Db | null,
   inputs: readonly ImportInput[],
-  options: ImportOptions & { phase: ImportProgress["phase"] },
+  options: ImportOptions & { phase: ImportProgress["phase"]; suppressed: ReadonlyMap<SubjectKind, ReadonlySet<string>> },
   report: ImportReport,
 ): Promise<void> => {
   const source = options.source ?? IMPORT_SOURCE;
@@ -221,16 +224,18 @@ const pass = async (
       onBytes: (read) => (bytesRead = read),
     })) {
       const classified = "error" in item ? { ok: false as const, message: item.error } : classifyRecord(item.value);
-      if (!classified.ok) {
+      const screened = classified.ok ? screenSuppressed(classified.record, options.suppressed) : { record: null, problems: [classified.message] };
+      for (const message of screened.problems) {
         report.skipped += 1;
-        const problem = { file: name, line: item.line, message: classified.message };
+        const problem = { file: name, line: item.line, message };
         if (report.problems.length < MAX_REPORTED_PROBLEMS) report.problems.push(problem);
         options.onProblem?.(problem);
-      } else {
-        countRecord(report, classified.record);
+      }
+      if (screened.record) {
+        countRecord(report, screened.record);
         if (db) {
-          batch.push(classified.record);
-          batchWeight += weight(classified.record);
+          batch.push(screened.record);
+          batchWeight += weight(screened.record);
           if (batchWeight >= BATCH_ENTRIES) await flush();
         }
       }
@@ -255,11 +260,13 @@ const pick = (report: ImportReport): ImportCounts => ({
 
 export const importFiles = async (db: Db, inputs: readonly ImportInput[], options: ImportOptions = {}): Promise<ImportReport> => {
   const report: ImportReport = { ...emptyCounts(), aborted: false, problems: [] };
+  // Suppressed subjects (lib/privacy) are skipped and reported like bad records.
+  const suppressed = await suppressedSubjects(db);
   if (options.strict) {
-    await pass(null, inputs, { ...options, phase: "checking" }, report);
+    await pass(null, inputs, { ...options, phase: "checking", suppressed }, report);
     if (report.skipped > 0) return { ...report, aborted: true };
     Object.assign(report, emptyCounts());
   }
-  await pass(db, inputs, { ...options, phase: "importing" }, report);
+  await pass(db, inputs, { ...options, phase: "importing", suppressed }, report);
   return report;
 };

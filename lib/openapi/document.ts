@@ -34,7 +34,7 @@ export const paramDescription = (param: OperationParam): string => {
   return param.note === undefined ? base : `${base}. ${param.note}`;
 };
 
-const paramSchema = (param: OperationParam): SchemaObject => {
+export const paramSchema = (param: OperationParam): SchemaObject => {
   if (param.openApiSchema !== undefined) return param.openApiSchema;
   const { root } = convert(param.schema);
   const { description: _movedToParameter, ...schema } = root;

@@ -1,3 +1,5 @@
+import type { SubjectKind } from "@/lib/privacy/subject-kinds";
+
 /**
  * What the browser knows of an operation: plain data, no zod, no server code. Each operation's
  * `<name>/descriptor.ts` declares one, its `<name>/index.ts` builds the whole operation on it
@@ -26,6 +28,8 @@ export type OperationDescriptor<Id extends string = string> = {
   /** The one parameter a single line of a batch (or a recent lookup) fills in ("url", "event_id", "userid", "urn"). */
   primaryParam: string;
   label: OperationLabel;
+  /** Which data subject the input names: what suppression and subject access reach (lib/privacy); absent when it names no person. */
+  subjectKind?: SubjectKind;
   /** Chart colour: a mid-tone that reads on the light and the dark surface alike. */
   chartColor: string;
 };

@@ -7,7 +7,7 @@ import { principalOf } from "@/lib/keys/view";
 import { describeError, log } from "@/lib/log";
 import { dailyCsv, eventsCsv } from "./csv";
 import { InvalidCursorError, listEvents, UUID_PATTERN, type EventFilters, type EventsPage, type StatusFilter } from "./events";
-import { addDays, dayCount, dayStart, isDay, utcDay, type Day } from "./period";
+import { addDays, dayCount, dayStart, isDay, isSupportedDay, isSupportedTime, SUPPORTED_DAYS, utcDay, type Day } from "./period";
 import { resolveScope, UsageAccessError, type ResolvedScope } from "./scope";
 import { GROUP_BYS, summary, type GroupBy, type UsageSummary } from "./summary";
 
@@ -19,7 +19,8 @@ import { GROUP_BYS, summary, type GroupBy, type UsageSummary } from "./summary";
  *   keyId      one key (404 when the caller may not see it)
  *   userId     admins: that user's keys (analysts: only their own id, else 403)
  *   scope      "mine" (default) | "all" (admins: every key)
- *   from, to   UTC days "YYYY-MM-DD" (both included) or ISO-8601 date-times; summary and daily
+ *   from, to   UTC days "YYYY-MM-DD" (both included) or ISO-8601 date-times, within
+ *              2000-01-01 … 2999-12-31 (period.ts); summary and daily
  *              export use the days (default: the last 7 days, today included; at most 366),
  *              the log uses from ≤ created_at < to (a day as `to` includes that whole day)
  *   operation  an operation id of the registry (lib/operations)
@@ -39,12 +40,19 @@ const badRequest = (message: string) => new DomainError("invalid_request", messa
 
 const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:\d{2})$/;
 
+const isDateTime = (value: string): boolean => DATE_TIME.test(value) && !Number.isNaN(Date.parse(value));
+
 const timeOrDay = (name: string) =>
   z
     .string()
     .trim()
-    .refine((value) => isDay(value) || (DATE_TIME.test(value) && !Number.isNaN(Date.parse(value))), {
+    .refine((value) => isDay(value) || isDateTime(value), {
       message: `${name} must be a day (YYYY-MM-DD) or an ISO-8601 date-time.`,
+      abort: true,
+    })
+    // Outside it, day arithmetic would leave four-digit years (lib/usage/period.ts).
+    .refine((value) => (isDay(value) ? isSupportedDay(value) : isSupportedTime(new Date(value))), {
+      message: `${name} must lie within ${SUPPORTED_DAYS} (UTC), the days this service keeps usage for.`,
     })
     .optional();
 

@@ -9,15 +9,10 @@ import { scopeCondition, type UsageScope } from "./scope";
  * reads the next keyset page only when the consumer asks for more, so an export of any size
  * holds one page in memory.
  *
- * Format: RFC 4180 as lib/export/csv.ts writes it, UTF-8. Times are ISO-8601 UTC
- * ("2025-06-14T18:00:00.123Z"), days "YYYY-MM-DD" (UTC). Free-text fields (key name, parameter
- * summary) that begin with = + - @ or a tab are prefixed with ' so a spreadsheet does not run
- * them as formulas (CSV injection); numbers are never altered.
+ * Format: RFC 4180 as lib/export/csv.ts writes it, UTF-8, text cells defused against
+ * spreadsheet formulas there. Times are ISO-8601 UTC ("2025-06-14T18:00:00.123Z"), days
+ * "YYYY-MM-DD" (UTC).
  */
-const FORMULA_START = /^[=+\-@\t\r]/;
-
-/** A user-supplied text cell, defused against spreadsheet formulas. */
-const csvText = (value: string): string => (FORMULA_START.test(value) ? `'${value}` : value);
 
 export const EVENT_COLUMNS = [
   "request_id",
@@ -37,12 +32,12 @@ const eventCsvValues = (event: UsageEvent): CsvValue[] => [
   event.requestId,
   event.createdAt,
   event.keyId,
-  csvText(event.keyName),
+  event.keyName,
   event.operation,
   event.status,
   event.creditsCharged,
   event.latencyMs,
-  csvText(event.paramsSummary),
+  event.paramsSummary,
   event.reason,
   event.requests,
 ];
@@ -72,7 +67,7 @@ type DailyRow = {
 const dailyCsvValues = (row: DailyRow): CsvValue[] => [
   row.day,
   row.keyId,
-  csvText(row.keyName),
+  row.keyName,
   row.operation,
   row.status,
   row.requests,

@@ -56,6 +56,10 @@ export const KEY_PLAN = {
   rateHeaders: { credits: 1000, qps: 3 },
   // snippets.test.ts
   snippets: { credits: 1000, qps: 100 },
+  // mcp.test.ts: 80 credits are exactly 20 event lookups of 4 credits
+  mcp: { credits: 10_000, qps: 1000 },
+  mcpPoor: { credits: 3, qps: 100 },
+  mcpOverspend: { credits: 80, qps: 1000 },
 } as const satisfies Record<string, KeySpec>;
 
 export type KeyName = keyof typeof KEY_PLAN;

@@ -8,5 +8,6 @@ export const eventDetailsIdOperation = {
   pageSize: null,
   primaryParam: "event_id",
   label: { short: "Event by id", site: "Event site", lookedUpBy: "Numeric event id" },
+  subjectKind: "event",
   chartColor: "oklch(70% 0.13 210)",
 } as const satisfies OperationDescriptor<"event_details_id">;

@@ -8,5 +8,6 @@ export const eventDetailsOperation = {
   pageSize: null,
   primaryParam: "url",
   label: { short: "Event by URL", site: "Event site", lookedUpBy: "Event page URL" },
+  subjectKind: "event",
   chartColor: "oklch(60% 0.2 277)",
 } as const satisfies OperationDescriptor<"event_details">;

@@ -11,5 +11,6 @@ export const followersOperation = {
   pageSize: FOLLOWERS_PAGE_SIZE,
   primaryParam: "userid",
   label: { short: "Followers", site: "Pin-board site", lookedUpBy: "User id, then node id + cursor pages" },
+  subjectKind: "pin_user",
   chartColor: "oklch(76% 0.15 75)",
 } as const satisfies OperationDescriptor<"followers">;

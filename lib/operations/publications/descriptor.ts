@@ -11,5 +11,6 @@ export const publicationsOperation = {
   pageSize: PUBLICATIONS_PAGE_SIZE,
   primaryParam: "urn",
   label: { short: "Publications", site: "Professional network", lookedUpBy: `Profile URN, ${PUBLICATIONS_PAGE_SIZE} per page` },
+  subjectKind: "profile",
   chartColor: "oklch(66% 0.2 345)",
 } as const satisfies OperationDescriptor<"get_user_publications">;

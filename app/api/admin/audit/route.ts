@@ -9,6 +9,7 @@ const auditQuery = z.object({
     .number({ error: "before must be an entry id." })
     .int("before must be an entry id.")
     .positive("before must be an entry id.")
+    .max(Number.MAX_SAFE_INTEGER, "before must be an entry id.")
     .optional(),
   limit: limitParam(200, 50),
 });

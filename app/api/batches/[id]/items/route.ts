@@ -6,9 +6,12 @@ import { ConsoleError, consoleRoute } from "@/lib/console-api/handler";
 
 export const dynamic = "force-dynamic";
 
+/** Positions and pages are integer columns: a larger number is a 400, not a database error. */
+const INTEGER_MAX = 2_147_483_647;
+
 const pageQuery = z.object({
-  afterPosition: z.coerce.number().int().min(0).default(0),
-  afterPage: z.coerce.number().int().min(0).default(0),
+  afterPosition: z.coerce.number().int().min(0).max(INTEGER_MAX).default(0),
+  afterPage: z.coerce.number().int().min(0).max(INTEGER_MAX).default(0),
   limit: z.coerce.number().int().min(1).max(500).default(100),
 });
 

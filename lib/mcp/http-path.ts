@@ -1,0 +1,1 @@
+export const MCP_PATH = "/mcp";

@@ -1,0 +1,152 @@
+import type http from "node:http";
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { authMessages } from "@/lib/api/errors";
+import { describeError, log } from "@/lib/log";
+import type { Registry } from "@/lib/operations";
+import { listed, toolsOf, type ToolDeps } from "./tools";
+
+/**
+ * POST /mcp: the Model Context Protocol over Streamable HTTP, stateless (a fresh server and
+ * transport per request, no session id), so any instance behind a load balancer answers any
+ * request. The bearer key is checked before any MCP exchange: no key or a bad one is HTTP 401.
+ * JSON answers (no SSE stream): every tool answers once.
+ */
+export { MCP_PATH } from "./http-path";
+
+/** A JSON-RPC message larger than this is refused (a tool's arguments are a few short strings). */
+export const MCP_MAX_BODY_BYTES = 64 * 1024;
+
+const SERVER_INFO = { name: "social-lookup", version: "1.0.0" } as const;
+
+const INSTRUCTIONS =
+  "Lookups of public records on three social sites: event details (by page URL or event id), a pin-board user's followers " +
+  "(paged by cursor) and a professional profile's publications (paged by number). Each tool's description says what it " +
+  "costs in credits; only a found record is charged. account_balance is free and tells how many credits are left.";
+
+export type McpHandlerDeps = {
+  registry: Registry;
+  services: () => Promise<ToolDeps>;
+  /** Origins allowed to call from a browser (the operator's CORS list); other browser origins are refused. */
+  allowedOrigins: readonly string[];
+};
+
+const json = (response: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void => {
+  const bytes = Buffer.from(JSON.stringify(body));
+  response.writeHead(status, {
+    ...headers,
+    "Content-Type": "application/json; charset=utf-8",
+    "Content-Length": String(bytes.length),
+    "Cache-Control": "no-store",
+  });
+  response.end(bytes);
+};
+
+const rpcError = (response: http.ServerResponse, status: number, code: number, message: string, headers: Record<string, string> = {}) =>
+  json(response, status, { jsonrpc: "2.0", error: { code, message }, id: null }, headers);
+
+const single = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value[0] : value);
+
+/** What the SDK's transport reads of a request: method and the headers it checks (no body: it is parsed already). */
+const TRANSPORT_HEADERS = ["accept", "content-type", "mcp-protocol-version", "mcp-session-id", "last-event-id"] as const;
+
+const webRequestOf = (request: http.IncomingMessage): Request => {
+  const headers = new Headers();
+  for (const name of TRANSPORT_HEADERS) {
+    const value = single(request.headers[name]);
+    if (value !== undefined) headers.set(name, value);
+  }
+  return new Request("http://localhost/mcp", { method: "POST", headers });
+};
+
+/** The body, or null when it is larger than the limit (the rest is not read). */
+const readBody = (request: http.IncomingMessage): Promise<Buffer | null> =>
+  new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    request.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MCP_MAX_BODY_BYTES) {
+        resolve(null);
+        request.removeAllListeners("data");
+        request.resume();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    request.on("end", () => resolve(Buffer.concat(chunks)));
+    request.on("error", reject);
+  });
+
+export const createMcpHandler = (deps: McpHandlerDeps) => {
+  const tools = toolsOf(deps.registry);
+  const byName = new Map(tools.map((tool) => [tool.name, tool]));
+  const listing = tools.map(listed);
+
+  const serverFor = (authorization: string, toolDeps: ToolDeps): Server => {
+    const server = new Server(SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
+    server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listing }));
+    server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
+      const tool = byName.get(request.params.name);
+      if (tool === undefined) {
+        return { isError: true, content: [{ type: "text", text: `No tool named ${request.params.name}. Call tools/list for the tools.` }] };
+      }
+      return tool.call(request.params.arguments ?? {}, { authorization, deps: toolDeps });
+    });
+    return server;
+  };
+
+  return async (request: http.IncomingMessage, response: http.ServerResponse): Promise<void> => {
+    // Stateless: no standalone SSE stream (GET) and no session to end (DELETE).
+    if (request.method !== "POST") {
+      rpcError(response, 405, -32000, "Method not allowed: send JSON-RPC messages with POST.", { Allow: "POST" });
+      return;
+    }
+    const origin = single(request.headers.origin);
+    if (origin !== undefined && !deps.allowedOrigins.includes(origin)) {
+      // A web page of another site must not drive a user's agent key (DNS rebinding, CSRF).
+      rpcError(response, 403, -32000, "Forbidden: this origin may not call the MCP server.");
+      return;
+    }
+    const toolDeps = await deps.services();
+    const authorization = single(request.headers.authorization) ?? null;
+    const auth = await toolDeps.authenticator.authenticate(authorization);
+    if (!auth.ok || authorization === null) {
+      const message = auth.ok ? authMessages.key_missing : authMessages[auth.reason];
+      rpcError(response, 401, -32001, message, { "WWW-Authenticate": 'Bearer realm="social-lookup"' });
+      return;
+    }
+    const body = await readBody(request);
+    if (body === null) {
+      rpcError(response, 413, -32600, `Request too large: at most ${MCP_MAX_BODY_BYTES} bytes.`);
+      return;
+    }
+    let message: unknown;
+    try {
+      message = JSON.parse(body.toString("utf8"));
+    } catch {
+      rpcError(response, 400, -32700, "Parse error: the body is not JSON.");
+      return;
+    }
+    const server = serverFor(authorization, toolDeps);
+    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    try {
+      await server.connect(transport);
+      // The body is read and parsed above: the transport gets the headers it checks and the message.
+      const answer = await transport.handleRequest(webRequestOf(request), { parsedBody: message });
+      const bytes = Buffer.from(await answer.arrayBuffer());
+      response.writeHead(answer.status, { ...Object.fromEntries(answer.headers), "Content-Length": String(bytes.length), "Cache-Control": "no-store" });
+      response.end(bytes);
+    } catch (error) {
+      log.error("mcp request failed", { error: describeError(error) });
+      if (!response.headersSent) rpcError(response, 500, -32603, "Internal server error");
+      else response.destroy();
+    } finally {
+      await transport.close();
+      await server.close();
+    }
+  };
+};
+
+export type McpHandler = ReturnType<typeof createMcpHandler>;

@@ -1,0 +1,52 @@
+import { entityIdFromNodeId, nodeIdFor } from "@/lib/connectors/node-id";
+import { acceptsParam } from "@/lib/operations/param-rules";
+import { registry, type Registry } from "@/lib/operations";
+import type { SubjectKind } from "./subject-kinds";
+
+export type { SubjectKind } from "./subject-kinds";
+
+/**
+ * A data subject as suppression and subject access name it: a kind (from the operations
+ * registry: each operation declares which subject its input names) and its canonical id — an
+ * event id, a pin-board user id (a node id is read as the user it encodes) or a profile URN.
+ */
+export type Subject = { kind: SubjectKind; subject: string };
+
+/** The subject kinds the registry's operations name, in registry order. */
+export const subjectKinds = (operations: Registry = registry): SubjectKind[] => [
+  ...new Set(operations.flatMap((operation) => (operation.subjectKind ? [operation.subjectKind] : []))),
+];
+
+/** The operations whose input names a subject of this kind. */
+export const operationsNaming = (kind: SubjectKind, operations: Registry = registry) =>
+  operations.filter((operation) => operation.subjectKind === kind);
+
+/** The subject's canonical id, or null when the text is not one of its kind. */
+export const canonicalSubject = (kind: SubjectKind, raw: string): string | null => {
+  const text = raw.trim();
+  switch (kind) {
+    case "event":
+      return acceptsParam("event_id", text) ? text : null;
+    case "pin_user":
+      if (acceptsParam("userid", text)) return text;
+      return acceptsParam("node_id", text) ? entityIdFromNodeId(text) : null;
+    case "profile":
+      return acceptsParam("urn", text) ? text : null;
+  }
+};
+
+/** Texts that name the subject in a stored query or record (a pin-board user also by its node id). */
+export const namesOf = ({ kind, subject }: Subject): string[] => (kind === "pin_user" ? [subject, nodeIdFor(subject)] : [subject]);
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+/**
+ * Whether a text names the subject as a whole token: event 1000000000000001 is not named by
+ * 10000000000000012, nor urn:li:member:3 by urn:li:member:31.
+ */
+export const textNames = (text: string, subject: Subject): boolean =>
+  namesOf(subject).some((name) => {
+    // Digits end at any non-digit (a URL's slash); a URN or node id at what cannot continue it.
+    const inside = /^\d+$/.test(name) ? "0-9" : "A-Za-z0-9+/=_-";
+    return new RegExp(`(^|[^${inside}])${escapeRegExp(name)}($|[^${inside}])`).test(text);
+  });

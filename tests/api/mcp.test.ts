@@ -1,0 +1,184 @@
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import Ajv from "ajv";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { readKeyLedger, type ApiTarget, type IssuedKey } from "./harness";
+import { contractMessages as messages } from "./http";
+
+/**
+ * /mcp: the lookups as MCP tools (Streamable HTTP, stateless), paid with the same keys. Driven by
+ * the SDK's own Client, as an agent's MCP client would.
+ */
+const targets = inject("apiTargets");
+
+const LOOKUP_TOOLS = ["event_details", "event_details_id", "followers", "get_user_publications"];
+
+const connect = async (target: ApiTarget, key: IssuedKey): Promise<Client> => {
+  const client = new Client({ name: "api-test", version: "1.0.0" });
+  const transport = new StreamableHTTPClientTransport(new URL("/mcp", target.baseUrl), {
+    requestInit: { headers: { Authorization: `Bearer ${key.token}` } },
+  });
+  await client.connect(transport);
+  return client;
+};
+
+const textOf = (result: CallToolResult): string =>
+  result.content.map((part) => (part.type === "text" ? part.text : "")).join("\n");
+
+const callTool = async (client: Client, name: string, args: Record<string, unknown>): Promise<CallToolResult> =>
+  (await client.callTool({ name, arguments: args })) as CallToolResult;
+
+describe.each(targets)("$kind server", (target: ApiTarget) => {
+  describe("POST /mcp", () => {
+    let client: Client;
+    beforeAll(async () => {
+      client = await connect(target, target.keys.mcp);
+    });
+    afterAll(async () => {
+      await client.close();
+    });
+
+    it("lists one tool per operation plus account_balance, with valid JSON Schemas and read-only annotations", async () => {
+      const { tools } = await client.listTools();
+      expect(tools.map((tool) => tool.name).sort()).toEqual([...LOOKUP_TOOLS, "account_balance"].sort());
+      const ajv = new Ajv({ strict: false });
+      for (const tool of tools) {
+        expect(ajv.validateSchema(tool.inputSchema), `${tool.name} input`).toBe(true);
+        expect(tool.outputSchema, `${tool.name} output`).toBeDefined();
+        expect(ajv.validateSchema(tool.outputSchema ?? {}), `${tool.name} output`).toBe(true);
+        expect(tool.annotations?.readOnlyHint).toBe(true);
+        if (tool.name !== "account_balance") {
+          expect(tool.annotations?.openWorldHint).toBe(true);
+          expect(tool.description).toMatch(/Costs \d+ credits? per successful call/);
+        } else {
+          expect(tool.description).toMatch(/Free/);
+        }
+      }
+      const followers = tools.find((tool) => tool.name === "followers");
+      expect(Object.keys(followers?.inputSchema.properties ?? {})).toEqual(["userid", "node_id", "cursor"]);
+    });
+
+    it("answers each lookup tool with structuredContent, charges its cost once and records one usage row", async () => {
+      const calls: [string, Record<string, unknown>, number][] = [
+        ["event_details", { url: "https://events.demo.test/events/1000000000000001/" }, 4],
+        ["event_details_id", { event_id: "1000000000000001" }, 4],
+        ["followers", { userid: "2000000001" }, 2],
+        ["get_user_publications", { urn: "urn:li:member:3000000001", page: 2 }, 1],
+      ];
+      const before = (await readKeyLedger(target, target.keys.mcp.id)).creditsRemaining;
+      for (const [name, args] of calls) {
+        const result = await callTool(client, name, args);
+        expect(result.isError ?? false, textOf(result)).toBe(false);
+        expect(result.structuredContent).toBeTypeOf("object");
+        expect(textOf(result)).toMatch(/Charged \d+ credits/);
+      }
+      const followers = await callTool(client, "followers", { userid: "2000000001" });
+      const page = followers.structuredContent as { followers: unknown[]; node_id: string; page_info: { end_cursor: string } };
+      expect(page.followers).toHaveLength(25);
+      expect(textOf(followers)).toContain(`"node_id":"${page.node_id}"`);
+      expect(textOf(followers)).toContain(page.page_info.end_cursor);
+
+      const ledger = await readKeyLedger(target, target.keys.mcp.id);
+      const spent = calls.reduce((sum, [, , cost]) => sum + cost, 0) + 2;
+      expect(ledger.creditsRemaining).toBe(before - spent);
+      const mcpRows = ledger.usage.filter((row) => row.channel === "mcp");
+      expect(mcpRows).toHaveLength(calls.length + 1);
+      expect(mcpRows.every((row) => row.status === 200)).toBe(true);
+    });
+
+    it("answers bad input with isError and the contract's 400 message, charged nothing", async () => {
+      const result = await callTool(client, "event_details_id", { event_id: "not-digits" });
+      expect(result.isError).toBe(true);
+      expect(textOf(result)).toContain(`${messages.invalid("event_id")}.`);
+      expect(textOf(result)).toContain("nothing was charged");
+      const missing = await callTool(client, "get_user_publications", {});
+      expect(textOf(missing)).toContain(messages.missing("urn"));
+    });
+
+    it("answers a not-found record with isError and the operation's message", async () => {
+      const result = await callTool(client, "event_details_id", { event_id: "9999999999999999" });
+      expect(result.isError).toBe(true);
+      expect(textOf(result)).toContain("Event not found");
+    });
+
+    it("tells a poor key what it has and what the tool costs, and charges nothing", async () => {
+      const poor = await connect(target, target.keys.mcpPoor);
+      try {
+        const result = await callTool(poor, "event_details_id", { event_id: "1000000000000001" });
+        expect(result.isError).toBe(true);
+        expect(textOf(result)).toContain(`${messages.quota}: 3 credits left, this tool costs 4; top up on the Keys page`);
+        const balance = await callTool(poor, "account_balance", {});
+        expect(balance.isError ?? false).toBe(false);
+        expect(balance.structuredContent).toMatchObject({ key: { credits_remaining: 3 } });
+      } finally {
+        await poor.close();
+      }
+    });
+
+    it("answers HTTP 401 before any MCP exchange without a key or with a bad one", async () => {
+      const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" });
+      const headers = { "Content-Type": "application/json", Accept: "application/json, text/event-stream" };
+      const none = await fetch(`${target.baseUrl}/mcp`, { method: "POST", headers, body });
+      expect(none.status).toBe(401);
+      expect(none.headers.get("www-authenticate")).toMatch(/^Bearer/);
+      expect(await none.json()).toMatchObject({ error: { message: messages.keyMissing } });
+      const bad = await fetch(`${target.baseUrl}/mcp`, { method: "POST", headers: { ...headers, Authorization: "Bearer nope" }, body });
+      expect(bad.status).toBe(401);
+      expect(await bad.json()).toMatchObject({ error: { message: messages.keyInvalid } });
+    });
+
+    it("refuses another site's browser origin and methods other than POST", async () => {
+      const headers = {
+        "Content-Type": "application/json",
+        Accept: "application/json, text/event-stream",
+        Authorization: `Bearer ${target.keys.mcp.token}`,
+      };
+      const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" });
+      const foreign = await fetch(`${target.baseUrl}/mcp`, { method: "POST", headers: { ...headers, Origin: "http://evil.example" }, body });
+      expect(foreign.status).toBe(403);
+      const get = await fetch(`${target.baseUrl}/mcp`, { headers });
+      expect(get.status).toBe(405);
+      expect(get.headers.get("allow")).toBe("POST");
+    });
+
+    it("describes the API, the MCP server, costs and limits in /llms.txt", async () => {
+      const answer = await fetch(`${target.baseUrl}/llms.txt`);
+      expect(answer.status).toBe(200);
+      expect(answer.headers.get("content-type")).toMatch(/^text\/markdown/);
+      const text = await answer.text();
+      expect(text).toMatch(/^# Social Lookup\n/);
+      expect(text).toContain(`${target.publicUrl}/mcp`);
+      for (const [path, tool, cost] of [
+        ["/v1/eventsite/event_details", "event_details", "4 credits"],
+        ["/v1/eventsite/event_details_id", "event_details_id", "4 credits"],
+        ["/v1/pinsite/followers", "followers", "2 credits"],
+        ["/v1/jobsite/get_user_publications", "get_user_publications", "1 credit"],
+      ]) {
+        expect(text).toMatch(new RegExp(`\`GET ${path}\` \\(MCP tool \`${tool}\`\\):.*${cost} per found record`));
+      }
+      expect(text).toContain("<YOUR_API_KEY>");
+      expect(text).not.toContain(target.keys.mcp.token);
+    });
+
+    it("charges exactly 20 of 60 concurrent 4-credit calls on an 80-credit key", async () => {
+      const key = target.keys.mcpOverspend;
+      const clients = await Promise.all(Array.from({ length: 6 }, () => connect(target, key)));
+      try {
+        const results = await Promise.all(
+          Array.from({ length: 60 }, (_, index) =>
+            callTool(clients[index % clients.length] as Client, "event_details_id", { event_id: "1000000000000001" }),
+          ),
+        );
+        const served = results.filter((result) => !result.isError);
+        expect(served).toHaveLength(20);
+        expect(results.filter((result) => result.isError && textOf(result).startsWith(messages.quota))).toHaveLength(40);
+      } finally {
+        await Promise.all(clients.map((each) => each.close()));
+      }
+      const ledger = await readKeyLedger(target, key.id);
+      expect(ledger.creditsRemaining).toBe(0);
+      expect(ledger.usage.filter((row) => row.status === 200)).toHaveLength(20);
+    });
+  });
+});

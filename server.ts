@@ -5,7 +5,7 @@ import { wakeBatchRunner } from "@/lib/batches/start";
 import { closeDb, getDb } from "@/lib/db/client";
 import { env, EnvError } from "@/lib/env";
 import { limitConnections, serverTimeouts, type ConnectionLimits } from "@/lib/front/connections";
-import { createFront, MAX_HEADER_BYTES } from "@/lib/front/front";
+import { answerHalfClosedRequests, createFront, MAX_HEADER_BYTES } from "@/lib/front/front";
 import { securityHeaders, transportSecurityHeaders } from "@/lib/http/security-headers";
 import { createMcpHandler, MCP_PATH } from "@/lib/mcp/http";
 import { buildOpenApiDocument } from "@/lib/openapi/document";
@@ -57,6 +57,7 @@ const main = async (): Promise<void> => {
     void front.handleRequest(request, response);
   });
   limitConnections(server, limits);
+  answerHalfClosedRequests(server);
   server.on("connect", front.handleConnect);
   // Next's development server reloads pages over a WebSocket.
   if (dev) server.on("upgrade", app.getUpgradeHandler());

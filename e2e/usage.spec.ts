@@ -133,6 +133,7 @@ test.describe("usage page", () => {
     const [header, ...rows] = events.rows;
     expect(header).toEqual([
       "request_id", "created_at", "key_id", "key_name", "operation", "status", "credits_charged", "latency_ms", "params_summary", "reason",
+      "requests",
     ]);
     expect(rows.map((row) => [row[0], row[2], row[4], row[5], row[6]])).toEqual(
       [...calls].reverse().map((call) => [call.requestId, keyId, call.operation, String(call.status), String(call.credits)]),
@@ -162,4 +163,21 @@ test.describe("usage page", () => {
       expect(errors).toEqual([]);
     });
   }
+});
+
+test.describe("a flood of refusals", () => {
+  test("the request log shows the refusals past 10 in a second as one counted line, and counts every one", async ({ page }) => {
+    await signInAsAdminWithConsoleKey(page);
+    const floodKey = await newConsoleKey(page, 0);
+    const answers = await Promise.all(Array.from({ length: 40 }, () => page.request.get("/api/console/lookup/followers?userid=2000000002")));
+    expect(answers.map((answer) => answer.status())).toEqual(Array(40).fill(402));
+
+    await page.goto(`/usage?keyId=${floodKey}`);
+    await expect(page.getByTestId("total-requests")).toHaveText("40");
+    const statuses = page.getByTestId("log-status");
+    await expect(statuses.filter({ hasText: "×" }).first()).toHaveText(/^\d+ × 402$/);
+    const counts = await statuses.evaluateAll((elements) => elements.map((element) => Number(element.getAttribute("data-requests"))));
+    expect(counts.reduce((sum, count) => sum + count, 0)).toBe(40);
+    expect(counts.length).toBeLessThan(40);
+  });
 });

@@ -175,6 +175,12 @@ const schema = z.object({
   XDG_CACHE_HOME: z.string().trim().optional(),
   /** Lookups one batch keeps in flight at once (inputs side by side; the pages of one input in order). */
   BATCH_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
+  /** Batches one user may have queued or running; creating (or resuming) one more answers 429. */
+  BATCH_MAX_OPEN_PER_USER: z.coerce.number().int().min(1).max(100_000).default(10),
+  /** Inputs not yet done over one user's unfinished batches; a batch that would pass it answers 429. */
+  BATCH_MAX_OPEN_INPUTS_PER_USER: z.coerce.number().int().min(1).max(100_000_000).default(200_000),
+  /** Active API keys one user may hold; issuing one more is refused. */
+  MAX_KEYS_PER_USER: z.coerce.number().int().min(1).max(1_000_000).default(100),
 });
 
 export type Env = z.infer<typeof schema> & {

@@ -254,7 +254,8 @@ const readKeyFigures = async (dataDir: string, keyId: string) => {
           [keyId],
         );
         const [usage] = await db.query<{ rows: number; ok_rows: number }>(
-          "SELECT count(*)::integer AS rows, (count(*) FILTER (WHERE status = 200))::integer AS ok_rows FROM usage_events WHERE key_id = $1",
+          // An aggregate of free refusals stands for `requests` requests.
+          "SELECT COALESCE(sum(requests), 0)::integer AS rows, (count(*) FILTER (WHERE status = 200))::integer AS ok_rows FROM usage_events WHERE key_id = $1",
           [keyId],
         );
         if (!key || !usage) throw new BenchError(`key ${keyId} is not in the database`);

@@ -187,7 +187,7 @@ const main = async () => {
     const db = await openDb({ dataDir, timeoutMs: 10_000 });
     const [figures] = await db.query<{ credits_granted: number; credits_remaining: number; usage_rows: number }>(
       `SELECT k.credits_granted::integer AS credits_granted, k.credits_remaining::integer AS credits_remaining,
-         (SELECT count(*)::integer FROM usage_events u WHERE u.key_id = k.id) AS usage_rows
+         (SELECT COALESCE(sum(u.requests), 0)::integer FROM usage_events u WHERE u.key_id = k.id) AS usage_rows
        FROM api_keys k WHERE k.id = $1`,
       [server.keyId],
     );

@@ -41,6 +41,7 @@ const STATUS_OPTIONS: readonly SelectOption[] = [
   { value: "402", label: "402 Out of credits" },
   { value: "404", label: "404 Not found" },
   { value: "429", label: "429 Rate limited" },
+  { value: "499", label: "499 Client closed" },
   { value: "500", label: "500 Server error" },
 ];
 
@@ -53,6 +54,7 @@ const reasonText: Record<string, string> = {
   daily_cap: "daily cap reached",
   refunded: "refunded",
   abandoned: "abandoned",
+  client_closed: "client closed the connection",
 };
 
 /** A `datetime-local` value (browser time zone) as ISO-8601 UTC, or undefined when empty. */
@@ -85,8 +87,8 @@ function LogRow({ event }: { event: UsageEvent }) {
       </TableCell>
       <TableCell className="whitespace-nowrap">
         <div className="flex flex-col items-start gap-0.5">
-          <Badge variant={statusVariant(event.status)} data-testid="log-status">
-            {event.status}
+          <Badge variant={statusVariant(event.status)} data-testid="log-status" data-requests={event.requests}>
+            {event.requests > 1 ? `${formatCount(event.requests)} × ${event.status}` : event.status}
           </Badge>
           {event.reason ? <span className="text-xs text-muted">{reasonText[event.reason] ?? event.reason}</span> : null}
         </div>

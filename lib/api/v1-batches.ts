@@ -2,11 +2,13 @@ import { z } from "zod";
 import { createBatch } from "@/lib/batches/batches";
 import { BatchError, type BatchErrorCode } from "@/lib/batches/errors";
 import { batchOperationById } from "@/lib/batches/operations";
+import { batchQuotaOf } from "@/lib/batches/quota";
 import { changeBatch, findBatch, listKeyBatches, type BatchAction } from "@/lib/batches/repository";
 import { csvChunks, ndjsonChunks } from "@/lib/batches/results";
 import { batchView, createdBatchView } from "@/lib/batches/view";
 import { batchWebhookStatus } from "@/lib/batches/webhook";
 import type { Db } from "@/lib/db/client";
+import { env } from "@/lib/env";
 import { describeError, log } from "@/lib/log";
 import { admit, type AdmitDeps, type Headers } from "./admit";
 import { errorBody, successBody } from "./envelope";
@@ -226,7 +228,7 @@ export const runBatchRequest = async (route: BatchRoute, request: BatchRequest, 
       case "batch":
         return ok(await withWebhook(await findBatch(db, viewer, route.id)));
       case "action":
-        await changeBatch(db, viewer, route.id, route.action);
+        await changeBatch(db, viewer, route.id, route.action, { quota: batchQuotaOf(env()) });
         if (route.action === "resume") deps.wake();
         return ok(await withWebhook(await findBatch(db, viewer, route.id)));
       case "results": {

@@ -43,6 +43,8 @@ export type V1Answer = {
   resource: V1Resource;
   /** A results file, sent chunk by chunk as it is read (instead of body). */
   stream?: AsyncGenerator<string>;
+  /** Called by the front when the answer could not be written (the client closed first): no charge stands. */
+  unanswered?: () => void;
 };
 
 export type V1RouterDeps = {
@@ -102,6 +104,7 @@ export const createV1Router = (registry: readonly Operation[], deps: V1RouterDep
 
   const lookup = async (operation: Operation, request: V1Request): Promise<V1Answer> => {
     try {
+      const services = await deps.services();
       const input = {
         authorization: request.authorization,
         query: request.query,
@@ -109,8 +112,10 @@ export const createV1Router = (registry: readonly Operation[], deps: V1RouterDep
         channel: "api" as const,
         maxAgeS: maxAgeFromCacheControl(request.cacheControl ?? null),
       };
-      const result = await runLookup(operation, input, await deps.services());
-      return envelopeAnswer(result.status, result.body, result.headers, "operation");
+      const result = await runLookup(operation, input, services);
+      const answer = envelopeAnswer(result.status, result.body, result.headers, "operation");
+      // A request with a usage record (any key that got past authentication) is released unanswered.
+      return result.keyId === null ? answer : { ...answer, unanswered: () => services.settler.release(result.requestId) };
     } catch (error) {
       // The services could not start (e.g. database unreachable): still only the envelope.
       log.error("pipeline unavailable", { operation: operation.id, error: describeError(error) });

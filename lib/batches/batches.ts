@@ -6,6 +6,7 @@ import { BatchError } from "./errors";
 import { checkInputs, maxCostCredits, pagesPerInput, type BatchPagesOption, type RejectedInput } from "./inputs";
 import { batchOperationById, batchOperationView } from "./operations";
 import { sealBatchToken } from "./payer";
+import { batchQuotaOf } from "./quota";
 import { failedInputs, findBatch, insertBatch, type BatchRow, type Viewer } from "./repository";
 
 /**
@@ -75,6 +76,7 @@ export const createBatch = async (db: Db, user: Viewer, request: CreateBatchInpu
     payer: request.payer ? { keyId: request.payer.keyId, tokenSealed: sealBatchToken(id, request.payer.token) } : null,
     webhookUrl: request.webhookUrl ?? null,
     maxAgeS: request.options?.maxAgeS ?? null,
+    quota: batchQuotaOf(config),
   });
   return { batch, rejected: check.rejected, duplicates: check.duplicates.length };
 };

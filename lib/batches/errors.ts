@@ -9,7 +9,9 @@ export type BatchErrorCode =
   | "key_cannot_pay"
   | "not_found"
   | "wrong_state"
-  | "nothing_to_retry";
+  | "nothing_to_retry"
+  /** Too many open batches or open inputs for one user (lib/batches/quota.ts). */
+  | "quota_exceeded";
 
 export class BatchError extends Error {
   constructor(

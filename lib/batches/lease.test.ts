@@ -44,6 +44,7 @@ describe.each(await testDatabases())("batch lease statements on $name", (databas
             payer: null,
             webhookUrl: null,
             maxAgeS: null,
+            quota: { maxOpenBatches: 1_000_000, maxOpenInputs: 100_000_000 },
           });
           const owner = `test:${crypto.randomUUID()}`;
           // Only this batch is runnable for this owner: older test batches have ended.

@@ -1,5 +1,6 @@
 import type { Db, Queryable } from "@/lib/db/client";
 import { BatchError } from "./errors";
+import { claimBatchRoom, type BatchQuota } from "./quota";
 
 /**
  * The batches tables (migration 0007_batches) for the console side: creating a batch, reading
@@ -64,11 +65,20 @@ export type NewBatch = {
   payer: { keyId: string; tokenSealed: string } | null;
   webhookUrl: string | null;
   maxAgeS: number | null;
+  /** The user's open-work quota, claimed in the same transaction (lib/batches/quota.ts). */
+  quota: BatchQuota;
 };
 
-/** The batch and one pending first page per input, in one transaction. */
+/**
+ * Rows per INSERT of inputs and items: a batch of 10,000 inputs is written in a few bounded
+ * statements, so no single statement holds the database for long.
+ */
+const INSERT_CHUNK = 2000;
+
+/** The batch and one pending first page per input, in one transaction, within the user's quota. */
 export const insertBatch = (db: Db, batch: NewBatch): Promise<BatchRow> =>
   db.transaction(async (tx) => {
+    await claimBatchRoom(tx, batch.userId, batch.inputs.length, batch.quota);
     const id = batch.id ?? crypto.randomUUID();
     const rows = await tx.query<BatchRow>(
       `INSERT INTO batches (id, user_id, operation, max_pages, total, max_credits, max_cost_credits, retry_of,
@@ -89,18 +99,19 @@ export const insertBatch = (db: Db, batch: NewBatch): Promise<BatchRow> =>
         batch.maxAgeS,
       ],
     );
-    const inputs = batch.inputs.map((entry) => entry.input);
-    const queries = batch.inputs.map((entry) => entry.query);
-    await tx.query(
-      `INSERT INTO batch_inputs (batch_id, position, input)
-       SELECT $1, t.position::integer, t.input FROM unnest($2::text[]) WITH ORDINALITY AS t(input, position)`,
-      [id, inputs],
-    );
-    await tx.query(
-      `INSERT INTO batch_items (batch_id, position, page, query)
-       SELECT $1, t.position::integer, 1, t.query FROM unnest($2::text[]) WITH ORDINALITY AS t(query, position)`,
-      [id, queries],
-    );
+    for (let start = 0; start < batch.inputs.length; start += INSERT_CHUNK) {
+      const chunk = batch.inputs.slice(start, start + INSERT_CHUNK);
+      await tx.query(
+        `INSERT INTO batch_inputs (batch_id, position, input)
+         SELECT $1, $2 + t.position::integer, t.input FROM unnest($3::text[]) WITH ORDINALITY AS t(input, position)`,
+        [id, start, chunk.map((entry) => entry.input)],
+      );
+      await tx.query(
+        `INSERT INTO batch_items (batch_id, position, page, query)
+         SELECT $1, $2 + t.position::integer, 1, t.query FROM unnest($3::text[]) WITH ORDINALITY AS t(query, position)`,
+        [id, start, chunk.map((entry) => entry.query)],
+      );
+    }
     const row = rows[0];
     if (!row) throw new Error("batch insert returned no row");
     return normaliseBatch(row);
@@ -162,7 +173,7 @@ export const changeBatch = async (
   viewer: Viewer,
   id: string,
   action: BatchAction,
-  options: { maxCredits?: number } = {},
+  options: { maxCredits?: number; quota: BatchQuota },
 ): Promise<BatchRow> => {
   const current = await findBatch(db, viewer, id);
   const transition = TRANSITIONS[action];
@@ -170,13 +181,17 @@ export const changeBatch = async (
   if (options.maxCredits !== undefined && options.maxCredits < current.credits_spent) {
     throw new BatchError("cap_below_one_lookup", `The cap cannot be below the ${current.credits_spent} credits already spent.`);
   }
-  const rows = await db.query<BatchRow>(
-    `UPDATE batches SET ${transition.sql}, updated_at = now(),
-       max_credits = CASE WHEN $3::bigint IS NULL THEN max_credits ELSE LEAST($3::bigint, max_cost_credits) END
-     WHERE id = $1 AND status = ANY($2::text[]) AND credits_spent + credits_reserved <= COALESCE($3::bigint, max_credits)
-     RETURNING ${BATCH_COLUMNS}`,
-    [id, transition.from, options.maxCredits ?? null],
-  );
+  const rows = await db.transaction(async (tx) => {
+    // Back in the queue counts as open again (its inputs never stopped counting).
+    if (action === "resume") await claimBatchRoom(tx, current.user_id, 0, options.quota);
+    return tx.query<BatchRow>(
+      `UPDATE batches SET ${transition.sql}, updated_at = now(),
+         max_credits = CASE WHEN $3::bigint IS NULL THEN max_credits ELSE LEAST($3::bigint, max_cost_credits) END
+       WHERE id = $1 AND status = ANY($2::text[]) AND credits_spent + credits_reserved <= COALESCE($3::bigint, max_credits)
+       RETURNING ${BATCH_COLUMNS}`,
+      [id, transition.from, options.maxCredits ?? null],
+    );
+  });
   const row = rows[0];
   if (!row) throw new BatchError("wrong_state", `A ${current.status} batch cannot be ${action === "cancel" ? "canceled" : `${action}d`}.`);
   return normaliseBatch(row);

@@ -13,6 +13,7 @@ const STATUS: Record<BatchErrorCode, ConsoleError["status"]> = {
   not_found: 404,
   wrong_state: 409,
   nothing_to_retry: 409,
+  quota_exceeded: 429,
 };
 
 export const withBatchErrors = async <T>(work: () => Promise<T>): Promise<T> => {

@@ -1,3 +1,74 @@
+-- record_usage(...): writes the usage rows of settled requests, one per request, in the order
+-- given (so ids follow it) — except free refusals (402, 403 and 429, charged nothing): beyond the
+-- first 10 per key, operation, status and second, counting the rows already written for that
+-- second, they are folded into one aggregate row per key, operation, status and second, whose
+-- `requests` counts them (decisions.md "Isolation"). It keeps the first folded request's id,
+-- parameters, reason and time, and the slowest latency. Callers hold the keys' locks, so the
+-- count of rows already written is exact. The daily rollup is the callers' job: every request is
+-- added to it, folded or not, so totals stay exact.
+CREATE OR REPLACE FUNCTION record_usage(
+  p_request uuid[], p_key text[], p_operation text[], p_status integer[], p_charged integer[], p_latency integer[],
+  p_params text[], p_created timestamptz[], p_reason text[]
+) RETURNS void LANGUAGE plpgsql AS $r$
+DECLARE
+  places bigint[];
+BEGIN
+  IF NOT (p_status && ARRAY[402, 403, 429]) THEN
+    INSERT INTO usage_events (request_id, key_id, operation, status, credits_charged, latency_ms, params_summary, created_at, reason)
+      SELECT t.request_id, t.key_id, t.operation, t.status, t.charged, t.latency_ms, t.params_summary, t.created_at, t.reason
+      FROM unnest(p_request, p_key, p_operation, p_status, p_charged, p_latency, p_params, p_created, p_reason)
+        WITH ORDINALITY AS t(request_id, key_id, operation, status, charged, latency_ms, params_summary, created_at, reason, pos)
+      ORDER BY t.pos;
+    RETURN;
+  END IF;
+
+  -- Each request's place among the free refusals of its key, operation, status and second,
+  -- after the single rows already written for that second (0: not a free refusal).
+  WITH t AS (
+    SELECT u.pos, u.key_id, u.operation, u.status, date_trunc('second', u.created_at) AS second,
+           u.status IN (402, 403, 429) AND u.charged = 0 AS free_refusal
+    FROM unnest(p_key, p_operation, p_status, p_charged, p_created) WITH ORDINALITY AS u(key_id, operation, status, charged, created_at, pos)
+  ), w AS (
+    -- Per second, one probe of the index: at most the 10 single rows that matter.
+    SELECT g.key_id, g.operation, g.status, g.second,
+           (SELECT count(*) FROM (
+              SELECT 1 FROM usage_events e
+              WHERE e.key_id = g.key_id AND e.status = g.status AND e.status <> 200 AND e.operation = g.operation
+                AND e.created_at >= g.second AND e.created_at < g.second + interval '1 second' AND e.aggregate_second IS NULL
+              LIMIT 10) f) AS written
+    FROM (SELECT DISTINCT t.key_id, t.operation, t.status, t.second FROM t WHERE t.free_refusal) g
+  )
+  SELECT array_agg(n.place ORDER BY n.pos) INTO places
+  FROM (
+    SELECT t.pos,
+           CASE WHEN t.free_refusal
+                THEN w.written + row_number() OVER (PARTITION BY t.free_refusal, t.key_id, t.operation, t.status, t.second ORDER BY t.pos)
+                ELSE 0 END AS place
+    FROM t LEFT JOIN w ON t.free_refusal AND w.key_id = t.key_id AND w.operation = t.operation AND w.status = t.status AND w.second = t.second
+  ) n;
+
+  INSERT INTO usage_events (request_id, key_id, operation, status, credits_charged, latency_ms, params_summary, created_at, reason)
+    SELECT t.request_id, t.key_id, t.operation, t.status, t.charged, t.latency_ms, t.params_summary, t.created_at, t.reason
+    FROM unnest(p_request, p_key, p_operation, p_status, p_charged, p_latency, p_params, p_created, p_reason, places)
+      WITH ORDINALITY AS t(request_id, key_id, operation, status, charged, latency_ms, params_summary, created_at, reason, place, pos)
+    WHERE t.place <= 10
+    ORDER BY t.pos;
+
+  INSERT INTO usage_events AS e (request_id, key_id, operation, status, credits_charged, latency_ms, params_summary, created_at,
+                                 reason, requests, aggregate_second)
+    SELECT (array_agg(t.request_id ORDER BY t.pos))[1], t.key_id, t.operation, t.status, 0, max(t.latency_ms),
+           (array_agg(t.params_summary ORDER BY t.pos))[1], min(t.created_at), (array_agg(t.reason ORDER BY t.pos))[1],
+           count(*), date_trunc('second', t.created_at)
+    FROM unnest(p_request, p_key, p_operation, p_status, p_latency, p_params, p_created, p_reason, places)
+      WITH ORDINALITY AS t(request_id, key_id, operation, status, latency_ms, params_summary, created_at, reason, place, pos)
+    WHERE t.place > 10
+    GROUP BY t.key_id, t.operation, t.status, date_trunc('second', t.created_at)
+    ORDER BY min(t.pos)
+  ON CONFLICT (key_id, operation, status, aggregate_second) WHERE aggregate_second IS NOT NULL
+  DO UPDATE SET requests = e.requests + EXCLUDED.requests, latency_ms = GREATEST(e.latency_ms, EXCLUDED.latency_ms);
+END
+$r$;
+
 -- settle_requests_in_order(batch): settles a batch of authenticated requests in one call and one
 -- transaction (group commit; lib/credits/settle.ts sends the batch).
 --
@@ -17,7 +88,8 @@
 --     stays within its daily cap; otherwise it answers 401 (no usage row), or 402 with the reason
 --     ('credits' | 'daily_cap') — and 402 comes before 404, so an unknown record costs nothing;
 --   * every request except a 401 gets exactly one usage row, in the same transaction as its
---     charge, and is counted in the daily rollup (a reservation when it is finalised);
+--     charge (free refusals beyond 10 per key, operation, status and second share one aggregate
+--     row: record_usage), and is counted in the daily rollup (a reservation when it is finalised);
 --   * a charge that crosses the key's low-credit threshold, or reaches zero, records one alert.
 --
 -- How: the reservations the batch finalises and its keys are locked in a fixed order; the
@@ -152,12 +224,13 @@ BEGIN
   k_ids := array_append(k_ids, cur_key); k_delta := array_append(k_delta, delta); k_last_used := array_append(k_last_used, last_used);
 
   -- The writes, set-based. Usage rows in the batch's order, so ids follow it as before.
-  INSERT INTO usage_events (request_id, key_id, operation, status, credits_charged, latency_ms, params_summary, created_at, reason)
-    SELECT t.request_id, t.key_id, t.operation, t.status, t.charged, t.latency_ms, t.params_summary, t.created_at, t.reason
+  PERFORM record_usage(array_agg(t.request_id ORDER BY t.pos), array_agg(t.key_id ORDER BY t.pos), array_agg(t.operation ORDER BY t.pos),
+                       array_agg(t.status ORDER BY t.pos), array_agg(t.charged ORDER BY t.pos), array_agg(t.latency_ms ORDER BY t.pos),
+                       array_agg(t.params_summary ORDER BY t.pos), array_agg(t.created_at ORDER BY t.pos), array_agg(t.reason ORDER BY t.pos))
     FROM unnest(b_request, b_key, b_operation, d_status, d_charged, b_latency, b_params, b_created, d_reason, d_write)
       WITH ORDINALITY AS t(request_id, key_id, operation, status, charged, latency_ms, params_summary, created_at, reason, write, pos)
     WHERE t.write = 'insert'
-    ORDER BY t.pos;
+    HAVING count(*) > 0;
 
   IF finalising THEN
     UPDATE usage_events u
@@ -256,10 +329,13 @@ BEGIN
     -- What each request leaves on its key, as the in-order decisions report it.
     SELECT d.*, kk.credits_remaining - sum(d.charged) OVER (PARTITION BY d.key_id ORDER BY d.ord ROWS UNBOUNDED PRECEDING) AS remaining
     FROM decided d JOIN api_keys kk ON kk.id = d.key_id
-  ), written AS (
-    INSERT INTO usage_events (request_id, key_id, operation, status, credits_charged, latency_ms, params_summary, created_at, reason)
-      SELECT s.request_id, s.key_id, s.operation, s.status, s.charged, s.latency_ms, s.params_summary, s.created_at, ''
-      FROM settled s ORDER BY s.key_id, s.ord
+  ), recorded AS (
+    SELECT record_usage(array_agg(s.request_id ORDER BY s.key_id, s.ord), array_agg(s.key_id ORDER BY s.key_id, s.ord),
+                        array_agg(s.operation ORDER BY s.key_id, s.ord), array_agg(s.status ORDER BY s.key_id, s.ord),
+                        array_agg(s.charged ORDER BY s.key_id, s.ord), array_agg(s.latency_ms ORDER BY s.key_id, s.ord),
+                        array_agg(s.params_summary ORDER BY s.key_id, s.ord), array_agg(s.created_at ORDER BY s.key_id, s.ord),
+                        array_agg(''::text ORDER BY s.key_id, s.ord))
+    FROM settled s
   ), charged AS (
     UPDATE api_keys kk
       SET credits_remaining = kk.credits_remaining - t.spent, last_used_at = t.last_used
@@ -272,6 +348,6 @@ BEGIN
                            array_agg(s.charged ORDER BY s.key_id, s.ord), array_agg(s.latency_ms ORDER BY s.key_id, s.ord))
     FROM settled s
   )
-  SELECT s.request_id, s.status, s.charged, s.remaining FROM settled s, counted ORDER BY s.key_id, s.ord;
+  SELECT s.request_id, s.status, s.charged, s.remaining FROM settled s, counted, recorded ORDER BY s.key_id, s.ord;
 END
 $fn$;

@@ -57,8 +57,11 @@ describe.each(await testDatabases())("settling requests on $name", (database) =>
     expect(results.filter((r) => r.status === 200)).toHaveLength(20);
     expect(results.filter((r) => r.status === 402)).toHaveLength(30);
     expect(await credits(key.id)).toBe(0);
-    const rows = await usage(key.id);
-    expect(rows).toHaveLength(50);
+    const rows = await db().query<{ status: number; credits_charged: number; requests: number }>(
+      "SELECT status, credits_charged, requests FROM usage_events WHERE key_id = $1",
+      [key.id],
+    );
+    expect(rows.reduce((sum, row) => sum + row.requests, 0)).toBe(50);
     expect(rows.reduce((sum, row) => sum + row.credits_charged, 0)).toBe(40);
   });
 
@@ -297,6 +300,105 @@ describe.each(await testDatabases())("lost answers on $name", (database) => {
   });
 });
 
+describe.each(await testDatabases())("free refusals and unanswered requests on $name", (database) => {
+  const db = openForSuite(database);
+  /** A time in the middle of a second, so a batch never straddles two. */
+  const midSecond = () => Math.floor(Date.now() / 1000) * 1000 + 300;
+  const at = (keyId: string, outcome: Outcome, startedAt: number, operation = "followers"): SettleRequest => ({
+    ...request(keyId, outcome, 2),
+    operation,
+    startedAt,
+  });
+  const rowsOf = (keyId: string) =>
+    db().query<{ operation: string; status: number; requests: number; aggregate: boolean; credits_charged: number }>(
+      `SELECT operation, status, requests, aggregate_second IS NOT NULL AS aggregate, credits_charged
+       FROM usage_events WHERE key_id = $1 ORDER BY id`,
+      [keyId],
+    );
+  const dailyOf = (keyId: string) =>
+    db().query<{ operation: string; status: number; requests: number; credits: number }>(
+      `SELECT operation, status, requests::int AS requests, credits::int AS credits FROM usage_daily
+       WHERE key_id = $1 ORDER BY operation, status`,
+      [keyId],
+    );
+
+  it("keeps the first 10 free refusals per key, operation, status and second as rows and the rest as one counted aggregate", async () => {
+    const key = await newTestKey(db(), null, 0);
+    const settler = createSettler(async () => db());
+    const second = midSecond();
+    // 30 rate-limited requests in one batch, 15 more in the next, and 25 refused for credits.
+    await Promise.all(Array.from({ length: 30 }, () => settler.settle(at(key.id, "429", second))));
+    await Promise.all(Array.from({ length: 15 }, () => settler.settle(at(key.id, "429", second + 200))));
+    const refused = await Promise.all(Array.from({ length: 25 }, () => settler.settle(at(key.id, "found", second))));
+    expect(refused.every((result) => result.status === 402 && result.creditsCharged === 0)).toBe(true);
+    // Another operation and another second are counted apart.
+    await Promise.all(Array.from({ length: 12 }, () => settler.settle(at(key.id, "429", second, "publications"))));
+    await Promise.all(Array.from({ length: 12 }, () => settler.settle(at(key.id, "429", second + 1000))));
+
+    const rows = await rowsOf(key.id);
+    const summary = (operation: string, status: number) => {
+      const mine = rows.filter((row) => row.operation === operation && row.status === status);
+      return { single: mine.filter((row) => !row.aggregate).length, aggregates: mine.filter((row) => row.aggregate).map((row) => row.requests) };
+    };
+    expect(summary("followers", 429)).toEqual({ single: 20, aggregates: [35, 2] });
+    expect(summary("followers", 402)).toEqual({ single: 10, aggregates: [15] });
+    expect(summary("publications", 429)).toEqual({ single: 10, aggregates: [2] });
+    expect(rows.every((row) => row.credits_charged === 0)).toBe(true);
+    // Totals count every request.
+    expect(rows.reduce((sum, row) => sum + row.requests, 0)).toBe(94);
+    expect(await dailyOf(key.id)).toEqual([
+      { operation: "followers", status: 402, requests: 25, credits: 0 },
+      { operation: "followers", status: 429, requests: 57, credits: 0 },
+      { operation: "publications", status: 429, requests: 12, credits: 0 },
+    ]);
+  });
+
+  it("never folds charged answers, not-found answers or bad requests", async () => {
+    const key = await newTestKey(db(), null, 1000);
+    const settler = createSettler(async () => db());
+    const second = midSecond();
+    for (const outcome of ["found", "not_found", "400", "500"] as const) {
+      await Promise.all(Array.from({ length: 14 }, () => settler.settle(at(key.id, outcome, second))));
+    }
+    const rows = await rowsOf(key.id);
+    expect(rows).toHaveLength(56);
+    expect(rows.some((row) => row.aggregate)).toBe(false);
+  });
+
+  it("releases an answered request whose client left: refunded, recorded as 499, moved to 499 in the rollup", async () => {
+    const key = await newTestKey(db(), null, 10);
+    const settler = createSettler(async () => db());
+    const gone = request(key.id, "found", 4);
+    expect(await settler.settle(gone)).toMatchObject({ status: 200, creditsCharged: 4 });
+    settler.release(gone.requestId);
+    settler.release(gone.requestId);
+    await expect.poll(() => creditsOf(db(), key.id), { timeout: 3000 }).toBe(10);
+    expect(await usageRowsOf(db(), key.id)).toEqual([{ status: 499, credits_charged: 0, reason: "client_closed" }]);
+    expect(await dailyOf(key.id)).toEqual([
+      { operation: "followers", status: 200, requests: 0, credits: 0 },
+      { operation: "followers", status: 499, requests: 1, credits: 0 },
+    ]);
+    // Releasing again changes nothing.
+    const [again] = await db().query<{ n: number }>("SELECT release_unanswered(ARRAY[$1::uuid]) AS n", [gone.requestId]);
+    expect(again?.n).toBe(0);
+    expect(await creditsOf(db(), key.id)).toBe(10);
+  });
+
+  it("releases a reservation whose client left before it was finalised; the late commit then changes nothing", async () => {
+    const key = await newTestKey(db(), null, 10);
+    const settler = createSettler(async () => db());
+    const reserved = request(key.id, "reserve", 4);
+    expect(await settler.settle(reserved)).toMatchObject({ status: 200, creditsCharged: 4, creditsRemaining: 6 });
+    const [released] = await db().query<{ n: number }>("SELECT release_unanswered(ARRAY[$1::uuid]) AS n", [reserved.requestId]);
+    expect(released?.n).toBe(1);
+    expect(await creditsOf(db(), key.id)).toBe(10);
+    expect((await settler.settle({ ...reserved, outcome: "commit" })).status).toBe(500);
+    expect(await creditsOf(db(), key.id)).toBe(10);
+    expect(await usageRowsOf(db(), key.id)).toEqual([{ status: 499, credits_charged: 0, reason: "client_closed" }]);
+    expect(await dailyOf(key.id)).toEqual([{ operation: "followers", status: 499, requests: 1, credits: 0 }]);
+  });
+});
+
 describe.each(await testDatabases())("set-based settlement on $name", (database) => {
   const db = openForSuite(database);
   const newKey = (credits: number) => newTestKey(db(), null, credits);
@@ -432,9 +534,25 @@ describe.each(await testDatabases())("plain batches on $name", (database) => {
     state: fc.constant("active" as const),
     spentEarlier: fc.constantFrom(0, 8),
   });
+  // A flood: many requests of one key and outcome in the batch's second — free refusals (429, or
+  // 402 when the key cannot pay) past the first 10 are folded into an aggregate row.
+  const floodSpec = (keys: number) =>
+    fc.record({
+      key: fc.integer({ min: 0, max: keys - 1 }),
+      outcome: fc.constantFrom<Outcome>("429", "429", "found"),
+      count: fc.integer({ min: 5, max: 30 }),
+      // Refusals of this key already written in that second, before the batch.
+      before: fc.constantFrom(0, 0, 4, 10, 14),
+    });
   const scenario = fc
     .oneof(fc.array(generousKey, { minLength: 1, maxLength: 3 }), fc.array(keySpec, { minLength: 1, maxLength: 3 }))
-    .chain((keys) => fc.record({ keys: fc.constant(keys), items: fc.array(itemSpec(keys.length), { minLength: 1, maxLength: 12 }) }));
+    .chain((keys) =>
+      fc.record({
+        keys: fc.constant(keys),
+        items: fc.array(itemSpec(keys.length), { minLength: 1, maxLength: 12 }),
+        flood: fc.option(floodSpec(keys.length), { nil: null, freq: 2 }),
+      }),
+    );
 
   const newTwinKeys = async (spec: KeySpec): Promise<Twin> => {
     const ids: string[] = [];
@@ -491,7 +609,8 @@ describe.each(await testDatabases())("plain batches on $name", (database) => {
   const written = async (keyId: string) => ({
     key: await db().query("SELECT credits_remaining::int AS credits, last_used_at FROM api_keys WHERE id = $1", [keyId]),
     usage: await db().query(
-      "SELECT operation, status, credits_charged, latency_ms, params_summary, created_at, reason FROM usage_events WHERE key_id = $1 ORDER BY id",
+      `SELECT operation, status, credits_charged, latency_ms, params_summary, created_at, reason, requests, aggregate_second
+       FROM usage_events WHERE key_id = $1 ORDER BY id`,
       [keyId],
     ),
     daily: await db().query(
@@ -504,10 +623,25 @@ describe.each(await testDatabases())("plain batches on $name", (database) => {
   it("decides a plain batch set-based exactly as the in-order policy does, and every other batch by that policy", async () => {
     let plain = 0;
     let other = 0;
+    let foldedPlain = 0;
+    let foldedOther = 0;
     await fc.assert(
-      fc.asyncProperty(scenario, fc.integer({ min: 0, max: 4 }), async ({ keys, items }, repeat) => {
+      fc.asyncProperty(scenario, fc.integer({ min: 0, max: 4 }), async ({ keys, items, flood }, repeat) => {
         const twins = [];
         for (const spec of keys) twins.push(await newTwinKeys(spec));
+        const at = Date.now();
+        if (flood !== null) {
+          const floodItem: ItemSpec = { key: flood.key, outcome: flood.outcome, cost: 2, dayOffset: 0, latency: 3 };
+          items.push(...Array.from({ length: flood.count }, (_, index) => ({ ...floodItem, latency: index })));
+          // The same earlier refusals for both twins, settled the same way.
+          const earlier = Array.from({ length: flood.before }, () => ({ ...floodItem, outcome: "429" as const }));
+          const twin = twins[flood.key];
+          for (const keyId of twin && earlier.length > 0 ? [twin.fast, twin.inOrder] : []) {
+            await db().query("SELECT settle_requests_in_order($1::json)", [
+              batchJson(earlier, twins.map(() => keyId), earlier.map(() => crypto.randomUUID()), at),
+            ]);
+          }
+        }
         const ids = items.map(() => crypto.randomUUID());
         const twinIds = items.map(() => crypto.randomUUID());
         // Sometimes a request id twice in the batch (a retry), which no plain batch holds.
@@ -516,7 +650,6 @@ describe.each(await testDatabases())("plain batches on $name", (database) => {
           ids.push(ids[0]!);
           twinIds.push(twinIds[0]!);
         }
-        const at = Date.now();
         const fastBatch = batchJson(items, twins.map((twin) => twin.fast), ids, at);
         const inOrderBatch = batchJson(items, twins.map((twin) => twin.inOrder), twinIds, at);
         const [check] = await db().query<{ plain: boolean }>("SELECT settle_batch_is_plain($1::json) AS plain", [fastBatch]);
@@ -532,11 +665,20 @@ describe.each(await testDatabases())("plain batches on $name", (database) => {
         };
         expect(await answers("settle_requests", fastBatch, ids)).toEqual(await answers("settle_requests_in_order", inOrderBatch, twinIds));
         for (const twin of twins) expect(await written(twin.fast)).toEqual(await written(twin.inOrder));
+        const [aggregates] = await db().query<{ n: number }>(
+          "SELECT count(*)::int AS n FROM usage_events WHERE key_id = ANY($1::text[]) AND aggregate_second IS NOT NULL",
+          [twins.map((twin) => twin.fast)],
+        );
+        if (check?.plain && (aggregates?.n ?? 0) > 0) foldedPlain += 1;
+        if (!check?.plain && (aggregates?.n ?? 0) > 0) foldedOther += 1;
       }),
       { numRuns: 80, seed: 20261124 },
     );
     // Both ways were taken, and plain batches often.
     expect(plain).toBeGreaterThan(15);
     expect(other).toBeGreaterThan(15);
+    // Floods folded into aggregates on both ways.
+    expect(foldedPlain).toBeGreaterThan(2);
+    expect(foldedOther).toBeGreaterThan(2);
   }, 120_000);
 });

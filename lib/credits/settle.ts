@@ -48,6 +48,12 @@ export type Settler = {
   drain(): Promise<void>;
   /** Request ids whose settlement may have committed unseen and is still to be voided. */
   uncertainCount(): number;
+  /**
+   * The answer to this settled request was never written (its client closed the connection
+   * first): its charge goes back and its usage record becomes 499 (release_unanswered), soon and
+   * in the background, retried while the database is unreachable.
+   */
+  release(requestId: string): void;
 };
 
 /** A request that waited longer than its deadline for the database: it answers 500, uncharged. */
@@ -68,11 +74,39 @@ const VOID_RETRY_MS = 250;
 // Margin between the database deadline and the caller's own timeout.
 const DEADLINE_MARGIN_MS = 250;
 
+/**
+ * Request ids to hand to one SQL function in the background, all those gathered at once: the
+ * first run after `firstDelayMs` (0: the end of this event-loop turn), retried every
+ * VOID_RETRY_MS while the database fails. An id leaves the set once its run has committed.
+ */
+const idSweeper = (db: () => Promise<Queryable>, sql: string, firstDelayMs: number) => {
+  const ids = new Set<string>();
+  let timer: ReturnType<typeof setTimeout> | null = null;
+  const run = (delayMs: number) => {
+    timer ??= setTimeout(() => {
+      timer = null;
+      const batch = [...ids];
+      db()
+        .then((database) => database.query(sql, [batch]))
+        .then(() => {
+          for (const id of batch) ids.delete(id);
+        })
+        .catch(() => run(VOID_RETRY_MS));
+    }, delayMs);
+    timer.unref?.();
+  };
+  return { ids, schedule: () => run(firstDelayMs) };
+};
+
 export const createSettler = (db: () => Promise<Queryable>, options: { timeoutMs?: number } = {}): Settler => {
   const timeoutMs = options.timeoutMs ?? 5000;
   let queue: Pending[] = [];
   let flushing: Promise<void> | null = null;
   let scheduled = false;
+
+  // Lost answers are voided after a pause (the database just failed); unanswered ones at once.
+  const voids = idSweeper(db, "SELECT void_settlements($1::uuid[])", VOID_RETRY_MS);
+  const releases = idSweeper(db, "SELECT release_unanswered($1::uuid[])", 0);
 
   const writeBatch = async (queued: Pending[]) => {
     // Requests that waited past their deadline behind a stalled database are answered now.
@@ -124,27 +158,11 @@ export const createSettler = (db: () => Promise<Queryable>, options: { timeoutMs
       // Not a data error: the batch may have committed with its answer lost on the way back.
       // These requests answer 500, so once the database answers again any charge is voided.
       if (!isDataError(error)) {
-        for (const pending of batch) uncertain.add(pending.request.requestId);
-        scheduleVoid();
+        for (const pending of batch) voids.ids.add(pending.request.requestId);
+        voids.schedule();
       }
       for (const pending of batch) pending.reject(error);
     }
-  };
-
-  const uncertain = new Set<string>();
-  let voiding: ReturnType<typeof setTimeout> | null = null;
-  const scheduleVoid = () => {
-    voiding ??= setTimeout(() => {
-      voiding = null;
-      const ids = [...uncertain];
-      db()
-        .then((database) => database.query("SELECT void_settlements($1::uuid[])", [ids]))
-        .then(() => {
-          for (const id of ids) uncertain.delete(id);
-        })
-        .catch(() => scheduleVoid());
-    }, VOID_RETRY_MS);
-    voiding.unref?.();
   };
 
   const flush = async () => {
@@ -174,7 +192,11 @@ export const createSettler = (db: () => Promise<Queryable>, options: { timeoutMs
         queue.push({ request, deadline: Date.now() + timeoutMs - DEADLINE_MARGIN_MS, resolve, reject });
         schedule();
       }),
-    uncertainCount: () => uncertain.size,
+    uncertainCount: () => voids.ids.size,
+    release: (requestId) => {
+      releases.ids.add(requestId);
+      releases.schedule();
+    },
     drain: async () => {
       while (flushing || scheduled) await (flushing ?? new Promise((resolve) => setImmediate(resolve)));
     },

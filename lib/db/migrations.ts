@@ -655,6 +655,16 @@ ALTER TABLE webhook_deliveries ADD COLUMN batch_end integer;
 CREATE UNIQUE INDEX webhook_deliveries_batch_idx ON webhook_deliveries (batch_id, batch_end) WHERE batch_id IS NOT NULL;
 `;
 
+const refusalAggregates = /* sql */ `
+-- Free refusals beyond the first 10 per key, operation, status and second are kept as one
+-- aggregate row (lib/credits/settle.sql record_usage): requests says how many requests a row
+-- stands for (1 for every ordinary row), aggregate_second marks an aggregate and its second.
+ALTER TABLE usage_events ADD COLUMN requests integer NOT NULL DEFAULT 1 CHECK (requests >= 1);
+ALTER TABLE usage_events ADD COLUMN aggregate_second timestamptz;
+CREATE UNIQUE INDEX usage_events_aggregate_idx ON usage_events (key_id, operation, status, aggregate_second)
+  WHERE aggregate_second IS NOT NULL;
+`;
+
 export const migrations: Migration[] = [
   { id: "0001_init", sql: () => init },
   { id: "0002_accounts", sql: () => accounts },
@@ -671,4 +681,5 @@ export const migrations: Migration[] = [
   { id: "0011_key_policies_sql", sql: () => keyPolicySql(), repeatable: true },
   { id: "0012_console_lookups", sql: () => consoleLookups },
   { id: "0013_batches_bulk", sql: () => batchesBulk },
+  { id: "0014_refusal_aggregates", sql: () => refusalAggregates },
 ];

@@ -106,6 +106,41 @@ const mergeVary = (...values: (string | undefined)[]): string | undefined => {
   return names.length === 0 ? undefined : [...new Set(names)].join(", ");
 };
 
+/**
+ * `unwritten` runs when the answer did not reach the client: the response closed before all of it
+ * was handed to the socket, or the client had ended its side (a half-close looks the same as a
+ * reset until the answer is written: see answerHalfClosedRequests) and the socket then failed
+ * (ECONNRESET/EPIPE) instead of closing cleanly after the answer.
+ */
+const onUnwritten = (response: http.ServerResponse, unwritten: () => void): void => {
+  const socket = response.socket;
+  if (response.destroyed || socket === null) {
+    unwritten();
+    return;
+  }
+  response.once("close", () => {
+    if (!response.writableFinished) unwritten();
+    else if (!socket.readableEnded) return;
+    else if (socket.destroyed) {
+      if (socket.errored) unwritten();
+    } else {
+      socket.once("close", (hadError) => {
+        if (hadError) unwritten();
+      });
+    }
+  });
+};
+
+/**
+ * A client may half-close its side once its request is sent (HTTP/1.1 allows it; a shell pipe
+ * that closes stdin does it). node:http would then abort the request and end the socket before
+ * the answer is written; with httpAllowHalfOpen it answers and closes after that answer.
+ * (A public property of http.Server that @types/node does not declare.)
+ */
+export const answerHalfClosedRequests = (server: http.Server): void => {
+  Object.assign(server, { httpAllowHalfOpen: true });
+};
+
 export const createFront = (options: FrontOptions) => {
   const { router, cors } = options;
   // The OpenAPI document is the same bytes until a deploy: compress each encoding once.
@@ -150,6 +185,7 @@ export const createFront = (options: FrontOptions) => {
       headers["Content-Encoding"] = encoding;
     }
     headers["Content-Length"] = String(body.length);
+    if (answer.unanswered) onUnwritten(response, answer.unanswered);
     response.writeHead(answer.status, headers);
     response.end(request.method === "HEAD" ? undefined : body);
   };

@@ -1,5 +1,6 @@
 import { DomainError } from "@/lib/errors";
-import type { Db } from "@/lib/db/client";
+import type { Db, Queryable } from "@/lib/db/client";
+import { env } from "@/lib/env";
 import { recordAudit, type Actor } from "@/lib/audit/log";
 import { decryptSecret, encryptSecret } from "@/lib/security/aead";
 import { derivedKey } from "@/lib/security/secrets";
@@ -54,8 +55,31 @@ const policyAfter = (patch: KeyPolicyPatch, current: KeyPolicy | null): KeyPolic
   refill: patch.refill !== undefined ? patch.refill : (current?.refill ?? null),
 });
 
+/**
+ * Room for one more active key of this owner (MAX_KEYS_PER_USER): keys are cheap to make, and
+ * each may be flooded with free refusals, so their number is bounded. Revoked and expired keys do
+ * not count. The owner's row is locked first, so two requests at once are counted one after the
+ * other. Call inside the transaction that creates the key.
+ */
+export const claimKeyRoom = async (tx: Queryable, ownerId: string, maxKeys: number): Promise<void> => {
+  await tx.query("SELECT 1 FROM users WHERE id = $1 FOR UPDATE", [ownerId]);
+  const rows = await tx.query<{ active: number | string }>(
+    `SELECT count(*) AS active FROM api_keys
+     WHERE owner_id = $1 AND status = 'active' AND (expires_at IS NULL OR expires_at > now())`,
+    [ownerId],
+  );
+  const active = Number(rows[0]?.active ?? 0);
+  if (active >= maxKeys) {
+    throw new KeyRuleError(
+      `You already have ${active.toLocaleString("en-US")} active keys, the most one user may hold ` +
+        `(${maxKeys.toLocaleString("en-US")}). Revoke a key you no longer use, then create the new one.`,
+    );
+  }
+};
+
 export const issueKey = (db: Db, secret: string, principal: Principal, input: NewKeyInput) =>
   db.transaction(async (tx) => {
+    await claimKeyRoom(tx, principal.id, env().MAX_KEYS_PER_USER);
     if (input.credits > 0 && !(await spendAllowance(tx, principal.id, input.credits))) {
       throw new KeyRuleError("Not enough credit allowance for that many credits. Ask an administrator for more.");
     }

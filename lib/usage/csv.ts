@@ -25,6 +25,7 @@ export const EVENT_COLUMNS = [
   "latency_ms",
   "params_summary",
   "reason",
+  "requests",
 ] as const;
 
 const eventCsvValues = (event: UsageEvent): CsvValue[] => [
@@ -38,6 +39,7 @@ const eventCsvValues = (event: UsageEvent): CsvValue[] => [
   event.latencyMs,
   event.paramsSummary,
   event.reason,
+  event.requests,
 ];
 
 export const DAILY_COLUMNS = [

@@ -38,6 +38,12 @@ export type UsageEvent = {
   reason: string;
   /** ISO-8601 UTC, millisecond precision. */
   createdAt: string;
+  /**
+   * How many requests the record stands for: 1, or more for an aggregate of free refusals
+   * (402/403/429 beyond the first 10 per key, operation, status and second; its request id,
+   * parameters and time are the first folded request's, its latency the slowest).
+   */
+  requests: number;
 };
 
 export type EventsPage = { events: UsageEvent[]; nextCursor: string | null };
@@ -89,18 +95,19 @@ type EventRow = {
   reason: string;
   created_at_ms: string;
   created_at_us: string;
+  requests: number;
 };
 
 const SELECT_COLUMNS = `e.id::text AS id, e.request_id::text AS request_id, e.key_id, k.name AS key_name, e.operation, e.status,
-  e.credits_charged, e.latency_ms, e.params_summary, e.reason,
+  e.credits_charged, e.latency_ms, e.params_summary, e.reason, e.requests,
   to_char(e.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS created_at_ms,
   to_char(e.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS created_at_us`;
 
 /**
- * Statuses the write path records (settle_requests, sweep_stale_reservations; 401 leaves no
- * record, 102 is a pending reservation). A status class reads these, one index range each.
+ * Statuses the write path records (settle_requests, sweep_stale_reservations, release_unanswered;
+ * 401 leaves no record, 102 is a pending reservation). A status class reads these, one index range each.
  */
-export const RECORDED_STATUSES = [200, 400, 402, 403, 404, 429, 500] as const;
+export const RECORDED_STATUSES = [200, 400, 402, 403, 404, 429, 499, 500] as const;
 
 const statusesOf = (status: StatusFilter | undefined): number[] | null => {
   if (status === undefined) return null;
@@ -136,6 +143,7 @@ const toEvent = (row: EventRow): UsageEvent => ({
   paramsSummary: row.params_summary,
   reason: row.reason,
   createdAt: row.created_at_ms,
+  requests: Number(row.requests),
 });
 
 const ORDER = "ORDER BY e.created_at DESC, e.id DESC";

@@ -208,7 +208,7 @@ describe("GET /api/usage/*: parameters", () => {
     expect(response.headers.get("content-disposition")).toBe('attachment; filename="usage-events-2020-01-01-to-2030-01-01.csv"');
     const lines = (await response.text()).trimEnd().split("\r\n");
     expect(lines).toHaveLength(4);
-    expect(lines[0]).toBe("request_id,created_at,key_id,key_name,operation,status,credits_charged,latency_ms,params_summary,reason");
+    expect(lines[0]).toBe("request_id,created_at,key_id,key_name,operation,status,credits_charged,latency_ms,params_summary,reason,requests");
   });
 });
 

@@ -312,6 +312,7 @@ describe.each(await testDatabases())("usage on $name", (database) => {
           String(event.latencyMs),
           event.paramsSummary,
           event.reason,
+          String(event.requests),
         ]),
       );
       expect(text).toContain('"alice, ""main"""');

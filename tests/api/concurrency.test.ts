@@ -14,7 +14,7 @@ import {
 /**
  * decisions.md "Credits": reservation is atomic — N concurrent requests against a key with
  * credits for k of them yield exactly k successes and N−k 402s, remaining credits never go below
- * 0, and every request leaves exactly one usage record written with its charge.
+ * 0, and every request is counted in the usage records written with its charge.
  */
 const targets = inject("apiTargets");
 
@@ -26,7 +26,7 @@ describe.each(targets)("$kind server", (target: ApiTarget) => {
     const key = target.keys.concurrency;
     const affordable = key.credits / FOLLOWERS_COST;
 
-    it("answers exactly 20 × 200 and 30 × 402, and leaves 0 credits with 50 usage records", async () => {
+    it("answers exactly 20 × 200 and 30 × 402, and leaves 0 credits with usage records counting 50 requests", async () => {
       expect(affordable).toBe(20);
       const answers = await Promise.all(
         Array.from({ length: REQUESTS }, () => call(target, paths.followers, { auth: key, query: { userid: "2000000002" } })),
@@ -52,18 +52,19 @@ describe.each(targets)("$kind server", (target: ApiTarget) => {
 
       const ledger = await readKeyLedger(target, key.id);
       expect(ledger.creditsRemaining).toBe(0);
-      expect(ledger.usage).toHaveLength(REQUESTS);
+      // Every request is counted; free refusals past 10 per second share one counted record.
+      const requestsWith = (status: number) =>
+        ledger.usage.filter((record) => record.status === status).reduce((sum, record) => sum + record.requests, 0);
+      expect({ ok: requestsWith(200), quota: requestsWith(402) }).toEqual({ ok: 20, quota: 30 });
       expect(ledger.usage.reduce((sum, record) => sum + record.credits_charged, 0)).toBe(key.credits);
-      const statuses = ledger.usage.map((record) => record.status);
-      expect({ ok: statuses.filter((status) => status === 200).length, quota: statuses.filter((status) => status === 402).length }).toEqual({
-        ok: 20,
-        quota: 30,
-      });
       expect(ledger.usage.every((record) => record.operation === "followers")).toBe(true);
       expect(ledger.usage.every((record) => record.credits_charged === (record.status === 200 ? FOLLOWERS_COST : 0))).toBe(true);
-      // One record per request, under the requestId the client saw.
-      const requestIds = answers.map((answer) => expectEnvelope(answer).requestId).sort();
-      expect(ledger.usage.map((record) => record.request_id).sort()).toEqual(requestIds);
+      expect(ledger.usage.every((record) => record.status === 402 || record.requests === 1)).toBe(true);
+      // One record per charged request, and each record under a requestId a client saw.
+      const requestIds = answers.map((answer) => expectEnvelope(answer).requestId);
+      const succeededIds = succeeded.map((answer) => expectEnvelope(answer).requestId).sort();
+      expect(ledger.usage.filter((record) => record.status === 200).map((record) => record.request_id).sort()).toEqual(succeededIds);
+      expect(ledger.usage.every((record) => requestIds.includes(record.request_id))).toBe(true);
     });
 
     it("keeps answering 402 at 0 credits once the dust has settled", async () => {

@@ -399,13 +399,15 @@ export type UsageRecord = {
   status: number;
   credits_charged: number;
   latency_ms: number;
+  /** Requests the record stands for: 1, or more for an aggregate of free refusals. */
+  requests: number;
 };
 
 export type KeyLedger = { creditsRemaining: number; status: string; usage: UsageRecord[] };
 
 const LEDGER_KEY_SQL = "SELECT credits_remaining, status FROM api_keys WHERE id = $1";
 const LEDGER_USAGE_SQL =
-  "SELECT request_id::text AS request_id, key_id, operation, status, credits_charged, latency_ms FROM usage_events WHERE key_id = $1 ORDER BY id";
+  "SELECT request_id::text AS request_id, key_id, operation, status, credits_charged, latency_ms, requests FROM usage_events WHERE key_id = $1 ORDER BY id";
 
 type KeyRow = { credits_remaining: number | string; status: string };
 
@@ -415,7 +417,7 @@ const ledgerFrom = (keyRows: KeyRow[], usage: UsageRecord[], keyId: string): Key
   return {
     creditsRemaining: Number(key.credits_remaining),
     status: key.status,
-    usage: usage.map((row) => ({ ...row, status: Number(row.status), credits_charged: Number(row.credits_charged) })),
+    usage: usage.map((row) => ({ ...row, status: Number(row.status), credits_charged: Number(row.credits_charged), requests: Number(row.requests) })),
   };
 };
 

@@ -77,3 +77,44 @@ export const requestHead = (requestLine: string, headers: Record<string, string>
   `${requestLine}\r\n${Object.entries({ ...headers, Connection: "close" })
     .map(([name, value]) => `${name}: ${value}`)
     .join("\r\n")}\r\n\r\n`;
+
+export type SocketAnswer = { status: number; headers: Map<string, string>; body: Buffer };
+
+/**
+ * Sends `text` and half-closes the connection at once (FIN after the request, as a shell pipe
+ * that closes stdin does), then reads until the server closes. The body is the exact bytes that
+ * followed the head, cut to Content-Length.
+ */
+export const halfClosedExchange = (baseUrl: string, text: string): Promise<SocketAnswer> =>
+  new Promise((resolve, reject) => {
+    const url = new URL(baseUrl);
+    const socket = net.connect({ port: Number(url.port), host: url.hostname, allowHalfOpen: true });
+    const chunks: Buffer[] = [];
+    socket.setTimeout(10_000, () => socket.destroy());
+    socket.on("connect", () => socket.end(text));
+    socket.on("data", (chunk: Buffer) => chunks.push(chunk));
+    socket.on("error", reject);
+    socket.on("close", () => {
+      const raw = Buffer.concat(chunks);
+      const headEnd = raw.indexOf("\r\n\r\n");
+      const head = (headEnd === -1 ? raw : raw.subarray(0, headEnd)).toString("latin1").split("\r\n");
+      const headers = new Map<string, string>();
+      for (const line of head.slice(1)) {
+        const colon = line.indexOf(":");
+        if (colon > 0) headers.set(line.slice(0, colon).trim().toLowerCase(), line.slice(colon + 1).trim());
+      }
+      const body = headEnd === -1 ? Buffer.alloc(0) : raw.subarray(headEnd + 4);
+      const length = Number(headers.get("content-length") ?? body.length);
+      resolve({ status: Number(/^HTTP\/1\.[01] (\d{3})/.exec(head[0] ?? "")?.[1] ?? 0), headers, body: body.subarray(0, length) });
+    });
+  });
+
+/** Sends `text` and resets the connection (TCP RST) as soon as it is written: a client gone before its answer. */
+export const sendThenReset = (baseUrl: string, text: string): Promise<void> =>
+  new Promise((resolve, reject) => {
+    const url = new URL(baseUrl);
+    const socket = net.connect(Number(url.port), url.hostname);
+    socket.on("error", reject);
+    socket.on("close", () => resolve());
+    socket.on("connect", () => socket.write(text, () => socket.resetAndDestroy()));
+  });

@@ -295,7 +295,8 @@ export const issueKey = async (name: string, spec: { credits: number; qps: numbe
   return { id: key.id, token, credits: spec.credits, qps: spec.qps };
 };
 
-export type UsageRow = { request_id: string; status: number; credits_charged: number };
+/** requests: how many requests the record stands for (more than 1 for an aggregate of free refusals). */
+export type UsageRow = { request_id: string; status: number; credits_charged: number; requests: number };
 
 export type Ledger = {
   creditsRemaining: number;
@@ -311,17 +312,21 @@ export const readLedger = async (keyId: string): Promise<Ledger> => {
   );
   const key = keys.rows[0];
   if (!key) throw new Error(`no key ${keyId}`);
-  const usage = await database().query<{ request_id: string; status: number; credits_charged: number }>(
-    "SELECT request_id::text AS request_id, status, credits_charged FROM usage_events WHERE key_id = $1 ORDER BY id",
+  const usage = await database().query<{ request_id: string; status: number; credits_charged: number; requests: number }>(
+    "SELECT request_id::text AS request_id, status, credits_charged, requests FROM usage_events WHERE key_id = $1 ORDER BY id",
     [keyId],
   );
   return {
     creditsRemaining: Number(key.credits_remaining),
     creditsGranted: Number(key.credits_granted),
     status: key.status,
-    usage: usage.rows.map((row) => ({ ...row, status: Number(row.status), credits_charged: Number(row.credits_charged) })),
+    usage: usage.rows.map((row) => ({ ...row, status: Number(row.status), credits_charged: Number(row.credits_charged), requests: Number(row.requests) })),
   };
 };
+
+/** Requests the records stand for (an aggregate of free refusals counts its requests). */
+export const sumRequests = (usage: readonly UsageRow[], where: (row: UsageRow) => boolean = () => true): number =>
+  usage.filter(where).reduce((sum, row) => sum + row.requests, 0);
 
 export const sumCharged = (usage: readonly UsageRow[], where: (row: UsageRow) => boolean = () => true): number =>
   usage.filter(where).reduce((sum, row) => sum + row.credits_charged, 0);

@@ -1,10 +1,12 @@
 import { z } from "zod";
 import { retryFailed } from "@/lib/batches/batches";
+import { batchQuotaOf } from "@/lib/batches/quota";
 import { changeBatch } from "@/lib/batches/repository";
 import { wakeBatchRunner } from "@/lib/batches/start";
 import { batchView, createdBatchView } from "@/lib/batches/view";
 import { withBatchErrors } from "@/lib/console-api/batches";
 import { consoleRoute, notFound } from "@/lib/console-api/handler";
+import { env } from "@/lib/env";
 
 export const dynamic = "force-dynamic";
 
@@ -24,7 +26,7 @@ export const POST = consoleRoute({ body: actionBody }, async ({ user, params, db
       return Response.json(createdBatchView(created), { status: 201, headers: { "Cache-Control": "no-store" } });
     }
     if (action !== "pause" && action !== "resume" && action !== "cancel") throw notFound("No such batch action.");
-    const row = await changeBatch(db, user, id, action, { maxCredits: body.maxCredits });
+    const row = await changeBatch(db, user, id, action, { maxCredits: body.maxCredits, quota: batchQuotaOf(env()) });
     if (action === "resume") wakeBatchRunner();
     return batchView(row);
   }),

@@ -39,10 +39,19 @@ const STATUS_OPTIONS: readonly SelectOption[] = [
   { value: "200", label: "200 OK" },
   { value: "400", label: "400 Bad request" },
   { value: "402", label: "402 Out of credits" },
+  { value: "403", label: "403 Not allowed" },
   { value: "404", label: "404 Not found" },
   { value: "429", label: "429 Rate limited" },
   { value: "499", label: "499 Client closed" },
   { value: "500", label: "500 Server error" },
+];
+
+/** Where requests came in (usage_events.channel). */
+const CHANNEL_LABELS: Readonly<Record<string, string>> = { api: "API", console: "Console", batch: "Batch", mcp: "MCP" };
+
+const CHANNEL_OPTIONS: readonly SelectOption[] = [
+  { value: "", label: "Any channel" },
+  ...Object.entries(CHANNEL_LABELS).map(([value, label]) => ({ value, label })),
 ];
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -64,8 +73,8 @@ const toIso = (local: string): string | undefined => {
   return Number.isNaN(date.getTime()) ? undefined : date.toISOString();
 };
 
-type Draft = { keyId: string; operation: string; status: string; from: string; to: string; requestId: string };
-const emptyDraft: Draft = { keyId: "", operation: "", status: "", from: "", to: "", requestId: "" };
+type Draft = { keyId: string; operation: string; status: string; channel: string; from: string; to: string; requestId: string };
+const emptyDraft: Draft = { keyId: "", operation: "", status: "", channel: "", from: "", to: "", requestId: "" };
 
 function LogRow({ event }: { event: UsageEvent }) {
   return (
@@ -82,7 +91,12 @@ function LogRow({ event }: { event: UsageEvent }) {
         <TruncatedText text={event.keyName} />
       </TableCell>
       <TableCell className="max-w-56" data-testid="log-operation" data-operation={event.operation}>
-        <span className="block whitespace-nowrap">{operationLabel(event.operation)}</span>
+        <span className="block whitespace-nowrap">
+          {operationLabel(event.operation)}
+          <span className="ml-1.5 text-xs text-muted" data-testid="log-channel" data-channel={event.channel}>
+            {CHANNEL_LABELS[event.channel] ?? event.channel}
+          </span>
+        </span>
         <TruncatedText text={event.paramsSummary || "—"} title={event.paramsSummary} className="font-mono text-xs text-muted" data-testid="log-params" />
       </TableCell>
       <TableCell className="whitespace-nowrap">
@@ -115,6 +129,7 @@ export function RequestLog({ scope, range, keys }: { scope: UsageScopeParams; ra
     keyId: applied.keyId || undefined,
     operation: applied.operation || undefined,
     status: applied.status || undefined,
+    channel: applied.channel || undefined,
     from: toIso(applied.from) ?? range.from,
     to: toIso(applied.to) ?? range.to,
     requestId: applied.requestId || undefined,
@@ -153,6 +168,7 @@ export function RequestLog({ scope, range, keys }: { scope: UsageScopeParams; ra
     { name: "key", field: "keyId", label: "Key", options: [{ value: "", label: "All keys in scope" }, ...keys.map((key) => ({ value: key.id, label: key.name }))] },
     { name: "operation", field: "operation", label: "Operation", options: OPERATION_OPTIONS },
     { name: "status", field: "status", label: "Status", options: STATUS_OPTIONS },
+    { name: "channel", field: "channel", label: "Channel", options: CHANNEL_OPTIONS },
   ];
 
   return (

@@ -1,5 +1,5 @@
 import { SourceRateLimitedError, type Connector, type LookupContext, type LookupResult } from "@/lib/connectors/types";
-import type { SettleRequest, Settlement } from "@/lib/credits/settle";
+import type { Channel, SettleRequest, Settlement } from "@/lib/credits/settle";
 import type { KeyCredentials } from "@/lib/keys/repository";
 import { describeError, log } from "@/lib/log";
 import type { Operation, PreparedLookup } from "@/lib/operations/define";
@@ -15,8 +15,6 @@ import { summariseQuery } from "./params";
  * It knows nothing of HTTP servers: the /v1 front and the console's lookup route both call it.
  * Every request that gets past authentication is settled exactly once (one usage record).
  */
-/** Where a request came in: the usage record says so, and the Usage page filters by it. */
-export type Channel = "api" | "console" | "batch" | "mcp";
 
 export type PipelineInput = {
   authorization: string | null;
@@ -235,6 +233,7 @@ export const runLookup = async (operation: Operation, input: PipelineInput, deps
     paramsSummary: summariseQuery(input.query, operation.params.map((param) => param.name)),
     startedAt,
     startedPerf,
+    channel: input.channel,
   };
   const settle = (request: Pick<SettleRequest, "outcome"> & Partial<SettleRequest>) => deps.settler.settle({ ...base, ...request });
   try {

@@ -1,3 +1,14 @@
+-- label_channels(batch): the usage rows of a settled batch say where their requests came in
+-- (console, batch, mcp; /v1's 'api' is the column's default, so /v1 items carry no channel and
+-- cost nothing here). A reservation's row is labelled when it is made, like any other.
+CREATE OR REPLACE FUNCTION label_channels(batch json) RETURNS void LANGUAGE plpgsql AS $l$
+BEGIN
+  UPDATE usage_events u SET channel = x.channel
+    FROM json_to_recordset(batch) AS x(request_id uuid, channel text)
+    WHERE x.channel IS NOT NULL AND u.request_id = x.request_id AND u.channel <> x.channel;
+END
+$l$;
+
 -- record_usage(...): writes the usage rows of settled requests, one per request, in the order
 -- given (so ids follow it) — except free refusals (402, 403 and 429, charged nothing): beyond the
 -- first 10 per key, operation, status and second, counting the rows already written for that
@@ -263,6 +274,7 @@ BEGIN
     SELECT t.request_id, CASE WHEN t.status = 102 THEN 200 ELSE t.status END, t.charged, t.remaining
     FROM unnest(b_request, d_status, d_charged, d_remaining) WITH ORDINALITY AS t(request_id, status, charged, remaining, pos)
     WHERE array_position(b_request, t.request_id) = t.pos;
+  PERFORM label_channels(batch);
 END
 $fn$;
 
@@ -349,5 +361,6 @@ BEGIN
     FROM settled s
   )
   SELECT s.request_id, s.status, s.charged, s.remaining FROM settled s, counted, recorded ORDER BY s.key_id, s.ord;
+  PERFORM label_channels(batch);
 END
 $fn$;

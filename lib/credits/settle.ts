@@ -1,5 +1,8 @@
 import type { Queryable } from "@/lib/db/client";
 
+/** Where a request came in: its usage row says so (usage_events.channel), and the Usage page filters by it. */
+export type Channel = "api" | "console" | "batch" | "mcp";
+
 /**
  * Credits and usage records are settled by group commit: requests that arrive while a batch is
  * being written wait for the next one, and each batch is one call of the settle_requests()
@@ -22,6 +25,8 @@ export type SettleRequest = {
   startedAt: number;
   /** performance.now() at the start, for the latency recorded with the usage row. */
   startedPerf: number;
+  /** Where the request came in; /v1 ("api") when not said. */
+  channel?: Channel;
 };
 
 export type Settlement = {
@@ -128,6 +133,8 @@ export const createSettler = (db: () => Promise<Queryable>, options: { timeoutMs
       final_status: request.finalStatus ?? null,
       latency_ms: Math.max(0, Math.round(now - request.startedPerf)),
       params_summary: request.paramsSummary,
+      // Only a channel other than /v1's default is sent: the hot path's rows need no label.
+      ...(request.channel !== undefined && request.channel !== "api" ? { channel: request.channel } : {}),
       created_at: new Date(request.startedAt).toISOString(),
       deadline: new Date(deadline).toISOString(),
     }));

@@ -665,6 +665,13 @@ CREATE UNIQUE INDEX usage_events_aggregate_idx ON usage_events (key_id, operatio
   WHERE aggregate_second IS NOT NULL;
 `;
 
+// Where a request came in (issue 20): /v1 with a key, the console, a batch, or an MCP tool call.
+// Set by the settle functions (label_channels in lib/credits/settle.sql); /v1 is the default.
+const usageChannel = /* sql */ `
+ALTER TABLE usage_events ADD COLUMN channel text NOT NULL DEFAULT 'api'
+  CHECK (channel IN ('api', 'console', 'batch', 'mcp'));
+`;
+
 export const migrations: Migration[] = [
   { id: "0001_init", sql: () => init },
   { id: "0002_accounts", sql: () => accounts },
@@ -682,4 +689,5 @@ export const migrations: Migration[] = [
   { id: "0012_console_lookups", sql: () => consoleLookups },
   { id: "0013_batches_bulk", sql: () => batchesBulk },
   { id: "0014_refusal_aggregates", sql: () => refusalAggregates },
+  { id: "0015_usage_channel", sql: () => usageChannel },
 ];

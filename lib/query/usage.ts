@@ -30,6 +30,8 @@ export type LogFilterParams = {
   from?: string;
   to?: string;
   requestId?: string;
+  /** "api", "console", "batch" or "mcp". */
+  channel?: string;
 };
 
 export const LOG_PAGE_SIZE = 50;
@@ -75,6 +77,7 @@ const logEntries = (scope: UsageScopeParams, filters: LogFilterParams) => ({
   from: filters.from,
   to: filters.to,
   requestId: filters.requestId,
+  channel: filters.channel,
 });
 
 export const usageEventsQuery = (scope: UsageScopeParams, filters: LogFilterParams) =>

@@ -64,6 +64,7 @@ const statusFilter = z
   .optional();
 
 const operationIds = registry.map((operation) => operation.id);
+const CHANNELS = ["api", "console", "batch", "mcp"] as const;
 
 const querySchema = z.object({
   keyId: z.string().trim().min(1).max(100).optional(),
@@ -73,6 +74,7 @@ const querySchema = z.object({
   to: timeOrDay("to"),
   operation: z.enum(operationIds, { error: `operation must be one of ${operationIds.join(", ")}.` }).optional(),
   status: statusFilter,
+  channel: z.enum(CHANNELS, { error: `channel must be one of ${CHANNELS.join(", ")}.` }).optional(),
   requestId: z.string().trim().regex(UUID_PATTERN, "requestId must be a request id (a UUID).").optional(),
   groupBy: z
     .string()
@@ -138,6 +140,7 @@ const eventFilters = (query: UsageQuery): EventFilters => ({
   ...timeRange(query),
   operation: query.operation,
   status: query.status,
+  channel: query.channel,
   requestId: query.requestId,
 });
 

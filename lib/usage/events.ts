@@ -21,6 +21,8 @@ export type EventFilters = {
   to?: Date;
   /** Exact request id (a UUID). */
   requestId?: string;
+  /** Where the requests came in: /v1 ("api"), the console, a batch or an MCP tool call. */
+  channel?: "api" | "console" | "batch" | "mcp";
 };
 
 export type UsageEvent = {
@@ -44,6 +46,8 @@ export type UsageEvent = {
    * parameters and time are the first folded request's, its latency the slowest).
    */
   requests: number;
+  /** Where the request came in: "api" (/v1 with a key), "console", "batch" or "mcp". */
+  channel: string;
 };
 
 export type EventsPage = { events: UsageEvent[]; nextCursor: string | null };
@@ -96,10 +100,11 @@ type EventRow = {
   created_at_ms: string;
   created_at_us: string;
   requests: number;
+  channel: string;
 };
 
 const SELECT_COLUMNS = `e.id::text AS id, e.request_id::text AS request_id, e.key_id, k.name AS key_name, e.operation, e.status,
-  e.credits_charged, e.latency_ms, e.params_summary, e.reason, e.requests,
+  e.credits_charged, e.latency_ms, e.params_summary, e.reason, e.requests, e.channel,
   to_char(e.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS created_at_ms,
   to_char(e.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS created_at_us`;
 
@@ -127,6 +132,7 @@ const conditions = (filters: EventFilters, position: Position | null, params: un
   if (filters.from !== undefined) where.push(`e.created_at >= ${add(filters.from.toISOString())}::timestamptz`);
   if (filters.to !== undefined) where.push(`e.created_at < ${add(filters.to.toISOString())}::timestamptz`);
   if (filters.requestId !== undefined) where.push(`e.request_id = ${add(filters.requestId)}::uuid`);
+  if (filters.channel !== undefined) where.push(`e.channel = ${add(filters.channel)}`);
   if (position !== null) where.push(`(e.created_at, e.id) < (${add(position.at)}::timestamptz, ${add(position.id)}::bigint)`);
   return where;
 };
@@ -144,6 +150,7 @@ const toEvent = (row: EventRow): UsageEvent => ({
   reason: row.reason,
   createdAt: row.created_at_ms,
   requests: Number(row.requests),
+  channel: row.channel,
 });
 
 const ORDER = "ORDER BY e.created_at DESC, e.id DESC";

@@ -401,13 +401,15 @@ export type UsageRecord = {
   latency_ms: number;
   /** Requests the record stands for: 1, or more for an aggregate of free refusals. */
   requests: number;
+  /** Where the request came in: api, console, batch or mcp. */
+  channel: string;
 };
 
 export type KeyLedger = { creditsRemaining: number; status: string; usage: UsageRecord[] };
 
 const LEDGER_KEY_SQL = "SELECT credits_remaining, status FROM api_keys WHERE id = $1";
 const LEDGER_USAGE_SQL =
-  "SELECT request_id::text AS request_id, key_id, operation, status, credits_charged, latency_ms, requests FROM usage_events WHERE key_id = $1 ORDER BY id";
+  "SELECT request_id::text AS request_id, key_id, operation, status, credits_charged, latency_ms, requests, channel FROM usage_events WHERE key_id = $1 ORDER BY id";
 
 type KeyRow = { credits_remaining: number | string; status: string };
 

@@ -3,6 +3,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import Ajv from "ajv";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { consoleClient } from "./console-client";
 import { readKeyLedger, type ApiTarget, type IssuedKey } from "./harness";
 import { contractMessages as messages } from "./http";
 
@@ -159,6 +160,39 @@ describe.each(targets)("$kind server", (target: ApiTarget) => {
       }
       expect(text).toContain("<YOUR_API_KEY>");
       expect(text).not.toContain(target.keys.mcp.token);
+    });
+
+    it("labels each usage row with its channel (api, console, mcp) and the request log filters by it", async () => {
+      const client = consoleClient(target);
+      const admin = await client.admin();
+      const analyst = await client.analyst(admin, "channels", 1000);
+      const key = await client.consoleKey(analyst, 100, 100);
+      const urn = "urn:li:member:3000000001";
+      const v1 = await fetch(`${target.baseUrl}/v1/jobsite/get_user_publications?urn=${encodeURIComponent(urn)}`, {
+        headers: { Authorization: `Bearer ${key.token}` },
+      });
+      expect(v1.status).toBe(200);
+      await v1.arrayBuffer();
+      const fromConsole = await client.api(analyst, "GET", `/api/console/lookup/get_user_publications?urn=${encodeURIComponent(urn)}&page=2`);
+      expect(fromConsole.status, fromConsole.text).toBe(200);
+      const agent = await connect(target, { ...target.keys.mcp, token: key.token });
+      try {
+        const result = await callTool(agent, "get_user_publications", { urn, page: 3 });
+        expect(result.isError ?? false, textOf(result)).toBe(false);
+      } finally {
+        await agent.close();
+      }
+      for (const [channel, page] of [["api", null], ["console", "2"], ["mcp", "3"]] as const) {
+        const log = await client.api(analyst, "GET", `/api/usage/events?keyId=${key.id}&channel=${channel}`);
+        expect(log.status, log.text).toBe(200);
+        const { events } = log.body as { events: { channel: string; paramsSummary: string }[] };
+        expect(events.map((event) => event.channel), channel).toEqual([channel]);
+        if (page !== null) expect(events[0]?.paramsSummary).toContain(`page=${page}`);
+      }
+      const all = await client.api(analyst, "GET", `/api/usage/events?keyId=${key.id}`);
+      expect((all.body as { events: unknown[] }).events).toHaveLength(3);
+      const bad = await client.api(analyst, "GET", `/api/usage/events?keyId=${key.id}&channel=fax`);
+      expect(bad.status).toBe(400);
     });
 
     it("charges exactly 20 of 60 concurrent 4-credit calls on an 80-credit key", async () => {

@@ -25,10 +25,10 @@ const tempDir = (prefix: string): string => {
 
 type Run = { code: number | null; stdout: string; stderr: string };
 
-const run = (dataDir: string, script: string, args: readonly string[]): Promise<Run> =>
+const run = (dataDir: string, script: string, args: readonly string[], extraEnv: Record<string, string> = {}): Promise<Run> =>
   new Promise((resolve, reject) => {
     // The embedded database only: no DATABASE_URL or REDIS_URL from the caller's environment.
-    const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: "test", DATA_DIR: dataDir };
+    const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: "test", DATA_DIR: dataDir, ...extraEnv };
     const child = spawn(process.execPath, [TSX_CLI, `scripts/${script}`, ...args], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
@@ -163,6 +163,11 @@ describe("CLI exit codes", () => {
     const created = JSON.parse(owned.stdout) as { id: string; owner: string };
     expect(created.owner).toBe("ana@example.com");
     expect((await run(dataDir, "keys.ts", ["create", "--name", "ownerless", "--credits", "5"])).code).toBe(EXIT.ok);
+    // A key given to a user counts towards MAX_KEYS_PER_USER, as in the console.
+    const overLimit = await run(dataDir, "keys.ts", ["create", "--name", "second", "--credits", "5", "--owner", "ana@example.com"], {
+      MAX_KEYS_PER_USER: "1",
+    });
+    expect([overLimit.code, overLimit.stderr.split("\n")[0]]).toEqual([EXIT.usage, expect.stringMatching(/^error: You already have 1 active keys/)]);
     const unknown = await run(dataDir, "keys.ts", ["create", "--name", "x", "--credits", "5", "--owner", "nobody@example.com"]);
     expect([unknown.code, unknown.stderr.split("\n")[0]]).toEqual([EXIT.notFound, expect.stringMatching(/^error: no user with email nobody@example\.com/)]);
     const disabledOwner = await run(dataDir, "keys.ts", ["create", "--name", "x", "--credits", "5", "--owner", "off@example.com"]);

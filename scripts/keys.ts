@@ -1,6 +1,8 @@
 import { CliFailure, EXIT, runCli, UsageError, withCliDb } from "@/lib/cli/open";
 import { parseCommandLine } from "@/lib/cli/options";
+import { env } from "@/lib/env";
 import { checkOperations, normaliseAddressList } from "@/lib/keys/access";
+import { claimKeyRoom, KeyRuleError } from "@/lib/keys/manage";
 import { operationIds } from "@/lib/keys/policy-input";
 import { createKey, listKeys, revokeKey, topUpKey, type ApiKey } from "@/lib/keys/repository";
 import { authSecret } from "@/lib/security/secrets";
@@ -98,16 +100,23 @@ const main = async () => {
       const allowedAddresses = addressesOption(values["allowed-addresses"]);
       const { key, token, owner } = await withCliDb(async (db) => {
         const found = await findOwner(db, values.owner);
-        const issued = await createKey(db, authSecret(), {
-          name,
-          ownerId: found?.id ?? null,
-          credits,
-          qpsLimit,
-          expiresAt: null,
-          operations,
-          allowedAddresses,
+        // A key given to a user counts towards MAX_KEYS_PER_USER, as one made in the console does.
+        const issued = await db.transaction(async (tx) => {
+          if (found !== null) await claimKeyRoom(tx, found.id, env().MAX_KEYS_PER_USER);
+          return createKey(tx, authSecret(), {
+            name,
+            ownerId: found?.id ?? null,
+            credits,
+            qpsLimit,
+            expiresAt: null,
+            operations,
+            allowedAddresses,
+          });
         });
         return { ...issued, owner: found };
+      }).catch((error: unknown) => {
+        if (error instanceof KeyRuleError) throw new CliFailure(EXIT.usage, error.message);
+        throw error;
       });
       const ownerEmail = owner?.email ?? null;
       if (values.json) {

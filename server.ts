@@ -43,7 +43,12 @@ const main = async (): Promise<void> => {
     encodings: ["gzip"],
     baseHeaders: Object.fromEntries(securityHeaders(dev).map(({ key, value }) => [key, value])),
     everyAnswerHeaders: Object.fromEntries(transportSecurityHeaders(config.PUBLIC_URL).map(({ key, value }) => [key, value])),
-    mcp: { path: MCP_PATH, handle: createMcpHandler({ registry, services, allowedOrigins: config.CORS_ALLOWED_ORIGINS }) },
+    mcp: { path: MCP_PATH, handle: createMcpHandler({
+        registry,
+        services,
+        allowedOrigins: config.CORS_ALLOWED_ORIGINS,
+        batches: { db: getDb, publicUrl: config.publicUrl, wake: wakeBatchRunner },
+      }) },
   });
 
   const limits: ConnectionLimits = {

@@ -245,7 +245,7 @@ export const runBatchRequest = async (route: BatchRoute, request: BatchRequest, 
             "Content-Type": format === "csv" ? "text/csv; charset=utf-8" : "application/x-ndjson; charset=utf-8",
             "Content-Disposition": `attachment; filename="batch-${batch.id.slice(0, 8)}-${operation.id}.${format}"`,
           },
-          stream: format === "csv" ? csvChunks(db, batch.id, operation) : ndjsonChunks(db, batch.id, operation),
+          stream: format === "csv" ? csvChunks(db.longReads, batch.id, operation) : ndjsonChunks(db.longReads, batch.id, operation),
         };
       }
     }

@@ -6,6 +6,7 @@ import { authMessages } from "@/lib/api/errors";
 import { clientIp } from "@/lib/auth/client-ip";
 import { describeError, log } from "@/lib/log";
 import type { Registry } from "@/lib/operations";
+import { batchTools, type BatchToolDeps } from "./batch-tools";
 import { listed, toolsOf, type ToolDeps } from "./tools";
 
 /**
@@ -31,6 +32,8 @@ export type McpHandlerDeps = {
   services: () => Promise<ToolDeps>;
   /** Origins allowed to call from a browser (the operator's CORS list); other browser origins are refused. */
   allowedOrigins: readonly string[];
+  /** The batch tools' database and runner (lib/batches); without it there are none. */
+  batches?: BatchToolDeps;
 };
 
 const json = (response: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void => {
@@ -81,7 +84,7 @@ const readBody = (request: http.IncomingMessage): Promise<Buffer | null> =>
   });
 
 export const createMcpHandler = (deps: McpHandlerDeps) => {
-  const tools = toolsOf(deps.registry);
+  const tools = [...toolsOf(deps.registry), ...(deps.batches ? batchTools(deps.registry, deps.batches) : [])];
   const byName = new Map(tools.map((tool) => [tool.name, tool]));
   const listing = tools.map(listed);
 

@@ -33,7 +33,7 @@ export const llmsTxt = (registry: Registry, origin: string): string => {
     "## MCP server",
     "",
     `- URL: ${mcpUrl} — Streamable HTTP, stateless; send the same Bearer key in the Authorization header (no key: HTTP 401).`,
-    "- One tool per operation (the names above) plus `account_balance`. Each tool's description states its cost.",
+    "- One tool per operation (the names above) plus `account_balance`, and `start_batch`, `batch_status`, `batch_results` for batches of many inputs. Each tool's description states its cost.",
     `- Large pages are cut to ${MCP_MAX_ITEMS} entries per list and ${MCP_MAX_BYTES / 1024} KB; the result says what was cut and how to ask for the next page (cursor or page number).`,
     "- Failures come back as tool results with `isError` and the API's message followed by what to do next.",
     ...(http ? ["", "Configuration (Streamable HTTP):", "", "```json", http.code, "```"] : []),

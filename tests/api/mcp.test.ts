@@ -14,6 +14,7 @@ import { contractMessages as messages } from "./http";
 const targets = inject("apiTargets");
 
 const LOOKUP_TOOLS = ["event_details", "event_details_id", "followers", "get_user_publications"];
+const BATCH_TOOLS = ["start_batch", "batch_status", "batch_results"];
 
 const connect = async (target: ApiTarget, key: IssuedKey): Promise<Client> => {
   const client = new Client({ name: "api-test", version: "1.0.0" });
@@ -42,13 +43,14 @@ describe.each(targets)("$kind server", (target: ApiTarget) => {
 
     it("lists one tool per operation plus account_balance, with valid JSON Schemas and read-only annotations", async () => {
       const { tools } = await client.listTools();
-      expect(tools.map((tool) => tool.name).sort()).toEqual([...LOOKUP_TOOLS, "account_balance"].sort());
+      expect(tools.map((tool) => tool.name).sort()).toEqual([...LOOKUP_TOOLS, "account_balance", ...BATCH_TOOLS].sort());
       const ajv = new Ajv({ strict: false });
       for (const tool of tools) {
         expect(ajv.validateSchema(tool.inputSchema), `${tool.name} input`).toBe(true);
+        expect(tool.annotations?.readOnlyHint, tool.name).toBe(tool.name !== "start_batch");
+        if (BATCH_TOOLS.includes(tool.name)) continue;
         expect(tool.outputSchema, `${tool.name} output`).toBeDefined();
         expect(ajv.validateSchema(tool.outputSchema ?? {}), `${tool.name} output`).toBe(true);
-        expect(tool.annotations?.readOnlyHint).toBe(true);
         if (tool.name !== "account_balance") {
           expect(tool.annotations?.openWorldHint).toBe(true);
           expect(tool.description).toMatch(/Costs \d+ credits? per successful call/);
@@ -193,6 +195,56 @@ describe.each(targets)("$kind server", (target: ApiTarget) => {
       expect((all.body as { events: unknown[] }).events).toHaveLength(3);
       const bad = await client.api(analyst, "GET", `/api/usage/events?keyId=${key.id}&channel=fax`);
       expect(bad.status).toBe(400);
+    });
+
+    it("starts a batch, follows it and reads its results in pages, paid by the key that started it", async () => {
+      const client = consoleClient(target);
+      const analyst = await client.analyst(await client.admin(), "mcp-batch", 1000);
+      const key = await client.consoleKey(analyst, 100, 100);
+      const agent = await connect(target, { ...target.keys.mcp, token: key.token });
+      try {
+        const started = await callTool(agent, "start_batch", {
+          operation: "event_details_id",
+          inputs: ["1000000000000001", "1000000000000002", "9999999999999999", "not-an-id"],
+        });
+        expect(started.isError ?? false, textOf(started)).toBe(false);
+        const created = started.structuredContent as { id: string; total: number; rejected: { input: string }[] };
+        expect(created.total).toBe(3);
+        expect(created.rejected.map((entry) => entry.input)).toEqual(["not-an-id"]);
+
+        let status: { status: string; done: number; creditsSpent: number } = { status: "queued", done: 0, creditsSpent: 0 };
+        for (let attempt = 0; attempt < 120 && status.status !== "done"; attempt += 1) {
+          await new Promise((resolve) => setTimeout(resolve, 250));
+          const polled = await callTool(agent, "batch_status", { id: created.id });
+          if (polled.isError) continue; // a 429 while the runner uses the key's budget
+          status = polled.structuredContent as typeof status;
+        }
+        expect(status).toMatchObject({ status: "done", done: 3, creditsSpent: 8 });
+
+        const first = await callTool(agent, "batch_results", { id: created.id, limit: 1 });
+        expect(first.isError ?? false, textOf(first)).toBe(false);
+        const page = first.structuredContent as { records: { event: { event_id: string } }[]; nextOffset: number | null };
+        expect(page.records).toHaveLength(1);
+        expect(page.nextOffset).toBe(1);
+        expect(textOf(first)).toContain(`"offset":1`);
+        const second = await callTool(agent, "batch_results", { id: created.id, offset: 1, limit: 10 });
+        const rest = second.structuredContent as { records: unknown[]; nextOffset: number | null };
+        expect(rest.records).toHaveLength(1);
+        expect(rest.nextOffset).toBeNull();
+
+        const other = await connect(target, target.keys.mcp);
+        try {
+          const foreign = await callTool(other, "batch_status", { id: created.id });
+          expect(foreign.isError).toBe(true);
+        } finally {
+          await other.close();
+        }
+      } finally {
+        await agent.close();
+      }
+      const log = await client.api(analyst, "GET", `/api/usage/events?keyId=${key.id}&channel=batch`);
+      const { events } = log.body as { events: { status: number; creditsCharged: number }[] };
+      expect(events.filter((event) => event.status === 200).map((event) => event.creditsCharged)).toEqual([4, 4]);
     });
 
     it("charges exactly 20 of 60 concurrent 4-credit calls on an 80-credit key", async () => {

@@ -1,0 +1,147 @@
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { runBatchRequest, type BatchAnswer, type BatchDeps, type BatchRoute } from "@/lib/api/v1-batches";
+import type { Registry } from "@/lib/operations";
+import { errorResult, readEnvelope, successResult } from "./answers";
+import type { Json } from "./fit";
+import type { CallContext, McpTool } from "./tools";
+
+/**
+ * Batch tools: an agent starts a batch of lookups, follows it and reads its results in pages.
+ * Each call goes through /v1/batches' own handler (lib/api/v1-batches.ts) with the agent's key —
+ * the same checks, quotas, pacing and credits: the key that starts a batch pays for it.
+ */
+export type BatchToolDeps = Pick<BatchDeps, "db" | "wake"> & { publicUrl: string };
+
+/** Results per batch_results page (records of one input each). */
+export const BATCH_RESULTS_PAGE = 20;
+const MAX_RESULTS_PAGE = 100;
+
+const call = async (route: BatchRoute, context: CallContext, batch: BatchToolDeps, init: { method: "GET" | "POST"; body?: unknown; query?: Record<string, string> }) =>
+  runBatchRequest(
+    route,
+    {
+      method: init.method,
+      authorization: context.authorization,
+      query: new URLSearchParams(init.query ?? {}),
+      body: async () => (init.body === undefined ? null : JSON.stringify(init.body)),
+      publicUrl: batch.publicUrl,
+      clientAddress: context.clientAddress,
+    },
+    { ...context.deps, db: batch.db, wake: batch.wake },
+  );
+
+const failed = (answer: BatchAnswer): CallToolResult =>
+  errorResult(readEnvelope(answer.body), { costCredits: 0, creditsRemaining: undefined, retryAfterS: answer.headers["Retry-After"] });
+
+const stringArg = (args: Record<string, unknown>, name: string): string => {
+  const value = args[name];
+  return typeof value === "string" ? value : "";
+};
+
+const describeBatch = (data: Json): string => {
+  if (data === null || typeof data !== "object" || Array.isArray(data)) return "Batch";
+  const { id, status, done, total, creditsSpent } = data as Record<string, Json>;
+  return `Batch ${String(id)}: ${String(status)}, ${String(done ?? 0)} of ${String(total)} inputs done, ${String(creditsSpent ?? 0)} credits spent.`;
+};
+
+const idInput: McpTool["inputSchema"] = {
+  type: "object",
+  properties: { id: { type: "string", description: "The batch id start_batch answered" } },
+  required: ["id"],
+  additionalProperties: false,
+};
+
+export const batchTools = (registry: Registry, batch: BatchToolDeps): McpTool[] => [
+  {
+    name: "start_batch",
+    title: "Start a batch of lookups",
+    description:
+      `Starts a batch: one operation (${registry.map((operation) => operation.id).join(", ")}) over many inputs, run on the server ` +
+      "at the key's pace. Each found record is charged as the lookup tool would be; maxCredits caps the whole batch. " +
+      "Starting is free. Follow it with batch_status, read it with batch_results.",
+    inputSchema: {
+      type: "object",
+      properties: {
+        operation: { type: "string", enum: registry.map((operation) => operation.id), description: "The lookup to run for each input" },
+        inputs: { type: "array", items: { type: "string" }, minItems: 1, description: "One input per lookup: an event URL or id, a user id, a profile URN" },
+        maxCredits: { type: "integer", minimum: 0, description: "The most credits the batch may spend (default: what it can cost)" },
+        pages: { type: "string", enum: ["first", "all"], description: "Paged operations: the first page of each input, or all pages" },
+        webhookUrl: { type: "string", description: "Where a signed batch.finished event is sent when it ends (optional)" },
+      },
+      required: ["operation", "inputs"],
+      additionalProperties: false,
+    },
+    annotations: { title: "Start a batch", readOnlyHint: false, destructiveHint: false, openWorldHint: true },
+    call: async (args, context) => {
+      const { pages, ...rest } = args;
+      const body = pages === undefined ? rest : { ...rest, options: { pages } };
+      const answer = await call({ kind: "collection" }, context, batch, { method: "POST", body });
+      if (answer.status !== 202 && answer.status !== 200) return failed(answer);
+      const data = readEnvelope(answer.body).data;
+      return successResult(data, `${describeBatch(data)} Call batch_status with its id to follow it.`, null);
+    },
+  },
+  {
+    name: "batch_status",
+    title: "Batch status",
+    description: "A batch's status, progress and credits spent so far. Free.",
+    inputSchema: idInput,
+    annotations: { title: "Batch status", readOnlyHint: true, openWorldHint: false },
+    call: async (args, context) => {
+      const answer = await call({ kind: "batch", id: stringArg(args, "id") }, context, batch, { method: "GET" });
+      if (answer.status !== 200) return failed(answer);
+      const data = readEnvelope(answer.body).data;
+      return successResult(data, describeBatch(data), null);
+    },
+  },
+  {
+    name: "batch_results",
+    title: "Batch results",
+    description:
+      `A page of a batch's results: one record per input that was found, in input order, ${BATCH_RESULTS_PAGE} per page ` +
+      `(limit up to ${MAX_RESULTS_PAGE}). The answer gives the offset of the next page. Free.`,
+    inputSchema: {
+      type: "object",
+      properties: {
+        id: { type: "string", description: "The batch id" },
+        offset: { type: "integer", minimum: 0, default: 0, description: "Records to skip" },
+        limit: { type: "integer", minimum: 1, maximum: MAX_RESULTS_PAGE, default: BATCH_RESULTS_PAGE, description: "Records in this page" },
+      },
+      required: ["id"],
+      additionalProperties: false,
+    },
+    annotations: { title: "Batch results", readOnlyHint: true, openWorldHint: false },
+    call: async (args, context) => {
+      const offset = typeof args.offset === "number" && Number.isInteger(args.offset) && args.offset >= 0 ? args.offset : 0;
+      const limit =
+        typeof args.limit === "number" && Number.isInteger(args.limit) ? Math.min(MAX_RESULTS_PAGE, Math.max(1, args.limit)) : BATCH_RESULTS_PAGE;
+      const answer = await call({ kind: "results", id: stringArg(args, "id") }, context, batch, { method: "GET", query: { format: "ndjson" } });
+      if (answer.status !== 200 || answer.stream === undefined) return failed(answer);
+      const records: Json[] = [];
+      let seen = 0;
+      let more = false;
+      let rest = "";
+      read: for await (const chunk of answer.stream) {
+        const lines = (rest + chunk).split("\n");
+        rest = lines.pop() ?? "";
+        for (const line of lines) {
+          if (line === "") continue;
+          if (seen >= offset + limit) {
+            more = true;
+            break read;
+          }
+          if (seen >= offset) records.push(JSON.parse(line) as Json);
+          seen += 1;
+        }
+      }
+      if (!more && rest !== "" && seen >= offset && seen < offset + limit) records.push(JSON.parse(rest) as Json);
+      const nextOffset = more ? offset + limit : null;
+      const data: Json = { records, offset, nextOffset };
+      return successResult(
+        data,
+        `${records.length} records from offset ${offset}.`,
+        nextOffset === null ? null : `More: call batch_results with {"id":"${stringArg(args, "id")}","offset":${nextOffset}}.`,
+      );
+    },
+  },
+];

@@ -64,8 +64,8 @@ const policyAfter = (patch: KeyPolicyPatch, current: KeyPolicy | null): KeyPolic
 export const claimKeyRoom = async (tx: Queryable, ownerId: string, maxKeys: number): Promise<void> => {
   await tx.query("SELECT 1 FROM users WHERE id = $1 FOR UPDATE", [ownerId]);
   const rows = await tx.query<{ active: number | string }>(
-    `SELECT count(*) AS active FROM api_keys
-     WHERE owner_id = $1 AND status = 'active' AND (expires_at IS NULL OR expires_at > now())`,
+    // The keys that count are the ones that can be used (the rule is written once: usable_keys).
+    "SELECT count(*) AS active FROM usable_keys WHERE owner_id = $1",
     [ownerId],
   );
   const active = Number(rows[0]?.active ?? 0);

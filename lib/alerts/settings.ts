@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { Queryable } from "@/lib/db/client";
 import { env } from "@/lib/env";
-import { hostVerdict, NOT_PUBLIC, type OutboundPolicy } from "@/lib/security/outbound";
+import { hostVerdict, NOT_PUBLIC, plainHttpAllowed, type OutboundPolicy } from "@/lib/security/outbound";
 
 /**
  * Per-key low-credit alert settings and the daily credit budget. The charge itself (in
@@ -47,8 +47,7 @@ export const webhookUrlProblem = (raw: string, policy: OutboundPolicy = webhookP
   if (url.protocol !== "https:" && url.protocol !== "http:") return "The webhook URL must use https.";
   if (url.username !== "" || url.password !== "") return "The webhook URL must not carry a user name or password.";
   if (hostVerdict(url, policy) === "refused") return `The webhook URL is ${NOT_PUBLIC}.`;
-  const internalAllowed = policy.allowPrivate || policy.allowedCidrs.length > 0;
-  if (url.protocol === "http:" && !internalAllowed) return "The webhook URL must use https.";
+  if (url.protocol === "http:" && !plainHttpAllowed(url, policy)) return "The webhook URL must use https.";
   return null;
 };
 

@@ -70,6 +70,20 @@ const bareHost = (url: URL): string => url.hostname.replace(/^\[|\]$/g, "").repl
  * parser accepts: 127.1, 2130706433, 0x7f000001, [::ffff:…]) or a localhost name the policy
  * refuses; "allowed" for one it allows; "name" when only DNS at connect time can tell.
  */
+/**
+ * Whether plain http may go to this URL's host: an address (or localhost) inside the internal
+ * networks the operator allowed, or any name when every private network is allowed. A name with
+ * only some networks allowed may resolve to a public address: it must use https.
+ */
+export const plainHttpAllowed = (url: URL, policy: OutboundPolicy): boolean => {
+  const host = bareHost(url);
+  const literal = host === "localhost" || host.endsWith(".localhost") ? "127.0.0.1" : ipaddr.isValid(host) ? host : null;
+  if (literal === null) return policy.allowPrivate;
+  const address = ipaddr.parse(literal);
+  if (policy.allowedCidrs.some((cidr) => inCidr(address, cidr))) return true;
+  return policy.allowPrivate && address.range() !== "unicast";
+};
+
 export const hostVerdict = (url: URL, policy: OutboundPolicy): "allowed" | "refused" | "name" => {
   const host = bareHost(url);
   if (host === "localhost" || host.endsWith(".localhost")) return isAllowedAddress("127.0.0.1", policy) ? "allowed" : "refused";

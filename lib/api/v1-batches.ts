@@ -228,9 +228,10 @@ export const runBatchRequest = async (route: BatchRoute, request: BatchRequest, 
       case "batch":
         return ok(await withWebhook(await findBatch(db, viewer, route.id)));
       case "action":
-        await changeBatch(db, viewer, route.id, route.action, { quota: batchQuotaOf(env()) });
+        // The batch as the action left it (a resumed batch is "queued" until a runner takes it).
+        const changed = await changeBatch(db, viewer, route.id, route.action, { quota: batchQuotaOf(env()) });
         if (route.action === "resume") deps.wake();
-        return ok(await withWebhook(await findBatch(db, viewer, route.id)));
+        return ok(await withWebhook(changed));
       case "results": {
         const format = request.query.get("format") ?? "ndjson";
         if (format !== "csv" && format !== "ndjson") return fail(400, 'Invalid parameter: format ("ndjson" or "csv")', headers);

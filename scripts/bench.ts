@@ -329,7 +329,7 @@ const main = async () => {
   const followersGzip = await runLoad(followersUrl, durationSeconds, connections, { ...authHeaders, "Accept-Encoding": "gzip" });
   tally = addRun(tally, followersGzip.result);
 
-  // The same lookup as an MCP tool call (a fresh stateless MCP server per request), on its own key.
+  // The same lookup as an MCP tool call (stateless: nothing kept between requests), on its own key.
   const mcpHeaders = { Authorization: `Bearer ${mcpKey.token}`, "Content-Type": "application/json", Accept: "application/json, text/event-stream" };
   const mcpRequest = { method: "POST" as const, body: MCP_FOLLOWERS_CALL };
   console.log(`warming up POST ${MCP_PATH} tools/call ${followersOperation.id} (${WARMUP_SECONDS} s)…`);

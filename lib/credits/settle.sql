@@ -1,34 +1,29 @@
--- label_channels(batch): the usage rows of a settled batch say where their requests came in
--- (console, batch, mcp; /v1's 'api' is the column's default, so /v1 items carry no channel and
--- cost nothing here). A reservation's row is labelled when it is made, like any other.
-CREATE OR REPLACE FUNCTION label_channels(batch json) RETURNS void LANGUAGE plpgsql AS $l$
-BEGIN
-  UPDATE usage_events u SET channel = x.channel
-    FROM json_to_recordset(batch) AS x(request_id uuid, channel text)
-    WHERE x.channel IS NOT NULL AND u.request_id = x.request_id AND u.channel <> x.channel;
-END
-$l$;
+-- Signatures earlier versions of this file created (a CREATE OR REPLACE with other arguments
+-- would add an overload beside them): usage rows now get their channel as they are written.
+DROP FUNCTION IF EXISTS label_channels(json);
+DROP FUNCTION IF EXISTS record_usage(uuid[], text[], text[], integer[], integer[], integer[], text[], timestamptz[], text[]);
 
 -- record_usage(...): writes the usage rows of settled requests, one per request, in the order
 -- given (so ids follow it) — except free refusals (402, 403 and 429, charged nothing): beyond the
 -- first 10 per key, operation, status and second, counting the rows already written for that
 -- second, they are folded into one aggregate row per key, operation, status and second, whose
 -- `requests` counts them (decisions.md "Isolation"). It keeps the first folded request's id,
--- parameters, reason and time, and the slowest latency. Callers hold the keys' locks, so the
+-- parameters, reason, channel and time, and the slowest latency. p_channel says where each
+-- request came in ('api' for /v1, 'console', 'batch', 'mcp'): written with the row, never after. Callers hold the keys' locks, so the
 -- count of rows already written is exact. The daily rollup is the callers' job: every request is
 -- added to it, folded or not, so totals stay exact.
 CREATE OR REPLACE FUNCTION record_usage(
   p_request uuid[], p_key text[], p_operation text[], p_status integer[], p_charged integer[], p_latency integer[],
-  p_params text[], p_created timestamptz[], p_reason text[]
+  p_params text[], p_created timestamptz[], p_reason text[], p_channel text[]
 ) RETURNS void LANGUAGE plpgsql AS $r$
 DECLARE
   places bigint[];
 BEGIN
   IF NOT (p_status && ARRAY[402, 403, 429]) THEN
-    INSERT INTO usage_events (request_id, key_id, operation, status, credits_charged, latency_ms, params_summary, created_at, reason)
-      SELECT t.request_id, t.key_id, t.operation, t.status, t.charged, t.latency_ms, t.params_summary, t.created_at, t.reason
-      FROM unnest(p_request, p_key, p_operation, p_status, p_charged, p_latency, p_params, p_created, p_reason)
-        WITH ORDINALITY AS t(request_id, key_id, operation, status, charged, latency_ms, params_summary, created_at, reason, pos)
+    INSERT INTO usage_events (request_id, key_id, operation, status, credits_charged, latency_ms, params_summary, created_at, reason, channel)
+      SELECT t.request_id, t.key_id, t.operation, t.status, t.charged, t.latency_ms, t.params_summary, t.created_at, t.reason, t.channel
+      FROM unnest(p_request, p_key, p_operation, p_status, p_charged, p_latency, p_params, p_created, p_reason, p_channel)
+        WITH ORDINALITY AS t(request_id, key_id, operation, status, charged, latency_ms, params_summary, created_at, reason, channel, pos)
       ORDER BY t.pos;
     RETURN;
   END IF;
@@ -58,20 +53,20 @@ BEGIN
     FROM t LEFT JOIN w ON t.free_refusal AND w.key_id = t.key_id AND w.operation = t.operation AND w.status = t.status AND w.second = t.second
   ) n;
 
-  INSERT INTO usage_events (request_id, key_id, operation, status, credits_charged, latency_ms, params_summary, created_at, reason)
-    SELECT t.request_id, t.key_id, t.operation, t.status, t.charged, t.latency_ms, t.params_summary, t.created_at, t.reason
-    FROM unnest(p_request, p_key, p_operation, p_status, p_charged, p_latency, p_params, p_created, p_reason, places)
-      WITH ORDINALITY AS t(request_id, key_id, operation, status, charged, latency_ms, params_summary, created_at, reason, place, pos)
+  INSERT INTO usage_events (request_id, key_id, operation, status, credits_charged, latency_ms, params_summary, created_at, reason, channel)
+    SELECT t.request_id, t.key_id, t.operation, t.status, t.charged, t.latency_ms, t.params_summary, t.created_at, t.reason, t.channel
+    FROM unnest(p_request, p_key, p_operation, p_status, p_charged, p_latency, p_params, p_created, p_reason, p_channel, places)
+      WITH ORDINALITY AS t(request_id, key_id, operation, status, charged, latency_ms, params_summary, created_at, reason, channel, place, pos)
     WHERE t.place <= 10
     ORDER BY t.pos;
 
   INSERT INTO usage_events AS e (request_id, key_id, operation, status, credits_charged, latency_ms, params_summary, created_at,
-                                 reason, requests, aggregate_second)
+                                 reason, channel, requests, aggregate_second)
     SELECT (array_agg(t.request_id ORDER BY t.pos))[1], t.key_id, t.operation, t.status, 0, max(t.latency_ms),
            (array_agg(t.params_summary ORDER BY t.pos))[1], min(t.created_at), (array_agg(t.reason ORDER BY t.pos))[1],
-           count(*), date_trunc('second', t.created_at)
-    FROM unnest(p_request, p_key, p_operation, p_status, p_latency, p_params, p_created, p_reason, places)
-      WITH ORDINALITY AS t(request_id, key_id, operation, status, latency_ms, params_summary, created_at, reason, place, pos)
+           (array_agg(t.channel ORDER BY t.pos))[1], count(*), date_trunc('second', t.created_at)
+    FROM unnest(p_request, p_key, p_operation, p_status, p_latency, p_params, p_created, p_reason, p_channel, places)
+      WITH ORDINALITY AS t(request_id, key_id, operation, status, latency_ms, params_summary, created_at, reason, channel, place, pos)
     WHERE t.place > 10
     GROUP BY t.key_id, t.operation, t.status, date_trunc('second', t.created_at)
     ORDER BY min(t.pos)
@@ -115,7 +110,7 @@ DECLARE
   item record;
   -- The batch, one element per request, in the order decided: by key, then arrival (ord).
   b_request uuid[] := '{}'; b_key text[] := '{}'; b_operation text[] := '{}'; b_latency integer[] := '{}';
-  b_params text[] := '{}'; b_created timestamptz[] := '{}';
+  b_params text[] := '{}'; b_created timestamptz[] := '{}'; b_channel text[] := '{}';
   -- The decisions, aligned with the batch. d_write: 'insert' a usage row, 'finalise' the
   -- reservation's row, or 'none'.
   d_status integer[] := '{}'; d_charged integer[] := '{}'; d_remaining bigint[] := '{}';
@@ -145,7 +140,7 @@ BEGIN
     SELECT x.*, u.status AS prior_status, u.credits_charged AS prior_charged
     FROM json_to_recordset(batch) AS x(
       ord integer, request_id uuid, key_id text, operation text, cost integer, outcome text,
-      final_status integer, latency_ms integer, params_summary text, created_at timestamptz, deadline timestamptz)
+      final_status integer, latency_ms integer, params_summary text, created_at timestamptz, deadline timestamptz, channel text)
     LEFT JOIN usage_events u ON u.request_id = x.request_id
     ORDER BY x.key_id, x.ord
   LOOP
@@ -153,6 +148,7 @@ BEGIN
     b_request := array_append(b_request, item.request_id); b_key := array_append(b_key, item.key_id);
     b_operation := array_append(b_operation, item.operation); b_latency := array_append(b_latency, item.latency_ms);
     b_params := array_append(b_params, item.params_summary); b_created := array_append(b_created, item.created_at);
+    b_channel := array_append(b_channel, COALESCE(item.channel, 'api'));
 
     IF item.key_id IS DISTINCT FROM cur_key THEN
       IF cur_key IS NOT NULL THEN
@@ -237,9 +233,10 @@ BEGIN
   -- The writes, set-based. Usage rows in the batch's order, so ids follow it as before.
   PERFORM record_usage(array_agg(t.request_id ORDER BY t.pos), array_agg(t.key_id ORDER BY t.pos), array_agg(t.operation ORDER BY t.pos),
                        array_agg(t.status ORDER BY t.pos), array_agg(t.charged ORDER BY t.pos), array_agg(t.latency_ms ORDER BY t.pos),
-                       array_agg(t.params_summary ORDER BY t.pos), array_agg(t.created_at ORDER BY t.pos), array_agg(t.reason ORDER BY t.pos))
-    FROM unnest(b_request, b_key, b_operation, d_status, d_charged, b_latency, b_params, b_created, d_reason, d_write)
-      WITH ORDINALITY AS t(request_id, key_id, operation, status, charged, latency_ms, params_summary, created_at, reason, write, pos)
+                       array_agg(t.params_summary ORDER BY t.pos), array_agg(t.created_at ORDER BY t.pos), array_agg(t.reason ORDER BY t.pos),
+                       array_agg(t.channel ORDER BY t.pos))
+    FROM unnest(b_request, b_key, b_operation, d_status, d_charged, b_latency, b_params, b_created, d_reason, d_write, b_channel)
+      WITH ORDINALITY AS t(request_id, key_id, operation, status, charged, latency_ms, params_summary, created_at, reason, write, channel, pos)
     WHERE t.write = 'insert'
     HAVING count(*) > 0;
 
@@ -274,7 +271,6 @@ BEGIN
     SELECT t.request_id, CASE WHEN t.status = 102 THEN 200 ELSE t.status END, t.charged, t.remaining
     FROM unnest(b_request, d_status, d_charged, d_remaining) WITH ORDINALITY AS t(request_id, status, charged, remaining, pos)
     WHERE array_position(b_request, t.request_id) = t.pos;
-  PERFORM label_channels(batch);
 END
 $fn$;
 
@@ -331,12 +327,12 @@ BEGIN
 
   RETURN QUERY
   WITH decided AS (
-    SELECT x.ord, x.request_id, x.key_id, x.operation, x.latency_ms, x.params_summary, x.created_at,
+    SELECT x.ord, x.request_id, x.key_id, x.operation, x.latency_ms, x.params_summary, x.created_at, COALESCE(x.channel, 'api') AS channel,
            CASE x.outcome WHEN 'found' THEN 200 WHEN 'not_found' THEN 404 ELSE x.outcome::integer END AS status,
            CASE WHEN x.outcome = 'found' THEN x.cost ELSE 0 END AS charged
     FROM json_to_recordset(batch) AS x(
       ord integer, request_id uuid, key_id text, operation text, cost integer, outcome text,
-      latency_ms integer, params_summary text, created_at timestamptz)
+      latency_ms integer, params_summary text, created_at timestamptz, channel text)
   ), settled AS (
     -- What each request leaves on its key, as the in-order decisions report it.
     SELECT d.*, kk.credits_remaining - sum(d.charged) OVER (PARTITION BY d.key_id ORDER BY d.ord ROWS UNBOUNDED PRECEDING) AS remaining
@@ -346,7 +342,7 @@ BEGIN
                         array_agg(s.operation ORDER BY s.key_id, s.ord), array_agg(s.status ORDER BY s.key_id, s.ord),
                         array_agg(s.charged ORDER BY s.key_id, s.ord), array_agg(s.latency_ms ORDER BY s.key_id, s.ord),
                         array_agg(s.params_summary ORDER BY s.key_id, s.ord), array_agg(s.created_at ORDER BY s.key_id, s.ord),
-                        array_agg(''::text ORDER BY s.key_id, s.ord))
+                        array_agg(''::text ORDER BY s.key_id, s.ord), array_agg(s.channel ORDER BY s.key_id, s.ord))
     FROM settled s
   ), charged AS (
     UPDATE api_keys kk
@@ -361,6 +357,5 @@ BEGIN
     FROM settled s
   )
   SELECT s.request_id, s.status, s.charged, s.remaining FROM settled s, counted, recorded ORDER BY s.key_id, s.ord;
-  PERFORM label_channels(batch);
 END
 $fn$;

@@ -666,7 +666,7 @@ CREATE UNIQUE INDEX usage_events_aggregate_idx ON usage_events (key_id, operatio
 `;
 
 // Where a request came in (issue 20): /v1 with a key, the console, a batch, or an MCP tool call.
-// Set by the settle functions (label_channels in lib/credits/settle.sql); /v1 is the default.
+// Written with each usage row by the settle functions (record_usage in lib/credits/settle.sql); /v1 is the default.
 const usageChannel = /* sql */ `
 ALTER TABLE usage_events ADD COLUMN channel text NOT NULL DEFAULT 'api'
   CHECK (channel IN ('api', 'console', 'batch', 'mcp'));

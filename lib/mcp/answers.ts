@@ -62,9 +62,12 @@ export const errorResult = (envelope: Envelope, context: ErrorContext): CallTool
 const describeCuts = (cuts: readonly Cut[]): string =>
   cuts.map((cut) => `${cut.path} cut to ${cut.shown} of ${cut.total} entries`).join("; ");
 
-/** A 200 answer: its data (cut to size) as structuredContent, and a line or two of text. */
-export const successResult = (data: Json, summary: string, more: string | null): CallToolResult => {
-  const cuts = isRecord(data) ? fitForAgent(data) : [];
+/**
+ * A 200 answer: its data (cut to size) as structuredContent, and a line or two of text.
+ * `sourceBytes`: the size of the JSON text the data was read from, when known (see fitForAgent).
+ */
+export const successResult = (data: Json, summary: string, more: string | null, sourceBytes?: number): CallToolResult => {
+  const cuts = isRecord(data) ? fitForAgent(data, undefined, sourceBytes) : [];
   const lines = [summary];
   if (cuts.length > 0) lines.push(`The answer was cut to fit (${describeCuts(cuts)}); the full page is served by the /v1 API.`);
   if (more !== null) lines.push(more);

@@ -11,32 +11,61 @@ export type Cut = { path: string; shown: number; total: number };
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
-type ListRef = { path: string; list: Json[]; total: number };
+export type FitLimits = { maxItems: number; maxBytes: number };
 
-const listsOf = (value: Json, path: string, into: ListRef[]): void => {
+/** A list found in the answer, with the keys and indexes that lead to it (spelled out only when cut). */
+type ListRef = { list: Json[]; total: number; steps: (string | number)[] };
+
+const pathOf = (steps: readonly (string | number)[]): string =>
+  steps.reduce<string>((path, step) => (typeof step === "number" ? `${path}[${step}]` : path === "" ? step : `${path}.${step}`), "");
+
+/** Every list under `value`; `steps` is the way down to it (a stack, copied only for a list). */
+const listsOf = (value: Json, steps: (string | number)[], into: ListRef[]): void => {
   if (Array.isArray(value)) {
-    into.push({ path, list: value, total: value.length });
-    value.forEach((item, index) => listsOf(item, `${path}[${index}]`, into));
+    into.push({ list: value, total: value.length, steps: steps.slice() });
+    for (let index = 0; index < value.length; index += 1) {
+      const item = value[index];
+      if (item === null || typeof item !== "object") continue;
+      steps.push(index);
+      listsOf(item, steps, into);
+      steps.pop();
+    }
     return;
   }
-  if (value !== null && typeof value === "object") {
-    for (const [key, child] of Object.entries(value)) listsOf(child, path === "" ? key : `${path}.${key}`, into);
+  if (value === null || typeof value !== "object") return;
+  for (const key in value) {
+    const child = value[key];
+    if (child === null || child === undefined || typeof child !== "object") continue;
+    steps.push(key);
+    listsOf(child, steps, into);
+    steps.pop();
   }
 };
 
 const sizeOf = (value: Json): number => Buffer.byteLength(JSON.stringify(value));
 
-/** Cuts `data` in place (it is the answer's own parsed copy) and says what was cut. */
-export const fitForAgent = (data: Json, limits = { maxItems: MCP_MAX_ITEMS, maxBytes: MCP_MAX_BYTES }): Cut[] => {
+/**
+ * Cuts `data` in place (it is the answer's own parsed copy) and says what was cut. `knownBytes`,
+ * when given, is the size of a JSON text that holds all of `data` (the envelope it came in): at
+ * most MAX_BYTES means no list needs halving, and the answer is not serialised again to find out.
+ */
+export const fitForAgent = (data: Json, limits: FitLimits = { maxItems: MCP_MAX_ITEMS, maxBytes: MCP_MAX_BYTES }, knownBytes?: number): Cut[] => {
   const lists: ListRef[] = [];
-  listsOf(data, "", lists);
-  for (const ref of lists) if (ref.list.length > limits.maxItems) ref.list.length = limits.maxItems;
-  while (sizeOf(data) > limits.maxBytes) {
+  listsOf(data, [], lists);
+  let cutByCount = false;
+  for (const ref of lists) {
+    if (ref.list.length > limits.maxItems) {
+      ref.list.length = limits.maxItems;
+      cutByCount = true;
+    }
+  }
+  const mayBeTooLarge = knownBytes === undefined || knownBytes > limits.maxBytes || cutByCount;
+  while (mayBeTooLarge && sizeOf(data) > limits.maxBytes) {
     const longest = lists.reduce<ListRef | null>((best, ref) => (best === null || ref.list.length > best.list.length ? ref : best), null);
     if (longest === null || longest.list.length === 0) break;
     longest.list.length = Math.floor(longest.list.length / 2);
   }
-  return lists.filter((ref) => ref.list.length < ref.total).map((ref) => ({ path: ref.path, shown: ref.list.length, total: ref.total }));
+  return lists.filter((ref) => ref.list.length < ref.total).map((ref) => ({ path: pathOf(ref.steps), shown: ref.list.length, total: ref.total }));
 };
 
 export type { Json };

@@ -1,18 +1,27 @@
 import type http from "node:http";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv-provider.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { AuthInfo } from "@modelcontextprotocol/sdk/server/auth/types.js";
+import {
+  CallToolRequestSchema,
+  isJSONRPCRequest,
+  ListToolsRequestSchema,
+  SUPPORTED_PROTOCOL_VERSIONS,
+  type CallToolResult,
+  type JSONRPCRequest,
+} from "@modelcontextprotocol/sdk/types.js";
 import { authMessages } from "@/lib/api/errors";
 import { clientIp } from "@/lib/auth/client-ip";
 import { describeError, log } from "@/lib/log";
 import type { Registry } from "@/lib/operations";
 import { batchTools, type BatchToolDeps } from "./batch-tools";
+import { RequestMuxTransport } from "./request-mux";
 import { listed, toolsOf, type ToolDeps } from "./tools";
 
 /**
- * POST /mcp: the Model Context Protocol over Streamable HTTP, stateless (a fresh server and
- * transport per request, no session id), so any instance behind a load balancer answers any
- * request. The bearer key is checked before any MCP exchange: no key or a bad one is HTTP 401.
+ * POST /mcp: the Model Context Protocol over Streamable HTTP, stateless (no session id, nothing
+ * kept between requests), so any instance behind a load balancer answers any request. The bearer key is checked before any MCP exchange: no key or a bad one is HTTP 401.
  * JSON answers (no SSE stream): every tool answers once.
  */
 export { MCP_PATH } from "./http-path";
@@ -83,22 +92,81 @@ const readBody = (request: http.IncomingMessage): Promise<Buffer | null> =>
     request.on("error", reject);
   });
 
+/** What a tool call needs of the HTTP exchange, carried to the SDK server as its auth info. */
+const authInfoOf = (authorization: string, keyId: string, clientAddress: string): AuthInfo => ({
+  token: authorization,
+  clientId: keyId,
+  scopes: [],
+  extra: { clientAddress },
+});
+
+const clientAddressOf = (auth: AuthInfo | undefined): string => {
+  const address = auth?.extra?.clientAddress;
+  return typeof address === "string" ? address : "";
+};
+
+const mediaTypeIsJson = (value: string | undefined): boolean => {
+  const type = value?.split(";", 1)[0]?.trim().toLowerCase();
+  return type === "application/json";
+};
+
+/**
+ * A single JSON-RPC request (not `initialize`) whose headers the SDK's transport would accept
+ * as they are: it goes to the long-lived server. Anything else — initialize, notifications,
+ * batches, bad headers or messages — goes through a fresh SDK transport, which answers it (or
+ * refuses it) with the SDK's own status and message.
+ */
+const directRequest = (request: http.IncomingMessage, message: unknown): JSONRPCRequest | null => {
+  const accept = single(request.headers.accept) ?? "";
+  if (!accept.includes("application/json") || !accept.includes("text/event-stream")) return null;
+  if (!mediaTypeIsJson(single(request.headers["content-type"]))) return null;
+  const version = single(request.headers["mcp-protocol-version"]);
+  if (version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) return null;
+  if (!isJSONRPCRequest(message) || message.method === "initialize") return null;
+  return message;
+};
+
 export const createMcpHandler = (deps: McpHandlerDeps) => {
   const tools = [...toolsOf(deps.registry), ...(deps.batches ? batchTools(deps.registry, deps.batches) : [])];
   const byName = new Map(tools.map((tool) => [tool.name, tool]));
   const listing = tools.map(listed);
+  // The SDK builds a fresh Ajv per Server unless given one: one per handler, not per server.
+  const jsonSchemaValidator = new AjvJsonSchemaValidator();
 
-  const serverFor = (authorization: string, clientAddress: string, toolDeps: ToolDeps): Server => {
-    const server = new Server(SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
+  const newServer = (): Server => {
+    const server = new Server(SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS, jsonSchemaValidator });
     server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listing }));
-    server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
+    server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
       const tool = byName.get(request.params.name);
       if (tool === undefined) {
         return { isError: true, content: [{ type: "text", text: `No tool named ${request.params.name}. Call tools/list for the tools.` }] };
       }
-      return tool.call(request.params.arguments ?? {}, { authorization, clientAddress, deps: toolDeps });
+      const authorization = extra.authInfo?.token ?? "";
+      return tool.call(request.params.arguments ?? {}, { authorization, clientAddress: clientAddressOf(extra.authInfo), deps: await deps.services() });
     });
     return server;
+  };
+
+  // One server answers every plain request: building a server and a transport per call cost
+  // several times the lookup itself. Its transport keeps no state between requests (no session).
+  const direct = new RequestMuxTransport();
+  const connected = newServer().connect(direct);
+
+  /** Initialize, notifications, batches and anything the SDK refuses: its own transport, once. */
+  const throughSdkTransport = async (request: http.IncomingMessage, response: http.ServerResponse, message: unknown, authInfo: AuthInfo) => {
+    const server = newServer();
+    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    try {
+      await server.connect(transport);
+      // The body is read and parsed above: the transport gets the headers it checks and the message.
+      const answer = await transport.handleRequest(webRequestOf(request), { parsedBody: message, authInfo });
+      const bytes = Buffer.from(await answer.arrayBuffer());
+      response.writeHead(answer.status, { ...Object.fromEntries(answer.headers), "Content-Length": String(bytes.length), "Cache-Control": "no-store" });
+      response.end(bytes);
+    } finally {
+      await transport.close();
+      await server.close();
+    }
   };
 
   return async (request: http.IncomingMessage, response: http.ServerResponse): Promise<void> => {
@@ -133,22 +201,19 @@ export const createMcpHandler = (deps: McpHandlerDeps) => {
       rpcError(response, 400, -32700, "Parse error: the body is not JSON.");
       return;
     }
-    const server = serverFor(authorization, clientIp(request.headers), toolDeps);
-    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    const authInfo = authInfoOf(authorization, auth.key.id, clientIp(request.headers));
     try {
-      await server.connect(transport);
-      // The body is read and parsed above: the transport gets the headers it checks and the message.
-      const answer = await transport.handleRequest(webRequestOf(request), { parsedBody: message });
-      const bytes = Buffer.from(await answer.arrayBuffer());
-      response.writeHead(answer.status, { ...Object.fromEntries(answer.headers), "Content-Length": String(bytes.length), "Cache-Control": "no-store" });
-      response.end(bytes);
+      const plain = directRequest(request, message);
+      if (plain === null) {
+        await throughSdkTransport(request, response, message, authInfo);
+        return;
+      }
+      await connected;
+      json(response, 200, await direct.exchange(plain, { authInfo }));
     } catch (error) {
       log.error("mcp request failed", { error: describeError(error) });
       if (!response.headersSent) rpcError(response, 500, -32603, "Internal server error");
       else response.destroy();
-    } finally {
-      await transport.close();
-      await server.close();
     }
   };
 };

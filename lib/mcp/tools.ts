@@ -75,7 +75,7 @@ const lookupTool = (operation: Operation): McpTool => ({
     const summary = `${operation.label.short}: ${what}. Charged ${charged} credits${left === undefined ? "" : `, ${left} left`}.`;
     const next = operation.batch?.nextPage?.(envelope.data, query) ?? null;
     const more = next === null ? null : `More: call ${operation.id} with ${argsText(next)}.`;
-    return successResult(envelope.data, summary, more);
+    return successResult(envelope.data, summary, more, Buffer.byteLength(result.body));
   },
 });
 

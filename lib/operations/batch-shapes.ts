@@ -1,3 +1,4 @@
+import { z } from "zod";
 import { eventDataSchema, followersDataSchema, publicationsDataSchema, type EventRecord } from "@/lib/api/records";
 import type { BatchRow } from "./define";
 
@@ -18,6 +19,23 @@ export const followersOf = (data: unknown) => {
 
 export const publicationsOf = (data: unknown) => {
   const parsed = publicationsDataSchema.safeParse(data);
+  return parsed.success ? parsed.data : null;
+};
+
+/**
+ * A page's paging fields alone, for summaries and next pages (a tool call reads them on every
+ * answer): the entries are counted, not checked one by one.
+ */
+const followersPagingSchema = followersDataSchema.extend({ followers: z.array(z.unknown()) });
+const publicationsPagingSchema = publicationsDataSchema.extend({ data: z.array(z.unknown()) });
+
+export const followersPagingOf = (data: unknown) => {
+  const parsed = followersPagingSchema.safeParse(data);
+  return parsed.success ? parsed.data : null;
+};
+
+export const publicationsPagingOf = (data: unknown) => {
+  const parsed = publicationsPagingSchema.safeParse(data);
   return parsed.success ? parsed.data : null;
 };
 

@@ -4,7 +4,7 @@ import { followersDataSchema, type FollowersData } from "@/lib/api/records";
 import { entityIdFromNodeId } from "@/lib/connectors/node-id";
 import type { FollowersQuery } from "@/lib/connectors/types";
 import type { JsonObject } from "@/lib/openapi/types";
-import { followersOf } from "../batch-shapes";
+import { followersOf, followersPagingOf } from "../batch-shapes";
 import { defineOperation } from "../define";
 import { FOLLOWERS_PAGE_SIZE, followersOperation } from "./descriptor";
 
@@ -78,12 +78,12 @@ export const followers = defineOperation<(typeof followersOperation)["id"], Foll
         id: node.id,
       })),
     summary: (data) => {
-      const page = followersOf(data);
+      const page = followersPagingOf(data);
       return page ? `${page.followers.length} followers${page.page_info.has_next_page ? ", more pages" : ""}` : "";
     },
     // decisions.md: a client continues with node_id + cursor=end_cursor.
     nextPage: (data) => {
-      const page = followersOf(data);
+      const page = followersPagingOf(data);
       const cursor = page?.page_info.has_next_page ? page.page_info.end_cursor : null;
       return page && cursor ? new URLSearchParams({ node_id: page.node_id, cursor }) : null;
     },

@@ -1,7 +1,7 @@
 import { param, parsePublications, type PublicationsParams } from "@/lib/api/params";
 import { publicationsDataSchema, type PublicationsData } from "@/lib/api/records";
 import type { JsonObject } from "@/lib/openapi/types";
-import { publicationsOf } from "../batch-shapes";
+import { publicationsOf, publicationsPagingOf } from "../batch-shapes";
 import { defineOperation } from "../define";
 import { PUBLICATIONS_PAGE_SIZE, publicationsOperation } from "./descriptor";
 
@@ -52,11 +52,11 @@ export const publications = defineOperation<(typeof publicationsOperation)["id"]
         description: entry.description,
       })),
     summary: (data) => {
-      const page = publicationsOf(data);
+      const page = publicationsPagingOf(data);
       return page ? `page ${page.page}: ${page.data.length} of ${page.total} publications` : "";
     },
     nextPage: (data, query) => {
-      const page = publicationsOf(data);
+      const page = publicationsPagingOf(data);
       const urn = query.get("urn");
       return page?.has_more && urn !== null ? new URLSearchParams({ urn, page: String(page.page + 1) }) : null;
     },

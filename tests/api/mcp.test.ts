@@ -145,6 +145,61 @@ describe.each(targets)("$kind server", (target: ApiTarget) => {
       expect(get.headers.get("allow")).toBe("POST");
     });
 
+    it("answers concurrent callers that reuse one JSON-RPC id each with its own result, under that id", async () => {
+      const headers = {
+        "Content-Type": "application/json",
+        Accept: "application/json, text/event-stream",
+        Authorization: `Bearer ${target.keys.mcp.token}`,
+        "Mcp-Protocol-Version": "2025-06-18",
+      };
+      const post = (id: number | string, method: string, params?: unknown) =>
+        fetch(`${target.baseUrl}/mcp`, { method: "POST", headers, body: JSON.stringify({ jsonrpc: "2.0", id, method, params }) });
+      const calls = Array.from({ length: 12 }, (_, index) =>
+        index % 2 === 0 ? post(1, "tools/list") : post(1, "tools/call", { name: "account_balance", arguments: {} }),
+      );
+      const answers = await Promise.all(calls);
+      for (const [index, answer] of answers.entries()) {
+        expect(answer.status).toBe(200);
+        const body = (await answer.json()) as { id: unknown; result: { tools?: unknown[]; structuredContent?: unknown } };
+        expect(body.id).toBe(1);
+        if (index % 2 === 0) expect(body.result.tools?.length).toBeGreaterThan(LOOKUP_TOOLS.length);
+        else expect(body.result.structuredContent).toMatchObject({ key: { credits_remaining: expect.any(Number) } });
+      }
+      const named = await post("call-a", "ping");
+      expect(await named.json()).toEqual({ jsonrpc: "2.0", id: "call-a", result: {} });
+      const unknown = await post(7, "no/such-method");
+      expect(await unknown.json()).toMatchObject({ id: 7, error: { code: -32601 } });
+    });
+
+    it("leaves initialize, notifications, batches and refused headers to the SDK's transport, with its statuses", async () => {
+      const headers = { "Content-Type": "application/json", Accept: "application/json, text/event-stream", Authorization: `Bearer ${target.keys.mcp.token}` };
+      const post = (body: unknown, extra: Record<string, string> = {}) =>
+        fetch(`${target.baseUrl}/mcp`, { method: "POST", headers: { ...headers, ...extra }, body: JSON.stringify(body) });
+      const init = await post({
+        jsonrpc: "2.0",
+        id: 0,
+        method: "initialize",
+        params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+      });
+      expect(init.status).toBe(200);
+      expect(init.headers.get("mcp-session-id")).toBeNull();
+      expect(await init.json()).toMatchObject({ id: 0, result: { serverInfo: { name: "social-lookup" }, capabilities: { tools: {} } } });
+      const notification = await post({ jsonrpc: "2.0", method: "notifications/initialized" });
+      expect(notification.status).toBe(202);
+      const batch = await post([
+        { jsonrpc: "2.0", id: 1, method: "ping" },
+        { jsonrpc: "2.0", id: 2, method: "tools/list" },
+      ]);
+      expect(batch.status).toBe(200);
+      const batchBody = (await batch.json()) as { id: number }[];
+      expect(batchBody.map((answer) => answer.id).sort()).toEqual([1, 2]);
+      const ping = { jsonrpc: "2.0", id: 3, method: "ping" };
+      expect((await post(ping, { Accept: "application/json" })).status).toBe(406);
+      expect((await post(ping, { "Content-Type": "text/plain" })).status).toBe(415);
+      expect((await post(ping, { "Mcp-Protocol-Version": "1999-01-01" })).status).toBe(400);
+      expect((await post({ jsonrpc: "2.0", id: 4 })).status).toBe(400);
+    });
+
     it("describes the API, the MCP server, costs and limits in /llms.txt", async () => {
       const answer = await fetch(`${target.baseUrl}/llms.txt`);
       expect(answer.status).toBe(200);

@@ -6,6 +6,7 @@ import { acquireLock } from "./lock";
 import { migrate } from "./migrate";
 import { startPgliteThread } from "./pglite-thread";
 import type { Db, Transaction } from "./types";
+import { startUpkeep } from "./upkeep";
 
 export type { Db, Queryable, Transaction } from "./types";
 
@@ -117,7 +118,16 @@ export const openDb = async (options: OpenOptions): Promise<Db> => {
     await db.close();
     throw error;
   }
-  return db;
+  if (db.kind !== "pglite") return db;
+  // No autovacuum inside PGlite: its tables are analysed here (lib/db/upkeep.ts).
+  const stopUpkeep = startUpkeep(db.longReads, (error) => console.warn(`[db] analysing tables failed: ${String(error)}`));
+  return {
+    ...db,
+    close: async () => {
+      await stopUpkeep();
+      await db.close();
+    },
+  };
 };
 
 const holder = globalThis as typeof globalThis & { __socialLookupDb?: Promise<Db> };

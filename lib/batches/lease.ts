@@ -80,8 +80,11 @@ export const inFlightItems = async (db: Queryable, batchId: string): Promise<(Op
     )
   ).map((row) => ({ ...row, age_ms: Number(row.age_ms) }));
 
+/** A page taken for a lookup: in flight under its own attempt id. */
+export type StartedItem = OpenItem & { attempt_id: string };
+
 export type AttemptStart =
-  | { kind: "started"; item: OpenItem }
+  | { kind: "started"; items: StartedItem[] }
   /** Nothing left to look up. */
   | { kind: "finished" }
   /** Pages left, but every one is in flight (the next page of an input waits for its previous). */
@@ -91,34 +94,38 @@ export type AttemptStart =
   | { kind: "lost" };
 
 /**
- * Takes the batch's next pending page (in input order) and marks it in flight, reserving its cost
- * against the cap — in one statement, only while this instance holds the running batch and the
- * credits spent plus those reserved by the lookups in flight plus this one stay within the cap.
- * Lookups of one batch start side by side: the page is locked SKIP LOCKED, so two starts never
- * take the same page, and the cap is re-checked on the batch row's newest version. The lease is
- * renewed by the same statement.
+ * Takes up to `count` of the batch's next pending pages (in input order) and marks them in
+ * flight, each under a new attempt id, reserving their cost against the cap — in one statement,
+ * only while this instance holds the running batch, and only as many as the credits spent plus
+ * those reserved by the lookups in flight leave room for. Pages are locked SKIP LOCKED, so two
+ * starts never take the same page, and the cap is checked again on the batch row's newest
+ * version. The lease is renewed by the same statement. One statement for several pages: on the
+ * embedded database every statement is a commit, and a page each was most of a batch's time.
  */
-export const beginAttempt = async (
+export const beginAttempts = async (
   db: Queryable,
-  input: { batchId: string; owner: string; leaseMs: number; attemptId: string; keyId: string; costCredits: number },
+  input: { batchId: string; owner: string; leaseMs: number; keyId: string; costCredits: number; count: number },
 ): Promise<AttemptStart> => {
-  const started = await db.query<OpenItem>(
-    `WITH next AS (
+  const started = await db.query<StartedItem>(
+    `WITH room AS (
+       SELECT CASE WHEN $5::integer = 0 THEN $6::integer
+                   ELSE LEAST($6::integer, GREATEST(0, (max_credits - credits_spent - credits_reserved) / $5::integer)) END AS pages
+       FROM batches WHERE id = $1 AND lease_owner = $2 AND status = 'running'),
+     next AS (
        SELECT position, page FROM batch_items WHERE batch_id = $1 AND state = 'pending'
-       ORDER BY position, page LIMIT 1 FOR UPDATE SKIP LOCKED),
+       ORDER BY position, page LIMIT (SELECT COALESCE(max(pages), 0) FROM room) FOR UPDATE SKIP LOCKED),
      b AS (
-       UPDATE batches SET lease_expires_at = now() + ${leaseInterval}, credits_reserved = credits_reserved + $6
-       WHERE id = $1 AND lease_owner = $2 AND status = 'running' AND credits_spent + credits_reserved + $6 <= max_credits
-         AND EXISTS (SELECT 1 FROM next)
+       UPDATE batches SET lease_expires_at = now() + ${leaseInterval}, credits_reserved = credits_reserved + $5 * (SELECT count(*) FROM next)
+       WHERE id = $1 AND lease_owner = $2 AND status = 'running' AND EXISTS (SELECT 1 FROM next)
+         AND credits_spent + credits_reserved + $5 * (SELECT count(*) FROM next) <= max_credits
        RETURNING id)
-     UPDATE batch_items i SET state = 'in_flight', attempt_id = $4::uuid, attempt_started_at = now(), key_id = $5, reserved_credits = $6
+     UPDATE batch_items i SET state = 'in_flight', attempt_id = gen_random_uuid(), attempt_started_at = now(), key_id = $4, reserved_credits = $5
      FROM next
      WHERE i.batch_id = $1 AND i.batch_id IN (SELECT id FROM b) AND i.position = next.position AND i.page = next.page
      RETURNING i.position, i.page, i.query, i.state, i.attempt_id::text AS attempt_id, i.attempt_started_at, i.key_id`,
-    [input.batchId, input.owner, input.leaseMs, input.attemptId, input.keyId, input.costCredits],
+    [input.batchId, input.owner, input.leaseMs, input.keyId, input.costCredits, Math.max(1, Math.floor(input.count))],
   );
-  const item = started[0];
-  if (item) return { kind: "started", item };
+  if (started.length > 0) return { kind: "started", items: started.sort((x, y) => x.position - y.position || x.page - y.page) };
   const rows = await db.query<{ held: boolean; over_cap: boolean; open: boolean; pending: boolean }>(
     `SELECT lease_owner = $2 AND status = 'running' AS held, credits_spent + credits_reserved + $3 > max_credits AS over_cap,
        EXISTS (SELECT 1 FROM batch_items WHERE batch_id = $1 AND state <> 'done') AS open,
@@ -161,54 +168,96 @@ export type AttemptResult = {
   outcome: InputOutcome | null;
 };
 
+export type Attempt = { item: OpenItem; attemptId: string; result: AttemptResult };
+
 /**
- * Records an attempt's answer, its charge and what follows, in one statement (so atomically):
- * the page done, the next page or the input's outcome, the batch's credits and counters. Only
- * the attempt that is still in flight is recorded, so two writers (a slow runner and its
- * successor) cannot both count it. Returns false when it was recorded already. (PostgreSQL runs
- * every data-modifying WITH part exactly once, read or not.)
+ * Records attempts' answers, their charges and what follows, in one statement (so atomically):
+ * each page done, its next page or its input's outcome, and the batch's credits and counters
+ * once for all of them. Only an attempt still in flight is recorded, so two writers (a slow
+ * runner and its successor) cannot both count it. Returns, per attempt, whether it was recorded
+ * now (false: it was recorded already). (PostgreSQL runs every data-modifying WITH part exactly
+ * once, read or not.)
  */
-export const recordAttempt = async (db: Queryable, batchId: string, item: OpenItem, attemptId: string, result: AttemptResult): Promise<boolean> => {
-  const rows = await db.query<{ recorded: number | string }>(
-    `WITH item AS (
-       UPDATE batch_items SET state = 'done', http_status = $5, credits_charged = $6, request_id = $7::uuid, message = $8,
-         summary = $9, data = $10, finished_at = now()
-       WHERE batch_id = $1 AND position = $2 AND page = $3 AND state = 'in_flight' AND attempt_id = $4::uuid
-       RETURNING position, reserved_credits AS reserved),
+export const recordAttempts = async (db: Queryable, batchId: string, attempts: readonly Attempt[]): Promise<boolean[]> => {
+  if (attempts.length === 0) return [];
+  const payload = attempts.map(({ item, attemptId, result }) => ({
+    position: item.position,
+    page: item.page,
+    attempt_id: attemptId,
+    http_status: result.httpStatus,
+    credits_charged: result.creditsCharged,
+    request_id: result.requestId,
+    message: result.message,
+    summary: result.summary,
+    data: result.data,
+    next_query: result.nextQuery,
+    outcome: result.outcome,
+  }));
+  const rows = await db.query<{ position: number; page: number }>(
+    `WITH r AS (
+       SELECT * FROM json_to_recordset($2::json) AS r(position integer, page integer, attempt_id uuid, http_status integer,
+         credits_charged integer, request_id uuid, message text, summary text, data text, next_query text, outcome text)),
+     item AS (
+       UPDATE batch_items i SET state = 'done', http_status = r.http_status, credits_charged = r.credits_charged, request_id = r.request_id,
+         message = r.message, summary = r.summary, data = r.data, finished_at = now()
+       FROM r
+       WHERE i.batch_id = $1 AND i.position = r.position AND i.page = r.page AND i.state = 'in_flight' AND i.attempt_id = r.attempt_id
+       RETURNING i.position, i.page, i.reserved_credits AS reserved, r.credits_charged AS charged, r.next_query, r.outcome),
      next_page AS (
        INSERT INTO batch_items (batch_id, position, page, query)
-       SELECT $1, $2, $3 + 1, $11::text FROM item WHERE $11::text IS NOT NULL
+       SELECT $1, item.position, item.page + 1, item.next_query FROM item WHERE item.next_query IS NOT NULL
        ON CONFLICT DO NOTHING RETURNING page),
      input AS (
-       UPDATE batch_inputs SET outcome = $12::text
-       WHERE batch_id = $1 AND position = $2 AND outcome IS NULL AND $12::text IS NOT NULL AND EXISTS (SELECT 1 FROM item)
-       RETURNING outcome),
+       UPDATE batch_inputs bi SET outcome = item.outcome
+       FROM item
+       WHERE bi.batch_id = $1 AND bi.position = item.position AND bi.outcome IS NULL AND item.outcome IS NOT NULL
+       RETURNING bi.outcome),
      batch AS (
-       UPDATE batches SET credits_spent = credits_spent + $6, updated_at = now(),
-         credits_reserved = credits_reserved - (SELECT reserved FROM item),
+       UPDATE batches SET credits_spent = credits_spent + (SELECT COALESCE(sum(charged), 0) FROM item), updated_at = now(),
+         credits_reserved = credits_reserved - (SELECT COALESCE(sum(reserved), 0) FROM item),
          done = done + (SELECT count(*) FROM input),
          succeeded = succeeded + (SELECT count(*) FROM input WHERE outcome = 'succeeded'),
          not_found = not_found + (SELECT count(*) FROM input WHERE outcome = 'not_found'),
          failed = failed + (SELECT count(*) FROM input WHERE outcome = 'failed')
        WHERE id = $1 AND EXISTS (SELECT 1 FROM item)
        RETURNING id)
-     SELECT count(*) AS recorded FROM item`,
-    [
-      batchId,
-      item.position,
-      item.page,
-      attemptId,
-      result.httpStatus,
-      result.creditsCharged,
-      result.requestId,
-      result.message,
-      result.summary,
-      result.data,
-      result.nextQuery,
-      result.outcome,
-    ],
+     SELECT position, page FROM item`,
+    [batchId, JSON.stringify(payload)],
   );
-  return Number(rows[0]?.recorded ?? 0) > 0;
+  const recorded = new Set(rows.map((row) => `${row.position}:${row.page}`));
+  return attempts.map(({ item }) => recorded.has(`${item.position}:${item.page}`));
+};
+
+/** One attempt's answer (recordAttempts for one). */
+export const recordAttempt = async (db: Queryable, batchId: string, item: OpenItem, attemptId: string, result: AttemptResult): Promise<boolean> =>
+  (await recordAttempts(db, batchId, [{ item, attemptId, result }]))[0] ?? false;
+
+/**
+ * Gathers the attempts that end in the same event-loop turn into one recordAttempts (the group
+ * commit lib/credits/settle.ts does for charges); attempts ending while it is written go in the
+ * next. Each caller gets its own attempt's answer, or the statement's error.
+ */
+export const createAttemptRecorder = (db: Queryable, batchId: string) => {
+  let queue: { attempt: Attempt; resolve: (recorded: boolean) => void; reject: (error: unknown) => void }[] = [];
+  let writing: Promise<void> | null = null;
+  const write = async () => {
+    while (queue.length > 0) {
+      const batch = queue;
+      queue = [];
+      try {
+        const recorded = await recordAttempts(db, batchId, batch.map((entry) => entry.attempt));
+        batch.forEach((entry, index) => entry.resolve(recorded[index] ?? false));
+      } catch (error) {
+        for (const entry of batch) entry.reject(error);
+      }
+    }
+    writing = null;
+  };
+  return (attempt: Attempt): Promise<boolean> =>
+    new Promise((resolve, reject) => {
+      queue.push({ attempt, resolve, reject });
+      writing ??= new Promise<void>((started) => setImmediate(started)).then(write);
+    });
 };
 
 /** Done when nothing is left to look up; only while this instance runs it. */

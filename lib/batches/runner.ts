@@ -9,9 +9,10 @@ import { createPacer } from "./pacer";
 import { payerOf, type Payer } from "./payer";
 import {
   abandonAttempt,
-  beginAttempt,
+  beginAttempts,
   chargedUsageSince,
   claimBatch,
+  createAttemptRecorder,
   finishBatch,
   inFlightItems,
   nextOpenItem,
@@ -22,6 +23,7 @@ import {
   type AttemptResult,
   type InputOutcome,
   type OpenItem,
+  type StartedItem,
 } from "./lease";
 import type { BatchRow, StopReason } from "./repository";
 
@@ -176,6 +178,9 @@ export const createRunner = (deps: RunnerDeps): Runner => {
     }, Math.max(250, Math.floor(leaseMs / 3)));
     heartbeat.unref();
     const lanes = new Set<Promise<void>>();
+    // Pages taken in one statement, each waiting for its place and its slot under the key's pace.
+    let ready: { key: Payer | null; items: StartedItem[] } = { key: null, items: [] };
+    const record = createAttemptRecorder(db, batch.id);
     let ending: StopReason | "lost" | null = null;
     try {
       await reconcile(db, services, batch, operation);
@@ -198,7 +203,7 @@ export const createRunner = (deps: RunnerDeps): Runner => {
           }
           return;
         }
-        await recordAttempt(db, batch.id, item, attemptId, resultOf(operation, batch, item, answer));
+        await record({ item, attemptId, result: resultOf(operation, batch, item, answer) });
       };
       const launch = (work: () => Promise<void>, item: OpenItem, attemptId: string, release: () => void) => {
         const lane = work()
@@ -225,46 +230,53 @@ export const createRunner = (deps: RunnerDeps): Runner => {
           await oneEnds();
           continue;
         }
-        // The user may switch console keys while the batch runs: read it again now and then.
-        if (Date.now() - payer.readAt > 5000) payer = { value: await payerOf(db, batch), readAt: Date.now() };
-        const key = payer.value;
-        if (key === null) {
-          ending = "key";
-          break;
+        if (ready.items.length === 0) {
+          // The user may switch console keys while the batch runs: read it again now and then.
+          if (Date.now() - payer.readAt > 5000) payer = { value: await payerOf(db, batch), readAt: Date.now() };
+          const key = payer.value;
+          if (key === null) {
+            ending = "key";
+            break;
+          }
+          const start = await beginAttempts(db, {
+            batchId: batch.id,
+            owner,
+            leaseMs,
+            keyId: key.keyId,
+            costCredits: operation.costCredits,
+            count: deps.settings.concurrency - lanes.size,
+          });
+          if (start.kind !== "started") {
+            if (start.kind === "lost") ending = "lost";
+            else if (await oneEnds()) continue;
+            // Nothing of ours in flight, but the answer may predate a lookup that ended meanwhile
+            // (freeing room under the cap, adding a next page): asked again, it is final.
+            else if (!askedAgain) askedAgain = true;
+            else if (start.kind === "finished") {
+              await finishBatch(db, batch.id, owner);
+              ending = "lost";
+            } else if (start.kind === "cap") ending = "cap";
+            // Busy with nothing of ours in flight: pages a failed write left in flight.
+            else await reconcile(db, services, batch, operation);
+            continue;
+          }
+          askedAgain = false;
+          ready = { key, items: start.items };
         }
+        const { key } = ready;
+        const item = ready.items.shift();
+        if (key === null || item === undefined) continue;
         const release = await gate.acquire(batch.id);
-        const attemptId = crypto.randomUUID();
-        let start: Awaited<ReturnType<typeof beginAttempt>>;
-        try {
-          start = await beginAttempt(db, { batchId: batch.id, owner, leaseMs, attemptId, keyId: key.keyId, costCredits: operation.costCredits });
-        } catch (error) {
-          release();
-          throw error;
-        }
-        if (start.kind !== "started") {
-          release();
-          if (start.kind === "lost") ending = "lost";
-          else if (await oneEnds()) continue;
-          // Nothing of ours in flight, but the answer may predate a lookup that ended meanwhile
-          // (freeing room under the cap, adding a next page): asked again, it is final.
-          else if (!askedAgain) askedAgain = true;
-          else if (start.kind === "finished") {
-            await finishBatch(db, batch.id, owner);
-            ending = "lost";
-          } else if (start.kind === "cap") ending = "cap";
-          // Busy with nothing of ours in flight: pages a failed write left in flight.
-          else await reconcile(db, services, batch, operation);
-          continue;
-        }
-        askedAgain = false;
         // Paced right before the lookup, so its start and the limiter's count are moments apart.
         await pacer.slot(key.keyId, key.qpsLimit);
-        launch(lookup(key, start.item, attemptId), start.item, attemptId, release);
+        launch(lookup(key, item, item.attempt_id), item, item.attempt_id, release);
       }
       await Promise.allSettled([...lanes]);
       if (ending === "key" && (await nextOpenItem(db, batch.id)) === null) await finishBatch(db, batch.id, owner);
       else if (ending !== null && ending !== "lost") await stopBatch(db, batch.id, owner, ending);
     } finally {
+      // Pages taken but never started go back in line (a next claim would find them in flight).
+      for (const item of ready.items.splice(0)) await abandonAttempt(db, batch.id, item, item.attempt_id).catch(() => undefined);
       await Promise.allSettled([...lanes]);
       clearInterval(heartbeat);
       await releaseLease(db, batch.id, owner).catch(() => undefined);

@@ -177,7 +177,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
   try {
     targets.push(await newTarget("pglite", runId, {}));
 
-    const postgres = await findPostgres();
+    // npm test runs both databases on the lowest Node.js line and the embedded one on further lines.
+    const postgres = process.env.API_DATABASES === "pglite" ? { unavailable: "API_DATABASES=pglite (this run covers the embedded database only)" } : await findPostgres();
     if (isUnavailable(postgres)) {
       const reason = `SKIPPED: PostgreSQL API suite — ${postgres.unavailable}`;
       console.log(`\n[api-suite] ${reason}\n`);

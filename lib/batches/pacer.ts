@@ -17,6 +17,8 @@ export type Pacer = {
   slot(keyId: string, qpsLimit: number): Promise<void>;
   /** Someone else used the key's budget (a 429): no start before `ms` from now. */
   holdOff(keyId: string, ms: number): void;
+  /** How many lookups with this key could start right now without waiting (none is counted). */
+  room(keyId: string, qpsLimit: number): number;
 };
 
 export const createPacer = (now: () => number = Date.now): Pacer => {
@@ -37,6 +39,12 @@ export const createPacer = (now: () => number = Date.now): Pacer => {
         const oldest = log[0] ?? at;
         await sleep(Math.max(1, hold > at ? hold - at : oldest + WINDOW_MS - at));
       }
+    },
+    room: (keyId, qpsLimit) => {
+      const at = now();
+      if ((heldUntil.get(keyId) ?? 0) > at) return 0;
+      const recent = (starts.get(keyId) ?? []).filter((startedAt) => startedAt > at - WINDOW_MS).length;
+      return Math.max(0, admitted(qpsLimit) - recent);
     },
     holdOff: (keyId, ms) => {
       heldUntil.set(keyId, Math.max(heldUntil.get(keyId) ?? 0, now() + ms));

@@ -244,7 +244,16 @@ export const createRunner = (deps: RunnerDeps): Runner => {
             leaseMs,
             keyId: key.keyId,
             costCredits: operation.costCredits,
-            count: deps.settings.concurrency - lanes.size,
+            // As many as can start at once: a page taken now and started seconds later (behind the
+            // key's pace or the process's bound) would keep running after a pause or a cancel.
+            count: Math.max(
+              1,
+              Math.min(
+                deps.settings.concurrency - lanes.size,
+                pacer.room(key.keyId, key.qpsLimit),
+                deps.settings.lookupsPerInstance - gate.inUse(),
+              ),
+            ),
           });
           if (start.kind !== "started") {
             if (start.kind === "lost") ending = "lost";

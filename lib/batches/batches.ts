@@ -3,7 +3,7 @@ import { env } from "@/lib/env";
 import { webhookUrlProblem } from "@/lib/alerts/settings";
 import { consoleToken } from "@/lib/keys/manage";
 import { BatchError } from "./errors";
-import { checkInputs, maxCostCredits, pagesPerInput, type BatchPagesOption, type RejectedInput } from "./inputs";
+import { checkInputsInSlices, maxCostCredits, pagesPerInput, type BatchPagesOption, type RejectedInput } from "./inputs";
 import { batchOperationById, batchOperationView } from "./operations";
 import { sealBatchToken } from "./payer";
 import { batchQuotaOf } from "./quota";
@@ -33,7 +33,7 @@ export const createBatch = async (db: Db, user: Viewer, request: CreateBatchInpu
   const operation = batchOperationById(request.operation);
   if (!operation) throw new BatchError("unknown_operation", `There is no operation "${request.operation}" for batches.`);
   const view = batchOperationView(operation);
-  const check = checkInputs(view, request.inputs, { eventSiteHosts: config.EVENTSITE_HOSTS, maxInputs: config.BATCH_MAX_INPUTS });
+  const check = await checkInputsInSlices(view, request.inputs, { eventSiteHosts: config.EVENTSITE_HOSTS, maxInputs: config.BATCH_MAX_INPUTS });
   if (check.accepted.length === 0) throw new BatchError("no_valid_inputs", "None of the inputs can be looked up: nothing to run.");
   if (check.overLimit > 0) {
     throw new BatchError(

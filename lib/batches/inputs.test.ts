@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { batchOperationById, batchOperationView } from "./operations";
-import { checkInputs, maxCostCredits, pagesPerInput, type BatchOperationView } from "./inputs";
+import { CHECK_SLICE, checkInputs, checkInputsInSlices, maxCostCredits, pagesPerInput, type BatchOperationView } from "./inputs";
 import { columnValues, likelyColumn, readInputFile } from "./input-file";
 
 const view = (id: string): BatchOperationView => {
@@ -9,6 +9,22 @@ const view = (id: string): BatchOperationView => {
   return batchOperationView(operation);
 };
 const config = { eventSiteHosts: ["events.demo.test"], maxInputs: 3 };
+
+describe("checkInputsInSlices", () => {
+  it("answers what checkInputs answers, duplicates across slices included, letting the event loop turn between slices", async () => {
+    const lines = Array.from({ length: CHECK_SLICE * 2 + 10 }, (_, index) =>
+      index % 7 === 0 ? `not-a-url-${index}` : `https://events.demo.test/events/${1_000 + (index % (CHECK_SLICE + 3))}/`,
+    );
+    const wide = { ...config, maxInputs: 100_000 };
+    let turns = 0;
+    const ticking = setInterval(() => (turns += 1), 0);
+    const sliced = await checkInputsInSlices(view("event_details"), lines, wide);
+    clearInterval(ticking);
+    expect(sliced).toEqual(checkInputs(view("event_details"), lines, wide));
+    expect(sliced.duplicates.length).toBeGreaterThan(0);
+    expect(turns).toBeGreaterThan(0);
+  });
+});
 
 describe("checkInputs", () => {
   it("accepts event URLs of a configured host, counts the same event once however its URL is written", () => {

@@ -2,8 +2,8 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { openForSuite, testDatabases } from "@/tests/support/databases";
 import { newUser } from "@/tests/support/usage";
-import { abandonAttempt, beginAttempts, claimBatch, createAttemptRecorder, finishBatch, stopBatch, type AttemptResult, type OpenItem } from "./lease";
-import { insertBatch } from "./repository";
+import { abandonAttempt, beginAttempts, claimBatch, createAttemptRecorder, dropAbandonedCreations, finishBatch, releaseAllLeases, stopBatch, type AttemptResult, type OpenItem } from "./lease";
+import { CREATING_OWNER, insertBatch } from "./repository";
 
 /**
  * The cap under concurrency, property-tested on the runner's own statements: random batches
@@ -122,6 +122,50 @@ describe.each(await testDatabases())("batch lease statements on $name", (databas
       { numRuns: 12 },
     );
   }, 240_000);
+
+  it("writes a batch's inputs before it can run, and drops one whose writer died half-way", async () => {
+    const user = await newUser(db(), `creating-${Date.now()}@example.test`);
+    const inputs = Array.from({ length: 2_500 }, (_, index) => ({ input: `urn:${index}`, query: `urn=urn%3A${index}&page=1` }));
+    const newBatch = () =>
+      insertBatch(db(), {
+        userId: user.id,
+        operation: "get_user_publications",
+        maxPages: 1,
+        maxCredits: 2_500,
+        maxCostCredits: 2_500,
+        inputs,
+        retryOf: null,
+        payer: null,
+        webhookUrl: null,
+        maxAgeS: null,
+        quota: { maxOpenBatches: 1_000_000, maxOpenInputs: 100_000_000 },
+      });
+    const counts = async (batchId: string) => {
+      const [row] = await db().query<{ batches: string; inputs: string; items: string; owner: string | null }>(
+        `SELECT (SELECT count(*) FROM batches WHERE id = $1)::text AS batches, (SELECT count(*) FROM batch_inputs WHERE batch_id = $1)::text AS inputs,
+           (SELECT count(*) FROM batch_items WHERE batch_id = $1)::text AS items, (SELECT lease_owner FROM batches WHERE id = $1) AS owner`,
+        [batchId],
+      );
+      return { batches: Number(row?.batches), inputs: Number(row?.inputs), items: Number(row?.items), owner: row?.owner ?? null };
+    };
+    const written = await newBatch();
+    expect(await counts(written.id)).toEqual({ batches: 1, inputs: 2_500, items: 2_500, owner: null });
+    await db().query("UPDATE batches SET status = 'canceled' WHERE id = $1", [written.id]);
+
+    // As if its writer died after the first chunk: marked as being created, its lease lapsed.
+    const halfWritten = await newBatch();
+    await db().query("DELETE FROM batch_items WHERE batch_id = $1 AND position > 1000", [halfWritten.id]);
+    await db().query(`UPDATE batches SET lease_owner = $2, lease_expires_at = now() - interval '1 second' WHERE id = $1`, [halfWritten.id, CREATING_OWNER]);
+    expect((await claimBatch(db(), `test:${crypto.randomUUID()}`, 60_000, 1000))?.id).not.toBe(halfWritten.id);
+    await dropAbandonedCreations(db());
+    expect(await counts(halfWritten.id)).toEqual({ batches: 0, inputs: 0, items: 0, owner: null });
+
+    // At an embedded start, one still marked as being created goes whatever its lease says.
+    const interrupted = await newBatch();
+    await db().query(`UPDATE batches SET lease_owner = $2, lease_expires_at = now() + interval '1 hour' WHERE id = $1`, [interrupted.id, CREATING_OWNER]);
+    await releaseAllLeases(db());
+    expect((await counts(interrupted.id)).batches).toBe(0);
+  });
 
   const batchState = async (batchId: string) => {
     const rows = await db().query<{ status: string; spent: string; max: string; reserved: string; charged: string; in_flight: string }>(

@@ -1,5 +1,5 @@
 import type { Queryable } from "@/lib/db/client";
-import { BATCH_COLUMNS, normaliseBatch, type BatchRow, type StopReason } from "./repository";
+import { BATCH_COLUMNS, CREATING_OWNER, normaliseBatch, type BatchRow, type StopReason } from "./repository";
 
 /**
  * The runner's statements. A batch runs on the instance that holds its lease; every write that
@@ -21,6 +21,7 @@ export const claimBatch = async (db: Queryable, owner: string, leaseMs: number, 
      WHERE id = (
        SELECT b.id FROM batches b
        WHERE b.status IN ('queued', 'running') AND (b.lease_expires_at IS NULL OR b.lease_expires_at < now())
+         AND b.lease_owner IS DISTINCT FROM '${CREATING_OWNER}'
          AND (SELECT count(*) FROM batches o
               WHERE o.user_id = b.user_id AND o.id <> b.id AND o.status = 'running' AND o.lease_expires_at >= now()) < $2
        ORDER BY b.created_at, b.id
@@ -45,9 +46,18 @@ export const releaseLease = async (db: Queryable, batchId: string, owner: string
   await db.query("UPDATE batches SET lease_owner = NULL, lease_expires_at = NULL WHERE id = $1 AND lease_owner = $2", [batchId, owner]);
 };
 
-/** The embedded database admits one process: at its start every lease is a dead process's. */
+/**
+ * The embedded database admits one process: at its start every lease is a dead process's, and a
+ * batch still being created was never answered (its inputs half-written): it goes.
+ */
 export const releaseAllLeases = async (db: Queryable): Promise<void> => {
+  await db.query("DELETE FROM batches WHERE lease_owner = $1", [CREATING_OWNER]);
   await db.query("UPDATE batches SET lease_owner = NULL, lease_expires_at = NULL WHERE lease_owner IS NOT NULL");
+};
+
+/** Batches whose creating instance died before their inputs were all written (their lease lapsed). */
+export const dropAbandonedCreations = async (db: Queryable): Promise<void> => {
+  await db.query("DELETE FROM batches WHERE lease_owner = $1 AND lease_expires_at < now()", [CREATING_OWNER]);
 };
 
 export type OpenItem = {

@@ -70,20 +70,34 @@ export type NewBatch = {
 };
 
 /**
- * Rows per INSERT of inputs and items: a batch of 10,000 inputs is written in a few bounded
- * statements, so no single statement holds the database for long.
+ * Rows per INSERT of inputs and items: a batch of 10,000 inputs is written in ten short
+ * statements, each its own commit, so requests are served between them.
  */
-const INSERT_CHUNK = 2000;
+const INSERT_CHUNK = 1000;
 
-/** The batch and one pending first page per input, in one transaction, within the user's quota. */
-export const insertBatch = (db: Db, batch: NewBatch): Promise<BatchRow> =>
-  db.transaction(async (tx) => {
+/**
+ * The lease a batch holds while its inputs are written: no runner claims it (claimBatch skips it),
+ * and one whose writer died (a crash between the statements) is deleted, never run half-written
+ * (lib/batches/lease.ts: releaseAllLeases at an embedded start, dropAbandonedCreations).
+ */
+export const CREATING_OWNER = "(creating)";
+export const CREATING_LEASE = "interval '10 minutes'";
+
+/**
+ * The batch, within the user's quota (claimed in a short transaction with the batch row, which
+ * carries the input count the quota counts), then one input and one pending first page per
+ * input, written outside that transaction: on the embedded database a transaction holds the one
+ * session, and 20,000 rows in one would stop every request for a few hundred milliseconds. The
+ * batch is runnable once all are written; if writing fails it is deleted.
+ */
+export const insertBatch = async (db: Db, batch: NewBatch): Promise<BatchRow> => {
+  const id = batch.id ?? crypto.randomUUID();
+  const row = await db.transaction(async (tx) => {
     await claimBatchRoom(tx, batch.userId, batch.inputs.length, batch.quota);
-    const id = batch.id ?? crypto.randomUUID();
     const rows = await tx.query<BatchRow>(
       `INSERT INTO batches (id, user_id, operation, max_pages, total, max_credits, max_cost_credits, retry_of,
-         key_id, token_sealed, webhook_url, max_age_s)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING ${BATCH_COLUMNS}`,
+         key_id, token_sealed, webhook_url, max_age_s, lease_owner, lease_expires_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, now() + ${CREATING_LEASE}) RETURNING ${BATCH_COLUMNS}`,
       [
         id,
         batch.userId,
@@ -97,25 +111,32 @@ export const insertBatch = (db: Db, batch: NewBatch): Promise<BatchRow> =>
         batch.payer?.tokenSealed ?? null,
         batch.webhookUrl,
         batch.maxAgeS,
+        CREATING_OWNER,
       ],
     );
+    const inserted = rows[0];
+    if (!inserted) throw new Error("batch insert returned no row");
+    return inserted;
+  });
+  try {
     for (let start = 0; start < batch.inputs.length; start += INSERT_CHUNK) {
       const chunk = batch.inputs.slice(start, start + INSERT_CHUNK);
-      await tx.query(
-        `INSERT INTO batch_inputs (batch_id, position, input)
-         SELECT $1, $2 + t.position::integer, t.input FROM unnest($3::text[]) WITH ORDINALITY AS t(input, position)`,
-        [id, start, chunk.map((entry) => entry.input)],
-      );
-      await tx.query(
-        `INSERT INTO batch_items (batch_id, position, page, query)
-         SELECT $1, $2 + t.position::integer, 1, t.query FROM unnest($3::text[]) WITH ORDINALITY AS t(query, position)`,
-        [id, start, chunk.map((entry) => entry.query)],
+      await db.query(
+        `WITH t AS (
+           SELECT $2 + t.position::integer AS position, t.input, t.query
+           FROM unnest($3::text[], $4::text[]) WITH ORDINALITY AS t(input, query, position)),
+         written AS (INSERT INTO batch_inputs (batch_id, position, input) SELECT $1, t.position, t.input FROM t)
+         INSERT INTO batch_items (batch_id, position, page, query) SELECT $1, t.position, 1, t.query FROM t`,
+        [id, start, chunk.map((entry) => entry.input), chunk.map((entry) => entry.query)],
       );
     }
-    const row = rows[0];
-    if (!row) throw new Error("batch insert returned no row");
-    return normaliseBatch(row);
-  });
+    await db.query("UPDATE batches SET lease_owner = NULL, lease_expires_at = NULL WHERE id = $1 AND lease_owner = $2", [id, CREATING_OWNER]);
+  } catch (error) {
+    await db.query("DELETE FROM batches WHERE id = $1", [id]).catch(() => undefined);
+    throw error;
+  }
+  return normaliseBatch({ ...row, lease_owner: null });
+};
 
 /**
  * Who may see a batch: its owner, and administrators. An API key (keyId set) sees only the

@@ -13,6 +13,7 @@ import {
   chargedUsageSince,
   claimBatch,
   createAttemptRecorder,
+  dropAbandonedCreations,
   finishBatch,
   inFlightItems,
   nextOpenItem,
@@ -297,6 +298,7 @@ export const createRunner = (deps: RunnerDeps): Runner => {
     ticking = true;
     try {
       const db = await deps.db();
+      await dropAbandonedCreations(db);
       while (!stopped && active.size < deps.settings.perInstance) {
         const batch = await claimBatch(db, owner, deps.settings.leaseMs, deps.settings.perUser);
         if (batch === null) break;

@@ -248,8 +248,8 @@ describe("security", () => {
 });
 
 describe("parameters", () => {
-  const params = (name: OperationName) =>
-    Object.fromEntries(operation(name).parameters.map((param) => [param.name, param]));
+  const queryParameters = (name: OperationName) => operation(name).parameters.filter((param) => param.in === "query");
+  const params = (name: OperationName) => Object.fromEntries(queryParameters(name).map((param) => [param.name, param]));
 
   it("event_details takes a required url", () => {
     expect(params("event_details")).toMatchObject({ url: { in: "query", required: true } });
@@ -285,7 +285,16 @@ describe("parameters", () => {
 
   it("lists the same parameters the pipeline reads", () => {
     for (const spec of registry) {
-      expect(operation(spec.id).parameters.map((param) => param.name)).toEqual(spec.params.map((param) => param.name));
+      expect(queryParameters(spec.id as OperationName).map((param) => param.name)).toEqual(spec.params.map((param) => param.name));
+    }
+  });
+
+  it("documents the request Cache-Control of every lookup, and the freshness headers of its 200", () => {
+    for (const name of operationNames) {
+      const header = operation(name).parameters.find((param) => param.in === "header");
+      expect(header).toMatchObject({ name: "Cache-Control", required: false });
+      expect(header?.description).toMatch(/max-age=<seconds>.*no-cache/);
+      expect(Object.keys(operation(name).responses["200"]?.headers ?? {})).toEqual(expect.arrayContaining(["X-Cache", "X-Data-As-Of", "Age"]));
     }
   });
 });
@@ -409,7 +418,9 @@ describe("operationDocs()", () => {
     for (const entry of docs) {
       expect(entry.path).toBe(known(entry.name).path);
       expect(entry.costCredits).toBe(known(entry.name).costCredits);
-      expect(entry.parameters.map((param) => param.name)).toEqual(operation(entry.name).parameters.map((param) => param.name));
+      expect(entry.parameters.map((param) => param.name)).toEqual(
+        operation(entry.name).parameters.filter((param) => param.in === "query").map((param) => param.name),
+      );
     }
     const examples = Object.fromEntries(docs.flatMap((entry) => entry.parameters.map((param) => [param.name, param.example])));
     expect(examples).toMatchObject({

@@ -6,6 +6,7 @@ import { ACCOUNT_PATH, accountOperation, OPENAPI_PATH, openApiOperation } from "
 import { batchPaths, batchSchemas } from "./batch-operations";
 import {
   AUTHENTICATED_HEADERS,
+  FRESHNESS_HEADERS,
   errorEnvelope,
   errorResponse,
   EXAMPLE_REQUEST_ID,
@@ -73,7 +74,7 @@ const responsesFor = (operation: Operation, dataId: string): Record<string, Resp
   return {
     "200": {
       description: `Success: code 0 and the record. Charges ${pluralCredits(costCredits)}.`,
-      headers: headerRefs(AUTHENTICATED_HEADERS),
+      headers: headerRefs([...AUTHENTICATED_HEADERS, ...FRESHNESS_HEADERS]),
       content: {
         "application/json": {
           schema: schemaRef(`${dataId}Envelope`),
@@ -142,13 +143,25 @@ const operationDescription = (operation: Operation): string => {
 /** The site segment of the path (/v1/<site>/<operation>) groups the operations. */
 const tagOf = (path: string): string => path.split("/")[2] ?? "v1";
 
+/** A lookup's request Cache-Control: how old a cached record may be (lib/api/freshness.ts). */
+const cacheControlParameter: ParameterObject = {
+  name: "Cache-Control",
+  in: "header",
+  required: false,
+  description:
+    "With the upstream data source: `max-age=<seconds>` takes a cached record only if it is at most that old, `no-cache` asks the provider " +
+    "again (charged as a miss). Without it, or with another value, the operator's cache lifetime applies.",
+  schema: { type: "string" },
+  example: "max-age=3600",
+};
+
 const operationObject = (operation: Operation, dataId: string): OperationObject => ({
   operationId: operation.id,
   summary: operation.summary,
   description: operationDescription(operation),
   tags: [tagOf(operation.path)],
   security: [{ bearerAuth: [] }],
-  parameters: operation.params.map(parameterObject),
+  parameters: [...operation.params.map(parameterObject), cacheControlParameter],
   responses: responsesFor(operation, dataId),
   "x-credits-cost": operation.costCredits,
 });

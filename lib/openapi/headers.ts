@@ -11,3 +11,6 @@ export const AUTHENTICATED_HEADERS = [
   "X-Credits-Remaining",
   ...RATE_LIMIT_HEADER_NAMES,
 ] as const;
+
+/** A lookup's freshness, on a 200 (lib/api/freshness.ts): cache hit or miss, when read, how old. */
+export const FRESHNESS_HEADERS = ["X-Cache", "X-Data-As-Of", "Age"] as const;

@@ -25,7 +25,7 @@ export const successEnvelope = (dataId: string): SchemaObject =>
 export const errorEnvelope = (status: number, errorMessages: readonly string[]): SchemaObject =>
   envelope({ type: "integer", const: status }, { type: "string", enum: [...errorMessages] }, { type: "null" });
 
-export { AUTHENTICATED_HEADERS } from "./headers";
+export { AUTHENTICATED_HEADERS, FRESHNESS_HEADERS } from "./headers";
 
 export const headerRefs = (names: readonly string[]): Record<string, ReferenceObject> =>
   Object.fromEntries(names.map((name) => [name, headerRef(name)]));
@@ -94,6 +94,15 @@ export const headers: Record<string, HeaderObject> = {
   "RateLimit-Reset": integerHeader("Seconds until the current window resets."),
   "Retry-After": integerHeader("Seconds to wait before retrying.", true),
   "Cache-Control": { description: "public, max-age=300", schema: { type: "string" } },
+  "X-Cache": {
+    description: "With the upstream data source: `hit` when the record came from the cache (charged as the operation says), `miss` when the provider was asked.",
+    schema: { type: "string", enum: ["hit", "miss"] },
+  },
+  "X-Data-As-Of": {
+    description: "When the record was read from its source (ISO 8601, UTC).",
+    schema: { type: "string", format: "date-time" },
+  },
+  Age: integerHeader("Seconds since the cached record was read from its source (RFC 9111 §5.1); only on a cache hit."),
 };
 
 export const securitySchemes: Record<string, SecuritySchemeObject> = {

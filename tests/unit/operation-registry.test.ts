@@ -57,7 +57,8 @@ describe("the operations registry", () => {
     const document = buildOpenApiDocument(extended);
     const get = document.paths["/v1/philately/get_stamp"]?.get;
     expect(get).toMatchObject({ operationId: "get_stamp", summary: "Get a stamp by catalogue code", "x-credits-cost": 3 });
-    expect(get?.parameters.map((param) => [param.name, param.required, param.example])).toEqual([["code", true, "GB-1840-1"]]);
+    expect(get?.parameters.filter((param) => param.in === "query").map((param) => [param.name, param.required, param.example])).toEqual([["code", true, "GB-1840-1"]]);
+    expect(get?.parameters.find((param) => param.in === "header")?.name).toBe("Cache-Control");
     expect(document.components.schemas.Stamp).toBeDefined();
     expect(document.components.schemas.ErrorEnvelope404_get_stamp).toMatchObject({
       properties: { message: { enum: ["Stamp not found"] } },

@@ -5,10 +5,19 @@ import { analyzeStaleTables } from "./upkeep";
 describe.each(await testDatabases())("analyzeStaleTables on $name", (database) => {
   const db = openForSuite(database);
 
-  /** Waits until the statistics show `count` rows changed since the last analysis (backends report them within about a second). */
+  /**
+   * Runs a change on one connection and has that backend report its statistics as soon as it is
+   * idle (else a backend may keep them up to 10 s: PGSTAT_IDLE_INTERVAL).
+   */
+  const change = (sql: string) =>
+    db().transaction(async (tx) => {
+      await tx.query(sql);
+      await tx.query("SELECT pg_stat_force_next_flush()");
+    });
+
+  /** Waits until the statistics show `count` rows changed since the last analysis. */
   const changesReported = async (count: number) => {
-    for (let attempt = 0; attempt < 100; attempt += 1) {
-      await db().query("SELECT pg_stat_force_next_flush()");
+    for (let attempt = 0; attempt < 150; attempt += 1) {
       await db().query("SELECT pg_stat_clear_snapshot()");
       const [row] = await db().query<{ n: string }>("SELECT n_mod_since_analyze::text AS n FROM pg_stat_user_tables WHERE relname = 'upkeep_probe'");
       if (Number(row?.n) === count) return;
@@ -21,7 +30,7 @@ describe.each(await testDatabases())("analyzeStaleTables on $name", (database) =
 
   it("analyses a table changed by more than 50 rows + 10 % since its last analysis, and only then", async () => {
     await db().exec("DROP TABLE IF EXISTS upkeep_probe; CREATE TABLE upkeep_probe (id integer PRIMARY KEY, note text)");
-    await db().query("INSERT INTO upkeep_probe SELECT g, 'n' FROM generate_series(1, 2000) g");
+    await change("INSERT INTO upkeep_probe SELECT g, 'n' FROM generate_series(1, 2000) g");
     await changesReported(2000);
     expect(await probed()).toBe(true);
     const [after] = await db().query<{ reltuples: number }>("SELECT reltuples FROM pg_class WHERE relname = 'upkeep_probe'");
@@ -30,10 +39,10 @@ describe.each(await testDatabases())("analyzeStaleTables on $name", (database) =
     await changesReported(0);
     expect(await probed()).toBe(false);
     // 10 % of 2,000 plus 50 is 250: 240 changed rows are not enough, 260 are.
-    await db().query("INSERT INTO upkeep_probe SELECT g, 'n' FROM generate_series(2001, 2240) g");
+    await change("INSERT INTO upkeep_probe SELECT g, 'n' FROM generate_series(2001, 2240) g");
     await changesReported(240);
     expect(await probed()).toBe(false);
-    await db().query("UPDATE upkeep_probe SET note = 'm' WHERE id <= 20");
+    await change("UPDATE upkeep_probe SET note = 'm' WHERE id <= 20");
     await changesReported(260);
     expect(await probed()).toBe(true);
     await db().exec("DROP TABLE upkeep_probe");

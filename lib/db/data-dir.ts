@@ -6,11 +6,13 @@ import path from "node:path";
  * password: nobody but the server's own user may read any of it. PGlite writes its table files
  * mode 0666 whatever the umask (its file system layer sets modes itself), so the directory is
  * what keeps them private: DATA_DIR is made 0700, an existing one with group/other access is
- * tightened (it and everything in it), and a directory this user may not tighten is refused.
+ * tightened (it and everything in it), and a directory this user may not tighten is refused —
+ * as is a shared folder such as /tmp (sticky bit), whose contents are other users' and stay so.
  */
 export class DataDirError extends Error {}
 
 const LOOSE = 0o077;
+const STICKY = 0o1000;
 
 export type DataDirState = { dataDir: string; tightened: string[] };
 
@@ -46,6 +48,13 @@ export const secureDataDir = (dataDir: string): DataDirState => {
   fs.mkdirSync(resolved, { recursive: true, mode: 0o700 });
   const stat = fs.statSync(resolved);
   if (!stat.isDirectory()) throw new DataDirError(`DATA_DIR ${resolved} is not a directory.`);
+  if ((stat.mode & STICKY) !== 0) {
+    // A shared folder (/tmp, /var/tmp): tightening it would take every other user's files with it.
+    throw new DataDirError(
+      `DATA_DIR ${resolved} is a shared folder (sticky bit set, mode ${(stat.mode & 0o7777).toString(8)}), whose contents belong to ` +
+        `others. Give the server a folder of its own, e.g. DATA_DIR=${path.join(resolved, "social-lookup")}`,
+    );
+  }
   const uid = ownUid();
   if ((stat.mode & LOOSE) !== 0 && uid !== null && stat.uid !== uid) {
     throw new DataDirError(

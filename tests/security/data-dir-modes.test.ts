@@ -60,6 +60,20 @@ describe("DATA_DIR file modes", () => {
     expect(modeOf(path.join(dataDir, "left-over"))).toBe(0o600);
   }, 120_000);
 
+  it("refuses a shared folder such as /tmp (sticky bit) and leaves what is in it as it was", () => {
+    const shared = looseDir();
+    fs.chmodSync(shared, 0o1777);
+    const other = path.join(shared, "someone-elses");
+    fs.writeFileSync(other, "x");
+    fs.chmodSync(other, 0o644);
+    expect(() => secureDataDir(shared)).toThrow(DataDirError);
+    expect(() => secureDataDir(shared)).toThrow(/shared folder \(sticky bit set, mode 1777\).*DATA_DIR=.*social-lookup/);
+    expect(modeOf(shared)).toBe(0o777);
+    expect(modeOf(other)).toBe(0o644);
+    // A folder of its own inside it is fine.
+    expect(secureDataDir(path.join(shared, "social-lookup")).tightened).toEqual([]);
+  });
+
   it("a new DATA_DIR is created 0700", () => {
     const parent = looseDir();
     const dataDir = path.join(parent, "nested", "data");

@@ -4,7 +4,7 @@ import { BatchError, type BatchErrorCode } from "@/lib/batches/errors";
 import { batchOperationById } from "@/lib/batches/operations";
 import { batchQuotaOf } from "@/lib/batches/quota";
 import { changeBatch, findBatch, listKeyBatches, type BatchAction } from "@/lib/batches/repository";
-import { csvChunks, ndjsonChunks } from "@/lib/batches/results";
+import { csvChunks, firstResultPosition, ndjsonChunks } from "@/lib/batches/results";
 import { batchView, createdBatchView } from "@/lib/batches/view";
 import { batchWebhookStatus } from "@/lib/batches/webhook";
 import type { Db } from "@/lib/db/client";
@@ -78,6 +78,11 @@ export type BatchRequest = {
   publicUrl: string;
   /** The client's address as the front determined it: a key's address allowlist applies to batch calls too. */
   clientAddress: string;
+  /**
+   * NDJSON results from the record at this offset (records are found inputs, in input order):
+   * the MCP tool's pages, read from there instead of from the start. Not a /v1 query parameter.
+   */
+  resultsOffset?: number;
 };
 
 export type BatchAnswer = {
@@ -246,7 +251,10 @@ export const runBatchRequest = async (route: BatchRoute, request: BatchRequest, 
             "Content-Type": format === "csv" ? "text/csv; charset=utf-8" : "application/x-ndjson; charset=utf-8",
             "Content-Disposition": `attachment; filename="batch-${batch.id.slice(0, 8)}-${operation.id}.${format}"`,
           },
-          stream: format === "csv" ? csvChunks(db.longReads, batch.id, operation) : ndjsonChunks(db.longReads, batch.id, operation),
+          stream:
+            format === "csv"
+              ? csvChunks(db.longReads, batch.id, operation)
+              : ndjsonChunks(db.longReads, batch.id, operation, await firstResultPosition(db, batch.id, request.resultsOffset ?? 0)),
         };
       }
     }

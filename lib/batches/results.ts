@@ -12,8 +12,11 @@ import { itemsAfter, type ItemRow } from "./repository";
  */
 const CHUNK = 500;
 
-async function* doneItems(db: Queryable, batchId: string): AsyncGenerator<ItemRow> {
-  let after = { position: 0, page: 0 };
+/** The largest value of an integer column (positions, pages): "after everything". */
+const INTEGER_MAX = 2_147_483_647;
+
+async function* doneItems(db: Queryable, batchId: string, fromPosition = 0): AsyncGenerator<ItemRow> {
+  let after = { position: fromPosition - 1, page: INTEGER_MAX };
   for (;;) {
     const rows = await itemsAfter(db, batchId, after, CHUNK, true);
     for (const row of rows) if (row.state === "done") yield row;
@@ -51,7 +54,23 @@ export async function* csvChunks(db: Queryable, batchId: string, operation: Batc
   if (lines.length > 0) yield lines.join("");
 }
 
-export async function* ndjsonChunks(db: Queryable, batchId: string, operation: BatchOperation): AsyncGenerator<string> {
+/**
+ * Where the NDJSON record at `offset` starts: the position of the offset-th input with a found
+ * page (positions start at 1), found by the index instead of reading every record before it.
+ * Past the last record: a position after every input.
+ */
+export const firstResultPosition = async (db: Queryable, batchId: string, offset: number): Promise<number> => {
+  if (offset <= 0) return 0;
+  const rows = await db.query<{ position: number }>(
+    `SELECT DISTINCT position FROM batch_items WHERE batch_id = $1 AND state = 'done' AND http_status = 200
+     ORDER BY position OFFSET $2 LIMIT 1`,
+    [batchId, offset],
+  );
+  return rows[0]?.position ?? INTEGER_MAX;
+};
+
+/** One line per input found, from `fromPosition` on (firstResultPosition). */
+export async function* ndjsonChunks(db: Queryable, batchId: string, operation: BatchOperation, fromPosition = 0): AsyncGenerator<string> {
   let current: { position: number; query: string; pages: unknown[] } | null = null;
   const flush = (): string | null => {
     if (current === null || current.pages.length === 0) return null;
@@ -59,7 +78,7 @@ export async function* ndjsonChunks(db: Queryable, batchId: string, operation: B
     return record === null ? null : `${JSON.stringify(record)}\n`;
   };
   let out: string[] = [];
-  for await (const row of doneItems(db, batchId)) {
+  for await (const row of doneItems(db, batchId, fromPosition)) {
     if (current === null || current.position !== row.position) {
       const line = flush();
       if (line !== null) out.push(line);

@@ -16,7 +16,12 @@ export type BatchToolDeps = Pick<BatchDeps, "db" | "wake"> & { publicUrl: string
 export const BATCH_RESULTS_PAGE = 20;
 const MAX_RESULTS_PAGE = 100;
 
-const call = async (route: BatchRoute, context: CallContext, batch: BatchToolDeps, init: { method: "GET" | "POST"; body?: unknown; query?: Record<string, string> }) =>
+const call = async (
+  route: BatchRoute,
+  context: CallContext,
+  batch: BatchToolDeps,
+  init: { method: "GET" | "POST"; body?: unknown; query?: Record<string, string>; resultsOffset?: number },
+) =>
   runBatchRequest(
     route,
     {
@@ -26,6 +31,7 @@ const call = async (route: BatchRoute, context: CallContext, batch: BatchToolDep
       body: async () => (init.body === undefined ? null : JSON.stringify(init.body)),
       publicUrl: batch.publicUrl,
       clientAddress: context.clientAddress,
+      resultsOffset: init.resultsOffset,
     },
     { ...context.deps, db: batch.db, wake: batch.wake },
   );
@@ -115,26 +121,31 @@ export const batchTools = (registry: Registry, batch: BatchToolDeps): McpTool[] 
       const offset = typeof args.offset === "number" && Number.isInteger(args.offset) && args.offset >= 0 ? args.offset : 0;
       const limit =
         typeof args.limit === "number" && Number.isInteger(args.limit) ? Math.min(MAX_RESULTS_PAGE, Math.max(1, args.limit)) : BATCH_RESULTS_PAGE;
-      const answer = await call({ kind: "results", id: stringArg(args, "id") }, context, batch, { method: "GET", query: { format: "ndjson" } });
+      // Read from the page's first record on (found by the index), not from the batch's start.
+      const answer = await call({ kind: "results", id: stringArg(args, "id") }, context, batch, {
+        method: "GET",
+        query: { format: "ndjson" },
+        resultsOffset: offset,
+      });
       if (answer.status !== 200 || answer.stream === undefined) return failed(answer);
       const records: Json[] = [];
-      let seen = 0;
       let more = false;
       let rest = "";
+      const take = (line: string): boolean => {
+        if (line === "") return true;
+        if (records.length >= limit) {
+          more = true;
+          return false;
+        }
+        records.push(JSON.parse(line) as Json);
+        return true;
+      };
       read: for await (const chunk of answer.stream) {
         const lines = (rest + chunk).split("\n");
         rest = lines.pop() ?? "";
-        for (const line of lines) {
-          if (line === "") continue;
-          if (seen >= offset + limit) {
-            more = true;
-            break read;
-          }
-          if (seen >= offset) records.push(JSON.parse(line) as Json);
-          seen += 1;
-        }
+        for (const line of lines) if (!take(line)) break read;
       }
-      if (!more && rest !== "" && seen >= offset && seen < offset + limit) records.push(JSON.parse(rest) as Json);
+      if (!more) take(rest);
       const nextOffset = more ? offset + limit : null;
       const data: Json = { records, offset, nextOffset };
       return successResult(

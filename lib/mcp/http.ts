@@ -21,8 +21,9 @@ import { listed, toolsOf, type ToolDeps } from "./tools";
 
 /**
  * POST /mcp: the Model Context Protocol over Streamable HTTP, stateless (no session id, nothing
- * kept between requests), so any instance behind a load balancer answers any request. The bearer key is checked before any MCP exchange: no key or a bad one is HTTP 401.
- * JSON answers (no SSE stream): every tool answers once.
+ * kept between requests), so any instance behind a load balancer answers any request. The bearer
+ * key is checked before any MCP exchange: no key or a bad one is HTTP 401. JSON answers (no SSE
+ * stream): every tool answers once.
  */
 export { MCP_PATH } from "./http-path";
 
@@ -151,6 +152,8 @@ export const createMcpHandler = (deps: McpHandlerDeps) => {
   // several times the lookup itself. Its transport keeps no state between requests (no session).
   const direct = new RequestMuxTransport();
   const connected = newServer().connect(direct);
+  // Awaited by every request (a failure answers 500 there); never an unhandled rejection here.
+  connected.catch(() => undefined);
 
   /** Initialize, notifications, batches and anything the SDK refuses: its own transport, once. */
   const throughSdkTransport = async (request: http.IncomingMessage, response: http.ServerResponse, message: unknown, authInfo: AuthInfo) => {

@@ -3,7 +3,8 @@ import { describe, expect, it } from "vitest";
 import { openForSuite, testDatabases } from "@/tests/support/databases";
 import { newUser } from "@/tests/support/usage";
 import { abandonAttempt, beginAttempts, claimBatch, createAttemptRecorder, dropAbandonedCreations, finishBatch, releaseAllLeases, stopBatch, type AttemptResult, type OpenItem } from "./lease";
-import { CREATING_OWNER, insertBatch } from "./repository";
+import { publicationsBatch } from "@/tests/support/batches";
+import { CREATING_OWNER } from "./repository";
 
 /**
  * The cap under concurrency, property-tested on the runner's own statements: random batches
@@ -39,19 +40,7 @@ describe.each(await testDatabases())("batch lease statements on $name", (databas
         async ({ inputs, maxPages, cost, capShare, claimSize, outcomes }) => {
           const maxCost = inputs * maxPages * cost;
           const maxCredits = Math.max(cost, Math.floor(maxCost * capShare));
-          const batch = await insertBatch(db(), {
-            userId: user.id,
-            operation: "get_user_publications",
-            maxPages,
-            maxCredits: Math.min(maxCredits, maxCost),
-            maxCostCredits: maxCost,
-            inputs: Array.from({ length: inputs }, (_, index) => ({ input: `urn:${index}`, query: `urn=urn%3A${index}&page=1` })),
-            retryOf: null,
-            payer: null,
-            webhookUrl: null,
-            maxAgeS: null,
-            quota: { maxOpenBatches: 1_000_000, maxOpenInputs: 100_000_000 },
-          });
+          const batch = await publicationsBatch(db(), user.id, { inputs, maxPages, maxCredits: Math.min(maxCredits, maxCost), maxCostCredits: maxCost });
           const owner = `test:${crypto.randomUUID()}`;
           // Only this batch is runnable for this owner: older test batches have ended.
           const claimed = await claimBatch(db(), owner, 60_000, 1000);
@@ -125,21 +114,7 @@ describe.each(await testDatabases())("batch lease statements on $name", (databas
 
   it("writes a batch's inputs before it can run, and drops one whose writer died half-way", async () => {
     const user = await newUser(db(), `creating-${Date.now()}@example.test`);
-    const inputs = Array.from({ length: 2_500 }, (_, index) => ({ input: `urn:${index}`, query: `urn=urn%3A${index}&page=1` }));
-    const newBatch = () =>
-      insertBatch(db(), {
-        userId: user.id,
-        operation: "get_user_publications",
-        maxPages: 1,
-        maxCredits: 2_500,
-        maxCostCredits: 2_500,
-        inputs,
-        retryOf: null,
-        payer: null,
-        webhookUrl: null,
-        maxAgeS: null,
-        quota: { maxOpenBatches: 1_000_000, maxOpenInputs: 100_000_000 },
-      });
+    const newBatch = () => publicationsBatch(db(), user.id, { inputs: 2_500 });
     const counts = async (batchId: string) => {
       const [row] = await db().query<{ batches: string; inputs: string; items: string; owner: string | null }>(
         `SELECT (SELECT count(*) FROM batches WHERE id = $1)::text AS batches, (SELECT count(*) FROM batch_inputs WHERE batch_id = $1)::text AS inputs,

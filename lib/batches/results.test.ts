@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { openForSuite, testDatabases } from "@/tests/support/databases";
+import { publicationsBatch } from "@/tests/support/batches";
 import { newUser } from "@/tests/support/usage";
 import { beginAttempts, claimBatch, recordAttempts, type AttemptResult } from "./lease";
 import { batchOperationById } from "./operations";
-import { insertBatch } from "./repository";
 import { firstResultPosition, ndjsonChunks } from "./results";
 
 const lines = async (chunks: AsyncGenerator<string>): Promise<string[]> => {
@@ -19,20 +19,7 @@ describe.each(await testDatabases())("batch results on $name", (database) => {
     const operation = batchOperationById("get_user_publications");
     if (!operation) throw new Error("no publications operation");
     const user = await newUser(db(), `results-${Date.now()}@example.test`);
-    const inputs = Array.from({ length: 30 }, (_, index) => ({ input: `urn:li:member:${index}`, query: `urn=urn%3Ali%3Amember%3A${index}&page=1` }));
-    const batch = await insertBatch(db(), {
-      userId: user.id,
-      operation: operation.id,
-      maxPages: 1,
-      maxCredits: 30,
-      maxCostCredits: 30,
-      inputs,
-      retryOf: null,
-      payer: null,
-      webhookUrl: null,
-      maxAgeS: null,
-      quota: { maxOpenBatches: 1_000_000, maxOpenInputs: 100_000_000 },
-    });
+    const batch = await publicationsBatch(db(), user.id, { inputs: 30 });
     const owner = `test:${crypto.randomUUID()}`;
     expect((await claimBatch(db(), owner, 60_000, 1000))?.id).toBe(batch.id);
     const started = await beginAttempts(db(), { batchId: batch.id, owner, leaseMs: 60_000, keyId: "k", costCredits: 1, count: 30 });

@@ -58,6 +58,9 @@ export type RunnerDeps = { db: () => Promise<Db>; services: () => Promise<Servic
 
 export type Runner = { wake(): void; stop(): Promise<void>; owner: string };
 
+/** How often an instance deletes batches whose creating instance died (lib/batches/repository.ts CREATING_LEASE). */
+const ABANDONED_CHECK_MS = 60_000;
+
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 const envelopeOf = (body: string): { message?: unknown; data?: unknown } => {
@@ -112,6 +115,7 @@ export const createRunner = (deps: RunnerDeps): Runner => {
   const active = new Set<string>();
   let stopped = false;
   let ticking = false;
+  let droppedAt = 0;
   let timer: ReturnType<typeof setInterval> | undefined;
 
   /**
@@ -298,7 +302,11 @@ export const createRunner = (deps: RunnerDeps): Runner => {
     ticking = true;
     try {
       const db = await deps.db();
-      await dropAbandonedCreations(db);
+      // A creation lease lasts minutes: looking for lapsed ones once a minute is soon enough.
+      if (Date.now() - droppedAt >= ABANDONED_CHECK_MS) {
+        droppedAt = Date.now();
+        await dropAbandonedCreations(db);
+      }
       while (!stopped && active.size < deps.settings.perInstance) {
         const batch = await claimBatch(db, owner, deps.settings.leaseMs, deps.settings.perUser);
         if (batch === null) break;

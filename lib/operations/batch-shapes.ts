@@ -2,42 +2,30 @@ import { z } from "zod";
 import { eventDataSchema, followersDataSchema, publicationsDataSchema, type EventRecord } from "@/lib/api/records";
 import type { BatchRow } from "./define";
 
+/** The value when `schema` accepts it, else null. */
+const readerOf =
+  <T>(schema: z.ZodType<T>) =>
+  (data: unknown): T | null => {
+    const parsed = schema.safeParse(data);
+    return parsed.success ? parsed.data : null;
+  };
+
 /**
  * Readers of a 200 answer's `data` for batch results (CSV rows, table summaries, next pages).
  * They check with the API's own schemas, so a record that does not match yields nothing
  * instead of a half-filled row.
  */
-export const eventOf = (data: unknown): EventRecord | null => {
-  const parsed = eventDataSchema.safeParse(data);
-  return parsed.success ? parsed.data.event : null;
-};
-
-export const followersOf = (data: unknown) => {
-  const parsed = followersDataSchema.safeParse(data);
-  return parsed.success ? parsed.data : null;
-};
-
-export const publicationsOf = (data: unknown) => {
-  const parsed = publicationsDataSchema.safeParse(data);
-  return parsed.success ? parsed.data : null;
-};
+const eventDataOf = readerOf(eventDataSchema);
+export const eventOf = (data: unknown): EventRecord | null => eventDataOf(data)?.event ?? null;
+export const followersOf = readerOf(followersDataSchema);
+export const publicationsOf = readerOf(publicationsDataSchema);
 
 /**
  * A page's paging fields alone, for summaries and next pages (a tool call reads them on every
  * answer): the entries are counted, not checked one by one.
  */
-const followersPagingSchema = followersDataSchema.extend({ followers: z.array(z.unknown()) });
-const publicationsPagingSchema = publicationsDataSchema.extend({ data: z.array(z.unknown()) });
-
-export const followersPagingOf = (data: unknown) => {
-  const parsed = followersPagingSchema.safeParse(data);
-  return parsed.success ? parsed.data : null;
-};
-
-export const publicationsPagingOf = (data: unknown) => {
-  const parsed = publicationsPagingSchema.safeParse(data);
-  return parsed.success ? parsed.data : null;
-};
+export const followersPagingOf = readerOf(followersDataSchema.extend({ followers: z.array(z.unknown()) }));
+export const publicationsPagingOf = readerOf(publicationsDataSchema.extend({ data: z.array(z.unknown()) }));
 
 export const eventColumns = [
   "event_id",

@@ -1,4 +1,5 @@
 import type { Queryable } from "@/lib/db/client";
+import type { AuthOutcome } from "@/lib/keys/authenticate";
 import { describeError, log } from "@/lib/log";
 import { keyAccount } from "@/lib/usage/account";
 import { admit, type AdmitDeps, type Headers } from "./admit";
@@ -18,7 +19,10 @@ export type AccountDeps = AdmitDeps & { db: () => Promise<Queryable> };
 
 export type AccountResult = { status: 200 | 401 | 403 | 429 | 500; body: string; headers: Record<string, string> };
 
-export const runAccount = async (input: { authorization: string | null; clientAddress: string }, deps: AccountDeps): Promise<AccountResult> => {
+export const runAccount = async (
+  input: { authorization: string | null; clientAddress: string; authenticated?: AuthOutcome },
+  deps: AccountDeps,
+): Promise<AccountResult> => {
   const requestId = crypto.randomUUID();
   const fail = (status: 401 | 403 | 429 | 500, message: string, headers: Headers): AccountResult => ({
     status,
@@ -31,7 +35,7 @@ export const runAccount = async (input: { authorization: string | null; clientAd
   };
 
   // Every key may read its account, whatever operations it may call; its address allowlist holds.
-  const admitted = await admit(input.authorization, requestId, deps, { operationId: null, clientAddress: input.clientAddress }).then(
+  const admitted = await admit(input.authorization, requestId, deps, { operationId: null, clientAddress: input.clientAddress }, input.authenticated).then(
     (admission) => ({ ok: true as const, admission }),
     (error: unknown) => ({ ok: false as const, error }),
   );

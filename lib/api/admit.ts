@@ -1,5 +1,5 @@
 import { accessRefusal } from "@/lib/keys/access";
-import type { Authenticator } from "@/lib/keys/authenticate";
+import type { AuthOutcome, Authenticator } from "@/lib/keys/authenticate";
 import type { KeyCredentials } from "@/lib/keys/repository";
 import { rateLimitHeaders, resetSeconds } from "@/lib/ratelimit/headers";
 import type { RateLimiter } from "@/lib/ratelimit/limiter";
@@ -31,8 +31,18 @@ export type AdmitDeps = { authenticator: Authenticator; limiter: RateLimiter };
  */
 export type Call = { operationId: string | null; clientAddress: string | null; startedAt?: number };
 
-export const admit = async (authorization: string | null, requestId: string, deps: AdmitDeps, call: Call): Promise<Admission> => {
-  const auth = await deps.authenticator.authenticate(authorization);
+/**
+ * `authenticated`: the outcome of authenticating `authorization` a moment ago, in the same request
+ * (the MCP front checks the key before any exchange): it is not checked a second time.
+ */
+export const admit = async (
+  authorization: string | null,
+  requestId: string,
+  deps: AdmitDeps,
+  call: Call,
+  authenticated?: AuthOutcome,
+): Promise<Admission> => {
+  const auth = authenticated ?? (await deps.authenticator.authenticate(authorization));
   if (!auth.ok) return { kind: "unauthenticated", message: authMessages[auth.reason], headers: { "X-Request-Id": requestId } };
   const refusal = accessRefusal(auth.key.access, call.operationId, call.clientAddress);
   if (refusal !== null) return { kind: "forbidden", key: auth.key, message: accessMessages[refusal], headers: { "X-Request-Id": requestId } };

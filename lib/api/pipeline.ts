@@ -1,5 +1,6 @@
 import { SourceRateLimitedError, type Connector, type LookupContext, type LookupResult } from "@/lib/connectors/types";
 import type { Channel, SettleRequest, Settlement } from "@/lib/credits/settle";
+import type { AuthOutcome } from "@/lib/keys/authenticate";
 import type { KeyCredentials } from "@/lib/keys/repository";
 import { describeError, log } from "@/lib/log";
 import type { Operation, PreparedLookup } from "@/lib/operations/define";
@@ -24,11 +25,15 @@ export type PipelineInput = {
   clientAddress: string | null;
   /** The oldest cached answer the client accepts, in seconds (Cache-Control); 0: fetch fresh. */
   maxAgeS?: number;
+  /** `authorization` authenticated a moment ago in the same request (lib/api/admit.ts). */
+  authenticated?: AuthOutcome;
 };
 
 export type PipelineResult = {
   status: number;
   body: string;
+  /** A 200's record, as the JSON text `body` holds as its `data` (read without parsing the envelope). */
+  dataJson?: string;
   headers: Record<string, string>;
   requestId: string;
   keyId: string | null;
@@ -160,7 +165,7 @@ const finish = (
   };
   if (settlement.status === 200 && result?.found) {
     const withAsOf = result.asOf ? { ...charged, "X-Data-As-Of": result.asOf.toISOString(), ...ageHeader(result) } : charged;
-    return { status: 200, body: successBody(result.dataJson, requestId), headers: withAsOf, requestId, keyId: key.id };
+    return { status: 200, body: successBody(result.dataJson, requestId), dataJson: result.dataJson, headers: withAsOf, requestId, keyId: key.id };
   }
   // A 200 always comes with a found record; anything else is an error envelope.
   const status = settlement.status === 200 ? 500 : settlement.status;
@@ -216,7 +221,7 @@ export const runLookup = async (operation: Operation, input: PipelineInput, deps
   const startedPerf = performance.now();
 
   const call = { operationId: operation.id, clientAddress: input.clientAddress, startedAt };
-  const admitted = await admit(input.authorization, requestId, deps, call).then(
+  const admitted = await admit(input.authorization, requestId, deps, call, input.authenticated).then(
     (admission) => ({ ok: true as const, admission }),
     (error: unknown) => ({ ok: false as const, error }),
   );

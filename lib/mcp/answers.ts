@@ -1,5 +1,6 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { fitForAgent, type Cut, type Json } from "./fit";
+import { fitForAgent, MCP_MAX_BYTES, MCP_MAX_ITEMS, utf8BytesAtMost, type Cut, type Json } from "./fit";
+import { outlineOf } from "./outline";
 
 /**
  * What an agent reads back from a tool: the envelope's `data` as structuredContent with a short
@@ -63,11 +64,26 @@ const describeCuts = (cuts: readonly Cut[]): string =>
   cuts.map((cut) => `${cut.path} cut to ${cut.shown} of ${cut.total} entries`).join("; ");
 
 /**
- * A 200 answer: its data (cut to size) as structuredContent, and a line or two of text.
- * `sourceBytes`: the size of the JSON text the data was read from, when known (see fitForAgent).
+ * The JSON text `data` was parsed from, and where the answer may offer it: when nothing was cut,
+ * that text is the answer's structuredContent as it stands, and need not be serialised again.
  */
-export const successResult = (data: Json, summary: string, more: string | null, sourceBytes?: number): CallToolResult => {
-  const cuts = isRecord(data) ? fitForAgent(data, undefined, sourceBytes) : [];
+export type DataSource = { json: string; offer?: (json: string) => void };
+
+/**
+ * A record's data, read from its JSON text for an answer (`source` is then passed to
+ * successResult). When the answer will carry that text as it stands (`offer`) and nothing in it
+ * can need cutting, its outline is enough (lib/mcp/outline.ts): the entries are not built.
+ * Otherwise the record is parsed, to be cut to size and serialised.
+ */
+export const readRecord = (source: DataSource): Json => {
+  const skim = source.offer !== undefined && utf8BytesAtMost(source.json) <= MCP_MAX_BYTES ? outlineOf(source.json) : null;
+  return skim !== null && skim.longestList <= MCP_MAX_ITEMS ? skim.outline : (JSON.parse(source.json) as Json);
+};
+
+/** A 200 answer: its data (cut to size) as structuredContent, and a line or two of text. */
+export const successResult = (data: Json, summary: string, more: string | null, source?: DataSource): CallToolResult => {
+  const cuts = isRecord(data) ? fitForAgent(data, undefined, source === undefined ? undefined : utf8BytesAtMost(source.json)) : [];
+  if (source?.offer !== undefined && cuts.length === 0 && isRecord(data)) source.offer(source.json);
   const lines = [summary];
   if (cuts.length > 0) lines.push(`The answer was cut to fit (${describeCuts(cuts)}); the full page is served by the /v1 API.`);
   if (more !== null) lines.push(more);

@@ -45,9 +45,16 @@ const listsOf = (value: Json, steps: (string | number)[], into: ListRef[]): void
 const sizeOf = (value: Json): number => Buffer.byteLength(JSON.stringify(value));
 
 /**
+ * An upper bound of a text's size in UTF-8 (a UTF-16 unit takes at most 3 bytes): exact only when
+ * the bound could matter, so a text well under MCP_MAX_BYTES is not scanned to find out.
+ */
+export const utf8BytesAtMost = (text: string, limit = MCP_MAX_BYTES): number =>
+  text.length * 3 <= limit ? text.length * 3 : Buffer.byteLength(text);
+
+/**
  * Cuts `data` in place (it is the answer's own parsed copy) and says what was cut. `knownBytes`,
- * when given, is the size of a JSON text that holds all of `data` (the envelope it came in): at
- * most MAX_BYTES means no list needs halving, and the answer is not serialised again to find out.
+ * when given, is at least the size of a JSON text that holds all of `data` (the text it was parsed
+ * from): at most MAX_BYTES means no list needs halving, and the answer is not serialised to find out.
  */
 export const fitForAgent = (data: Json, limits: FitLimits = { maxItems: MCP_MAX_ITEMS, maxBytes: MCP_MAX_BYTES }, knownBytes?: number): Cut[] => {
   const lists: ListRef[] = [];

@@ -10,9 +10,11 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
   type CallToolResult,
   type JSONRPCRequest,
+  type RequestId,
 } from "@modelcontextprotocol/sdk/types.js";
 import { authMessages } from "@/lib/api/errors";
 import { clientIp } from "@/lib/auth/client-ip";
+import type { AuthOutcome } from "@/lib/keys/authenticate";
 import { describeError, log } from "@/lib/log";
 import type { Registry } from "@/lib/operations";
 import { batchTools, type BatchToolDeps } from "./batch-tools";
@@ -46,8 +48,8 @@ export type McpHandlerDeps = {
   batches?: BatchToolDeps;
 };
 
-const json = (response: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void => {
-  const bytes = Buffer.from(JSON.stringify(body));
+const jsonText = (response: http.ServerResponse, status: number, text: string, headers: Record<string, string> = {}): void => {
+  const bytes = Buffer.from(text);
   response.writeHead(status, {
     ...headers,
     "Content-Type": "application/json; charset=utf-8",
@@ -58,7 +60,7 @@ const json = (response: http.ServerResponse, status: number, body: unknown, head
 };
 
 const rpcError = (response: http.ServerResponse, status: number, code: number, message: string, headers: Record<string, string> = {}) =>
-  json(response, status, { jsonrpc: "2.0", error: { code, message }, id: null }, headers);
+  jsonText(response, status, JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }), headers);
 
 const single = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value[0] : value);
 
@@ -94,16 +96,22 @@ const readBody = (request: http.IncomingMessage): Promise<Buffer | null> =>
   });
 
 /** What a tool call needs of the HTTP exchange, carried to the SDK server as its auth info. */
-const authInfoOf = (authorization: string, keyId: string, clientAddress: string): AuthInfo => ({
+const authInfoOf = (authorization: string, authenticated: AuthOutcome & { ok: true }, clientAddress: string): AuthInfo => ({
   token: authorization,
-  clientId: keyId,
+  clientId: authenticated.key.id,
   scopes: [],
-  extra: { clientAddress },
+  extra: { clientAddress, authenticated },
 });
 
 const clientAddressOf = (auth: AuthInfo | undefined): string => {
   const address = auth?.extra?.clientAddress;
   return typeof address === "string" ? address : "";
+};
+
+/** The key as the front authenticated it for this request (authInfoOf), passed on so it is not checked twice. */
+const authenticatedOf = (auth: AuthInfo | undefined): AuthOutcome | undefined => {
+  const outcome = auth?.extra?.authenticated as AuthOutcome | undefined;
+  return outcome?.ok === true ? outcome : undefined;
 };
 
 const mediaTypeIsJson = (value: string | undefined): boolean => {
@@ -134,7 +142,8 @@ export const createMcpHandler = (deps: McpHandlerDeps) => {
   // The SDK builds a fresh Ajv per Server unless given one: one per handler, not per server.
   const jsonSchemaValidator = new AjvJsonSchemaValidator();
 
-  const newServer = (): Server => {
+  /** `offer`: where a tool answer may offer its structuredContent's JSON text (the long-lived server's transport). */
+  const newServer = (offer?: (requestId: RequestId, json: string) => void): Server => {
     const server = new Server(SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS, jsonSchemaValidator });
     server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listing }));
     server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
@@ -143,7 +152,13 @@ export const createMcpHandler = (deps: McpHandlerDeps) => {
         return { isError: true, content: [{ type: "text", text: `No tool named ${request.params.name}. Call tools/list for the tools.` }] };
       }
       const authorization = extra.authInfo?.token ?? "";
-      return tool.call(request.params.arguments ?? {}, { authorization, clientAddress: clientAddressOf(extra.authInfo), deps: await deps.services() });
+      return tool.call(request.params.arguments ?? {}, {
+        authorization,
+        clientAddress: clientAddressOf(extra.authInfo),
+        deps: await deps.services(),
+        authenticated: authenticatedOf(extra.authInfo),
+        offerStructuredJson: offer === undefined ? undefined : (json) => offer(extra.requestId, json),
+      });
     });
     return server;
   };
@@ -151,7 +166,7 @@ export const createMcpHandler = (deps: McpHandlerDeps) => {
   // One server answers every plain request: building a server and a transport per call cost
   // several times the lookup itself. Its transport keeps no state between requests (no session).
   const direct = new RequestMuxTransport();
-  const connected = newServer().connect(direct);
+  const connected = newServer((requestId, json) => direct.offerStructuredJson(requestId, json)).connect(direct);
   // Awaited by every request (a failure answers 500 there); never an unhandled rejection here.
   connected.catch(() => undefined);
 
@@ -204,7 +219,7 @@ export const createMcpHandler = (deps: McpHandlerDeps) => {
       rpcError(response, 400, -32700, "Parse error: the body is not JSON.");
       return;
     }
-    const authInfo = authInfoOf(authorization, auth.key.id, clientIp(request.headers));
+    const authInfo = authInfoOf(authorization, auth, clientIp(request.headers));
     try {
       const plain = directRequest(request, message);
       if (plain === null) {
@@ -212,7 +227,7 @@ export const createMcpHandler = (deps: McpHandlerDeps) => {
         return;
       }
       await connected;
-      json(response, 200, await direct.exchange(plain, { authInfo }));
+      jsonText(response, 200, await direct.exchange(plain, { authInfo }));
     } catch (error) {
       log.error("mcp request failed", { error: describeError(error) });
       if (!response.headersSent) rpcError(response, 500, -32603, "Internal server error");

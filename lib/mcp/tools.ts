@@ -1,9 +1,10 @@
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { runAccount, type AccountDeps } from "@/lib/api/account";
 import { runLookup, type PipelineDeps, type PipelineResult } from "@/lib/api/pipeline";
+import type { AuthOutcome } from "@/lib/keys/authenticate";
 import type { Operation, Registry } from "@/lib/operations";
 import { accountDataSchema } from "@/lib/usage/account-schema";
-import { errorResult, readEnvelope, successResult } from "./answers";
+import { errorResult, readEnvelope, readRecord, successResult } from "./answers";
 import type { Json } from "./fit";
 import { inputSchemaOf, toolSchemaOf } from "./schemas";
 
@@ -15,8 +16,19 @@ import { inputSchemaOf, toolSchemaOf } from "./schemas";
  */
 export type ToolDeps = PipelineDeps & AccountDeps;
 
-/** The caller's key and address (the front's, by TRUSTED_PROXY_HOPS): a key's allowlist applies to agents too. */
-export type CallContext = { authorization: string; clientAddress: string; deps: ToolDeps };
+/**
+ * The caller's key and address (the front's, by TRUSTED_PROXY_HOPS): a key's allowlist applies to
+ * agents too. `authenticated`: the key as the MCP front checked it for this request (not checked
+ * twice). `offerStructuredJson`: where an answer may offer the JSON text its structuredContent was
+ * parsed from, to be sent as it is instead of serialised again (lib/mcp/request-mux.ts).
+ */
+export type CallContext = {
+  authorization: string;
+  clientAddress: string;
+  deps: ToolDeps;
+  authenticated?: AuthOutcome;
+  offerStructuredJson?: (json: string) => void;
+};
 
 export type McpTool = Tool & { call(args: Record<string, unknown>, context: CallContext): Promise<CallToolResult> };
 
@@ -64,18 +76,20 @@ const lookupTool = (operation: Operation): McpTool => ({
   inputSchema: { type: "object", ...inputSchemaOf(operation) },
   outputSchema: { type: "object", ...toolSchemaOf(operation.record) },
   annotations: { title: operation.summary, ...READ_ONLY },
-  call: async (args, { authorization, clientAddress, deps }) => {
+  call: async (args, { authorization, clientAddress, deps, authenticated, offerStructuredJson }) => {
     const query = queryOf(operation, args);
-    const result = await runLookup(operation, { authorization, query, channel: "mcp", clientAddress }, deps);
-    if (result.status !== 200) return fail(result, operation.costCredits);
-    const envelope = readEnvelope(result.body);
+    const result = await runLookup(operation, { authorization, query, channel: "mcp", clientAddress, authenticated }, deps);
+    if (result.status !== 200 || result.dataJson === undefined) return fail(result, operation.costCredits);
+    // The record alone is read (for the summary, the next page and the size check); the envelope is not.
+    const source = { json: result.dataJson, offer: offerStructuredJson };
+    const data = readRecord(source);
     const charged = result.headers["X-Credits-Charged"] ?? String(operation.costCredits);
     const left = result.headers["X-Credits-Remaining"];
-    const what = operation.batch?.summary(envelope.data) || operation.label.short;
+    const what = operation.batch?.summary(data) || operation.label.short;
     const summary = `${operation.label.short}: ${what}. Charged ${charged} credits${left === undefined ? "" : `, ${left} left`}.`;
-    const next = operation.batch?.nextPage?.(envelope.data, query) ?? null;
+    const next = operation.batch?.nextPage?.(data, query) ?? null;
     const more = next === null ? null : `More: call ${operation.id} with ${argsText(next)}.`;
-    return successResult(envelope.data, summary, more, Buffer.byteLength(result.body));
+    return successResult(data, summary, more, source);
   },
 });
 
@@ -87,8 +101,8 @@ const accountTool: McpTool = {
   inputSchema: { type: "object", properties: {}, additionalProperties: false },
   outputSchema: { type: "object", ...toolSchemaOf(accountDataSchema) },
   annotations: { title: "Account balance", readOnlyHint: true, openWorldHint: false },
-  call: async (_args, { authorization, clientAddress, deps }) => {
-    const result = await runAccount({ authorization, clientAddress }, deps);
+  call: async (_args, { authorization, clientAddress, deps, authenticated }) => {
+    const result = await runAccount({ authorization, clientAddress, authenticated }, deps);
     if (result.status !== 200) return fail(result, 0);
     const envelope = readEnvelope(result.body);
     const data = envelope.data as Json;

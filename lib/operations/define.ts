@@ -46,7 +46,11 @@ export type OperationBatch = {
   columns: readonly string[];
   /** One page's data flattened: one row per event / follower / publication. */
   rows(data: unknown): BatchRow[];
-  /** The key fields of one page, for the results table: "Summer fair · 2026-07-01". */
+  /**
+   * The key fields of one page, for the results table: "Summer fair · 2026-07-01". Like nextPage,
+   * it reads a page's paging fields and counts its entries, never an entry's content: an MCP answer
+   * hands both the record with each top-level list's entries elided (lib/mcp/outline.ts).
+   */
   summary(data: unknown): string;
   /** The query of the page after this one, or null when it was the last (paged operations only). */
   nextPage?(data: unknown, query: URLSearchParams): URLSearchParams | null;

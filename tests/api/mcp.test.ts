@@ -3,6 +3,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import Ajv from "ajv";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { registry } from "@/lib/operations";
 import { consoleClient } from "./console-client";
 import { readKeyLedger, type ApiTarget, type IssuedKey } from "./harness";
 import { contractMessages as messages } from "./http";
@@ -88,6 +89,33 @@ describe.each(targets)("$kind server", (target: ApiTarget) => {
       const mcpRows = ledger.usage.filter((row) => row.channel === "mcp");
       expect(mcpRows).toHaveLength(calls.length + 1);
       expect(mcpRows.every((row) => row.status === 200)).toBe(true);
+    });
+
+    it("sends each lookup's record as /v1 does, field for field, on the plain path and through the SDK's own transport", async () => {
+      const key = target.keys.mcpSameAsV1;
+      const headers = { "Content-Type": "application/json", Accept: "application/json, text/event-stream", Authorization: `Bearer ${key.token}` };
+      const call = (name: string, args: Record<string, string>) => ({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: args } });
+      const calls: [string, Record<string, string>][] = [
+        ["event_details_id", { event_id: "1000000000000001" }],
+        ["followers", { userid: "2000000001" }],
+        ["get_user_publications", { urn: "urn:li:member:3000000001", page: "2" }],
+      ];
+      for (const [name, args] of calls) {
+        const operation = registry.find((candidate) => candidate.id === name);
+        const v1 = await fetch(`${target.baseUrl}${operation?.path}?${new URLSearchParams(args)}`, { headers: { Authorization: `Bearer ${key.token}` } });
+        expect(v1.status).toBe(200);
+        const { data } = (await v1.json()) as { data: unknown };
+        const plain = await fetch(`${target.baseUrl}/mcp`, { method: "POST", headers, body: JSON.stringify(call(name, args)) });
+        const plainBody = (await plain.json()) as { jsonrpc: string; id: number; result: { structuredContent: unknown } };
+        expect(plainBody).toMatchObject({ jsonrpc: "2.0", id: 1 });
+        expect(plainBody.result.structuredContent, name).toEqual(data);
+        // A JSON-RPC batch goes through the SDK's transport, which serialises the answer itself.
+        const batch = await fetch(`${target.baseUrl}/mcp`, { method: "POST", headers, body: JSON.stringify([call(name, args)]) });
+        type Answer = { result: { structuredContent: unknown } };
+        const answered = (await batch.json()) as Answer | Answer[];
+        const viaSdk = Array.isArray(answered) ? answered[0] : answered;
+        expect(viaSdk?.result.structuredContent, name).toEqual(data);
+      }
     });
 
     it("answers bad input with isError and the contract's 400 message, charged nothing", async () => {

@@ -60,41 +60,61 @@ type Scan = { end: number; entries: number; longestList: number };
 
 /**
  * The value that starts at `start`: where it ends, how many entries it has when it is a list, and
- * its longest list. Lists and objects are walked with a stack of open lists (commas counted at
- * their own level), strings skipped whole.
+ * its longest list. Lists and objects are walked with a stack of open containers (commas counted
+ * at a list's own level), strings skipped whole.
  */
 const scanValue = (text: string, start: number): Scan => {
   const first = text.charCodeAt(start);
   if (first === QUOTE) return { end: stringEnd(text, start), entries: 0, longestList: 0 };
   if (first !== OPEN_LIST && first !== OPEN_OBJECT) return { end: scalarEnd(text, start), entries: 0, longestList: 0 };
-  // Per open container: -1 for an object; for a list, its commas so far, or -2 while it is empty.
+  // Per open container: -1 for an object, else the list's commas so far (its entries less one).
   const open: number[] = [];
+  // The innermost container is a list that has had no entry yet (its next token decides).
+  let listJustOpened = false;
   let longestList = 0;
   let outerEntries = 0;
   for (let index = start; index < text.length; index += 1) {
     const code = text.charCodeAt(index);
-    if (isSpace(code)) continue;
-    const top = open.length - 1;
-    // Anything but a closing bracket inside a list that was empty so far is its first entry.
-    if (top >= 0 && open[top] === -2 && code !== CLOSE_LIST) open[top] = 0;
-    if (code === QUOTE) {
-      index = stringEnd(text, index) - 1;
-    } else if (code === OPEN_LIST) {
-      open.push(-2);
-    } else if (code === OPEN_OBJECT) {
-      open.push(-1);
-    } else if (code === COMMA) {
-      if (top >= 0 && open[top]! >= 0) open[top]! += 1;
-    } else if (code === CLOSE_LIST || code === CLOSE_OBJECT) {
-      const state = open.pop();
-      if (state === undefined || (code === CLOSE_LIST) !== (state !== -1)) throw new NotAnOutline();
-      if (code === CLOSE_LIST) {
-        const entries = state === -2 ? 0 : state + 1;
-        if (entries > longestList) longestList = entries;
-        if (open.length === 0) outerEntries = entries;
+    switch (code) {
+      case 32:
+      case 10:
+      case 13:
+      case 9:
+        continue;
+      case QUOTE:
+        index = stringEnd(text, index) - 1;
+        break;
+      case OPEN_LIST:
+        open.push(0);
+        listJustOpened = true;
+        continue;
+      case OPEN_OBJECT:
+        open.push(-1);
+        break;
+      case COMMA: {
+        const top = open.length - 1;
+        const commas = open[top]!;
+        if (commas >= 0) open[top] = commas + 1;
+        break;
       }
-      if (open.length === 0) return { end: index + 1, entries: outerEntries, longestList };
+      case CLOSE_LIST:
+      case CLOSE_OBJECT: {
+        const state = open.pop();
+        if (state === undefined || (code === CLOSE_LIST) !== (state >= 0)) throw new NotAnOutline();
+        if (code === CLOSE_LIST) {
+          const entries = listJustOpened ? 0 : state + 1;
+          if (entries > longestList) longestList = entries;
+          if (open.length === 0) outerEntries = entries;
+        }
+        listJustOpened = false;
+        if (open.length === 0) return { end: index + 1, entries: outerEntries, longestList };
+        continue;
+      }
+      default:
+        break;
     }
+    // Any token but a closing bracket after an opening one is the list's first entry.
+    listJustOpened = false;
   }
   throw new NotAnOutline();
 };

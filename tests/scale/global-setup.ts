@@ -220,12 +220,15 @@ export default async function setup(project: TestProject): Promise<() => Promise
         throw new Error(`instance ${instance.index + 1} was not healthy:\n${tail(instance.logFile)}`);
       }
     };
-    const killInstance = async (instance: Instance): Promise<void> => {
+    /** When the signal went, on the wall clock (the tests' traffic runs in another process): null when it was not running. */
+    const killInstance = async (instance: Instance): Promise<{ signalledAtEpochMs: number | null }> => {
       const pid = instance.child?.pid;
-      if (pid === undefined || !alive(instance)) return;
+      if (pid === undefined || !alive(instance)) return { signalledAtEpochMs: null };
+      const signalledAtEpochMs = Date.now();
       signalGroup(pid, "SIGKILL");
       await stopInstance(pid, 0);
       instance.child = null;
+      return { signalledAtEpochMs };
     };
 
     await Promise.all(instances.map(startInstance));

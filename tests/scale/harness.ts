@@ -216,7 +216,9 @@ export const control = {
   restorePostgres: () => controlCall("POST", "pg/restore"),
   killRedis: () => controlCall("POST", "redis/kill"),
   startRedis: () => controlCall("POST", "redis/start"),
-  killInstance: (index: number) => controlCall("POST", `instances/${index}/kill`),
+  /** Resolves once the process is gone, with when the signal went (wall clock), null when it was not running. */
+  killInstance: async (index: number): Promise<{ signalledAtEpochMs: number | null }> =>
+    (await controlCall("POST", `instances/${index}/kill`)) as { signalledAtEpochMs: number | null },
   startInstance: (index: number) => controlCall("POST", `instances/${index}/start`),
   status: async (): Promise<ClusterStatus> => (await controlCall("GET", "status")) as ClusterStatus,
 };

@@ -18,12 +18,16 @@ describe.skipIf(skipped())("an instance killed mid-request", () => {
     const onVictim = startTraffic(key, { workers: 20, onlyInstance: VICTIM });
     const everywhere = startTraffic(key, { workers: 6 });
     await delay(2000);
-    // The kill takes effect somewhere between these two instants (the control call returns once
-    // the process is gone). A request sent before the first was surely in flight when it died; one
-    // sent before the second may have reached it, been charged, and never been answered.
-    const killSentAtMs = onVictim.now();
-    await control.killInstance(VICTIM);
+    // The control process signals the victim at `signalledAtEpochMs` and answers once it is gone.
+    // A request sent before the signal and never answered was cut short by the kill. (Measured
+    // from when the control call was sent instead, a call slower than a lookup left no request
+    // in flight at the kill that was sent before it: the test then failed, having proved nothing.)
+    // One sent before the call returned may have reached the victim, been charged, and never been
+    // answered.
+    const { signalledAtEpochMs } = await control.killInstance(VICTIM);
     const killDoneAtMs = onVictim.now();
+    expect(signalledAtEpochMs).not.toBeNull();
+    const killSentAtMs = onVictim.fromEpoch(signalledAtEpochMs ?? 0);
     const victimSamples = await onVictim.stop();
     await delay(1000);
     const otherSamples = await everywhere.stop();

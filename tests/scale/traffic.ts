@@ -10,6 +10,8 @@ export type Sample = { sentAtMs: number; doneAtMs: number; instance: number; ans
 export type Traffic = {
   /** Milliseconds since the traffic started. */
   now(): number;
+  /** A wall-clock instant (Date.now(), maybe of another process) as milliseconds since the traffic started. */
+  fromEpoch(epochMs: number): number;
   samples(): readonly Sample[];
   stop(): Promise<Sample[]>;
 };
@@ -19,6 +21,7 @@ export const HANG_MS = 15_000;
 
 export const startTraffic = (key: IssuedKey, options: { workers: number; path?: string; onlyInstance?: number }): Traffic => {
   const startedAt = performance.now();
+  const startedAtEpochMs = Date.now();
   const now = () => performance.now() - startedAt;
   const samples: Sample[] = [];
   let running = true;
@@ -36,6 +39,7 @@ export const startTraffic = (key: IssuedKey, options: { workers: number; path?: 
   const workers = Array.from({ length: options.workers }, worker);
   return {
     now,
+    fromEpoch: (epochMs) => epochMs - startedAtEpochMs,
     samples: () => samples,
     stop: async () => {
       running = false;

@@ -5,6 +5,7 @@ import { limitParam } from "@/lib/console-api/query";
 import { DomainError } from "@/lib/errors";
 import { principalOf } from "@/lib/keys/view";
 import { describeError, log } from "@/lib/log";
+import { UTF8_BOM } from "@/lib/export/bom";
 import { dailyCsv, eventsCsv } from "./csv";
 import { InvalidCursorError, listEvents, UUID_PATTERN, type EventFilters, type EventsPage, type StatusFilter } from "./events";
 import { addDays, dayCount, dayStart, isDay, isSupportedDay, isSupportedTime, SUPPORTED_DAYS, utcDay, type Day } from "./period";
@@ -184,15 +185,17 @@ export const exportResponse = async (context: Context): Promise<Response> => {
   const query = parseUsageQuery(context.query);
   const resolved = await usageScope(context, query);
   const onError = (error: unknown) => log.error("usage export failed", { userId: context.user.id, kind: query.kind, error: describeError(error) });
+  // A file handed to people: Excel reads it as UTF-8 only after a byte-order mark (key names, inputs).
+  const csvOptions = { onError, leading: UTF8_BOM };
   let body: ReadableStream<Uint8Array>;
   let filename: string;
   if (query.kind === "daily") {
     const range = dayRange(query);
-    body = dailyCsv(context.db.longReads, resolved.scope, { ...range, operation: query.operation, status: query.status }, onError);
+    body = dailyCsv(context.db.longReads, resolved.scope, { ...range, operation: query.operation, status: query.status }, csvOptions);
     filename = `usage-daily-${range.from}-to-${range.to}.csv`;
   } else {
     const filters = eventFilters(query);
-    body = eventsCsv(context.db.longReads, resolved.scope, filters, onError);
+    body = eventsCsv(context.db.longReads, resolved.scope, filters, csvOptions);
     filename = `usage-events-${query.from?.slice(0, 10) ?? "start"}-to-${query.to?.slice(0, 10) ?? utcDay(new Date())}.csv`;
   }
   return new Response(body, {

@@ -80,6 +80,8 @@ type Page<Row, Cursor> = { rows: Row[]; next: Cursor | null };
 /** A CSV stream over keyset pages; `onError` hears a failure that cuts the stream short. */
 const csvStream = <Row, Cursor>(options: {
   header: readonly string[];
+  /** Text before the header: the byte-order mark of a file handed to people (lib/export/bom.ts). */
+  leading?: string;
   values: (row: Row) => CsvValue[];
   page: (cursor: Cursor | null) => Promise<Page<Row, Cursor>>;
   onError?: (error: unknown) => void;
@@ -93,7 +95,7 @@ const csvStream = <Row, Cursor>(options: {
         try {
           if (!started) {
             started = true;
-            controller.enqueue(encoder.encode(csvLine(options.header)));
+            controller.enqueue(encoder.encode((options.leading ?? "") + csvLine(options.header)));
           }
           const { rows, next } = await options.page(cursor);
           if (rows.length > 0) controller.enqueue(encoder.encode(rows.map((row) => csvLine(options.values(row))).join("")));
@@ -112,16 +114,19 @@ const csvStream = <Row, Cursor>(options: {
 
 const EXPORT_PAGE_SIZE = 1000;
 
+/** `onError` hears a failure that cuts the stream short; `leading` goes before the header (a byte-order mark). */
+export type CsvOptions = { onError?: (error: unknown) => void; leading?: string };
+
 export const eventsCsv = (
   db: Queryable,
   scope: UsageScope,
   filters: EventFilters,
-  onError?: (error: unknown) => void,
+  options: CsvOptions = {},
 ): ReadableStream<Uint8Array> =>
   csvStream<UsageEvent, string>({
     header: EVENT_COLUMNS,
     values: eventCsvValues,
-    onError,
+    ...options,
     page: async (cursor) => {
       const page = await listEvents(db, scope, filters, { cursor: cursor ?? undefined, limit: EXPORT_PAGE_SIZE });
       return { rows: page.events, next: page.nextCursor };
@@ -203,11 +208,11 @@ export const dailyCsv = (
   db: Queryable,
   scope: UsageScope,
   filters: DailyFilters,
-  onError?: (error: unknown) => void,
+  options: CsvOptions = {},
 ): ReadableStream<Uint8Array> =>
   csvStream<DailyRow, DailyPosition>({
     header: DAILY_COLUMNS,
     values: dailyCsvValues,
-    onError,
+    ...options,
     page: (after) => listDaily(db, scope, filters, { after, limit: EXPORT_PAGE_SIZE }),
   });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { Db } from "@/lib/db/client";
 import type { User } from "@/lib/users/repository";
+import { UTF8_BOM } from "@/lib/export/bom";
 import { pgliteDatabase } from "@/tests/support/databases";
 import { newKey, newUser, settleScript } from "@/tests/support/usage";
 
@@ -206,7 +207,11 @@ describe("GET /api/usage/*: parameters", () => {
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toBe("text/csv; charset=utf-8");
     expect(response.headers.get("content-disposition")).toBe('attachment; filename="usage-events-2020-01-01-to-2030-01-01.csv"');
-    const lines = (await response.text()).trimEnd().split("\r\n");
+    // Bytes, not response.text(): the decoder drops a byte-order mark.
+    const text = new TextDecoder("utf-8", { ignoreBOM: true }).decode(await response.arrayBuffer());
+    // A file handed to people: a UTF-8 byte-order mark first, so Excel does not read it in a legacy code page.
+    expect(text.startsWith(UTF8_BOM)).toBe(true);
+    const lines = text.slice(UTF8_BOM.length).trimEnd().split("\r\n");
     expect(lines).toHaveLength(4);
     expect(lines[0]).toBe("request_id,created_at,key_id,key_name,operation,status,credits_charged,latency_ms,params_summary,reason,requests");
   });

@@ -1,0 +1,12 @@
+/**
+ * The UTF-16 codes of JSON's structural characters, for the scanners that read a JSON text
+ * without parsing it (lib/import/limits.ts: nesting depth; lib/mcp/outline.ts: a record's outline).
+ */
+export const QUOTE = 0x22;
+export const BACKSLASH = 0x5c;
+export const COMMA = 0x2c;
+export const COLON = 0x3a;
+export const OPEN_BRACE = 0x7b;
+export const CLOSE_BRACE = 0x7d;
+export const OPEN_BRACKET = 0x5b;
+export const CLOSE_BRACKET = 0x5d;

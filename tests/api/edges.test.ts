@@ -1,15 +1,13 @@
-import fs from "node:fs";
 import http from "node:http";
 import net from "node:net";
-import os from "node:os";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { cookieHeader, setCookiePairs } from "@/lib/cli/console-session";
 import { demoFixtures } from "@/lib/demo/fixtures";
 import { FIRST_DAY, LAST_DAY } from "@/lib/usage/period";
 import { parseCsv } from "../support/csv";
 import { consoleClient, type Session } from "./console-client";
-import { EVENT_SITE_HOST, RESULTS_DIR, delay, freePort, randomSecret, startServer, stopServer, type ApiTarget, type IssuedKey, type KeyName } from "./harness";
+import { EVENT_SITE_HOST, delay, randomSecret, type ApiTarget } from "./harness";
+import { startOwnServer, stopOwnServer } from "./own-server";
 
 /**
  * Issue 25's edges, over HTTP against production servers: no input makes work unbounded (days
@@ -248,39 +246,8 @@ describe.each(targets.map((target) => [target.kind, target] as const))("issue 25
 // ---------------------------------------------------------------------------------------------
 // Servers of this file's own: clients connect directly (TRUSTED_PROXY_HOPS=0, the default)
 
-const ownServer = async (label: string, env: Record<string, string>, publicUrl?: string): Promise<ApiTarget> => {
-  const port = await freePort();
-  const runDir = fs.mkdtempSync(path.join(os.tmpdir(), `sl-api-${label}-`));
-  fs.mkdirSync(RESULTS_DIR, { recursive: true });
-  const baseUrl = `http://127.0.0.1:${port}`;
-  const target: ApiTarget = {
-    kind: "pglite",
-    baseUrl,
-    port,
-    publicUrl: publicUrl ?? baseUrl,
-    runDir,
-    dataDir: path.join(runDir, "data"),
-    stateFile: path.join(runDir, "server.json"),
-    logFile: path.join(RESULTS_DIR, `server-${label}.log`),
-    env: {
-      NODE_ENV: "production",
-      PORT: String(port),
-      DATA_DIR: path.join(runDir, "data"),
-      AUTH_SECRET: randomSecret(48),
-      EVENTSITE_HOSTS: EVENT_SITE_HOST,
-      DATA_SOURCE: "store",
-      ADMIN_EMAIL: `${label}@example.test`,
-      ADMIN_PASSWORD: randomSecret(24),
-      ...(publicUrl === undefined ? {} : { PUBLIC_URL: publicUrl }),
-      ...env,
-    },
-    databaseUrl: null,
-    keys: {} as Record<KeyName, IssuedKey>,
-  };
-  fs.writeFileSync(target.logFile, `# ${label} server log\n`);
-  await startServer(target, "prepare-and-next-start");
-  return target;
-};
+const ownServer = (label: string, env: Record<string, string>, publicUrl?: string): Promise<ApiTarget> =>
+  startOwnServer({ label, env, publicUrl: publicUrl ?? null });
 
 const PER_ADDRESS = 6;
 const HTTPS_PUBLIC_URL = "https://console.example.test";
@@ -295,11 +262,7 @@ beforeAll(async () => {
 }, 420_000);
 
 afterAll(async () => {
-  for (const target of [direct, secure]) {
-    if (!target) continue;
-    await stopServer(target);
-    fs.rmSync(target.runDir, { recursive: true, force: true });
-  }
+  for (const target of [direct, secure]) await stopOwnServer(target);
 });
 
 const must = <T>(value: T | undefined): T => {

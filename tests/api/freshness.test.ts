@@ -1,25 +1,9 @@
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateEvents } from "@/lib/demo/events";
 import { startFakeProvider, type FakeProvider } from "../support/fake-provider";
 import { consoleClient } from "./console-client";
-import {
-  EVENT_SITE_HOST,
-  RESULTS_DIR,
-  createKeyWithCli,
-  delay,
-  freePort,
-  killServerNow,
-  randomSecret,
-  readKeyLedger,
-  startServer,
-  stopServer,
-  type ApiTarget,
-  type IssuedKey,
-  type KeyName,
-} from "./harness";
+import { createKeyWithCli, delay, killServerNow, readKeyLedger, startServer, stopServer, type ApiTarget, type IssuedKey } from "./harness";
+import { startOwnServer, stopOwnServer } from "./own-server";
 
 /**
  * Issue 19 on a server of its own whose data source is a stand-in upstream provider:
@@ -43,26 +27,9 @@ beforeAll(async () => {
   const [template] = generateEvents("http://127.0.0.1");
   if (!template) throw new Error("no demo event");
   for (const eventId of [EVENT_ID, ...BATCH_IDS]) provider.events.set(eventId, { ...template, event_id: eventId, related_events: [] });
-  const port = await freePort();
-  const runDir = fs.mkdtempSync(path.join(os.tmpdir(), "sl-api-freshness-"));
-  fs.mkdirSync(RESULTS_DIR, { recursive: true });
-  const baseUrl = `http://127.0.0.1:${port}`;
-  target = {
-    kind: "pglite",
-    baseUrl,
-    port,
-    publicUrl: baseUrl,
-    runDir,
-    dataDir: path.join(runDir, "data"),
-    stateFile: path.join(runDir, "server.json"),
-    logFile: path.join(RESULTS_DIR, "server-freshness.log"),
+  target = await startOwnServer({
+    label: "freshness",
     env: {
-      NODE_ENV: "production",
-      PORT: String(port),
-      DATA_DIR: path.join(runDir, "data"),
-      AUTH_SECRET: randomSecret(48),
-      PUBLIC_URL: baseUrl,
-      EVENTSITE_HOSTS: EVENT_SITE_HOST,
       DATA_SOURCE: "upstream",
       UPSTREAM_BASE_URL: provider.url,
       UPSTREAM_API_KEY: PROVIDER_KEY,
@@ -73,22 +40,15 @@ beforeAll(async () => {
       DB_TIMEOUT_MS: "2000",
       BATCH_CONCURRENCY: "16",
       BATCH_LEASE_MS: "3000",
-      ADMIN_EMAIL: "freshness@example.test",
-      ADMIN_PASSWORD: randomSecret(24),
     },
-    databaseUrl: null,
-    keys: {} as Record<KeyName, IssuedKey>,
-  };
-  fs.writeFileSync(target.logFile, "# freshness server log\n");
-  key = await createKeyWithCli(target, "freshness", { credits: 1000, qps: 100 });
-  await startServer(target, "prepare-and-next-start");
+    beforeStart: async (server) => {
+      key = await createKeyWithCli(server, "freshness", { credits: 1000, qps: 100 });
+    },
+  });
 }, 420_000);
 
 afterAll(async () => {
-  if (target) {
-    await stopServer(target);
-    fs.rmSync(target.runDir, { recursive: true, force: true });
-  }
+  await stopOwnServer(target);
   await provider?.close();
 });
 

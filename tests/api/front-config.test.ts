@@ -1,20 +1,7 @@
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CLIENT_ADDRESS_HEADER } from "@/lib/auth/client-ip";
-import {
-  EVENT_SITE_HOST,
-  RESULTS_DIR,
-  createKeyWithCli,
-  freePort,
-  randomSecret,
-  startServer,
-  stopServer,
-  type ApiTarget,
-  type IssuedKey,
-  type KeyName,
-} from "./harness";
+import { createKeyWithCli, randomSecret, type ApiTarget, type IssuedKey } from "./harness";
+import { startOwnServer, stopOwnServer } from "./own-server";
 import { paths } from "./http";
 import { rawGet } from "./raw-http";
 
@@ -29,51 +16,24 @@ const HOST = "127.0.0.2";
 const ALLOWED_ORIGIN = "https://app.example.test";
 const TOO_MANY_ATTEMPTS = /^Too many sign-in attempts\. Try again in \d+ minutes?\.$/;
 const FOLLOWERS = `${paths.followers}?userid=2000000002`;
+/** The administrator startOwnServer makes: `<label>@example.test`. */
 const ADMIN_EMAIL = "front-config@example.test";
 
 let target: ApiTarget;
 let key: IssuedKey;
 
 beforeAll(async () => {
-  const port = await freePort();
-  const runDir = fs.mkdtempSync(path.join(os.tmpdir(), "sl-api-front-"));
-  fs.mkdirSync(RESULTS_DIR, { recursive: true });
-  const baseUrl = `http://${HOST}:${port}`;
-  target = {
-    kind: "pglite",
-    baseUrl,
-    port,
-    publicUrl: baseUrl,
-    runDir,
-    dataDir: path.join(runDir, "data"),
-    stateFile: path.join(runDir, "server.json"),
-    logFile: path.join(RESULTS_DIR, "server-front-config.log"),
-    env: {
-      NODE_ENV: "production",
-      HOST,
-      PORT: String(port),
-      DATA_DIR: path.join(runDir, "data"),
-      AUTH_SECRET: randomSecret(48),
-      PUBLIC_URL: baseUrl,
-      EVENTSITE_HOSTS: EVENT_SITE_HOST,
-      DATA_SOURCE: "store",
-      ADMIN_EMAIL,
-      ADMIN_PASSWORD: randomSecret(24),
-      CORS_ALLOWED_ORIGINS: ALLOWED_ORIGIN,
+  target = await startOwnServer({
+    label: "front-config",
+    host: HOST,
+    env: { CORS_ALLOWED_ORIGINS: ALLOWED_ORIGIN },
+    beforeStart: async (server) => {
+      key = await createKeyWithCli(server, "front-config", { credits: 1000, qps: 100 });
     },
-    databaseUrl: null,
-    keys: {} as Record<KeyName, IssuedKey>,
-  };
-  fs.writeFileSync(target.logFile, "# front-config server log\n");
-  key = await createKeyWithCli(target, "front-config", { credits: 1000, qps: 100 });
-  await startServer(target, "prepare-and-next-start");
+  });
 }, 420_000);
 
-afterAll(async () => {
-  if (!target) return;
-  await stopServer(target);
-  fs.rmSync(target.runDir, { recursive: true, force: true });
-});
+afterAll(() => stopOwnServer(target));
 
 // ---------------------------------------------------------------------------------------------
 // Sign-in as a browser does it (CSRF token, then the credentials callback)

@@ -65,6 +65,8 @@ export const KEY_PLAN = {
   mcpPoor: { credits: 3, qps: 100 },
   mcpOverspend: { credits: 80, qps: 1000 },
   mcpSameAsV1: { credits: 10_000, qps: 1000 },
+  // mcp-inspector.test.ts: its own key, so that its paid call never shows in mcp.test.ts's ledger
+  mcpInspector: { credits: 1000, qps: 100 },
   // key-access.test.ts
   accessScoped: { credits: 1000, qps: 1, operations: ["followers"], viaKeysCli: true },
   accessAllowlisted: { credits: 1000, qps: 1000, allowedAddresses: ["203.0.113.0/24", "2001:db8::/32", "198.51.100.7"] },

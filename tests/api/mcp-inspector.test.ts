@@ -37,14 +37,14 @@ beforeAll(async () => {
 describe.each(targets)("$kind server", (target: ApiTarget) => {
   describe("the MCP Inspector CLI against /mcp", () => {
     it("lists the tools", async () => {
-      const listed = await inspect(target, target.keys.mcp.token, ["--method", "tools/list"]);
+      const listed = await inspect(target, target.keys.mcpInspector.token, ["--method", "tools/list"]);
       expect(listed.code, listed.stderr).toBe(0);
       const { tools } = JSON.parse(listed.stdout) as { tools: { name: string }[] };
       expect(tools.map((tool) => tool.name)).toEqual(expect.arrayContaining(["followers", "get_user_publications", "account_balance"]));
     });
 
     it("calls a tool and gets the record", async () => {
-      const called = await inspect(target, target.keys.mcp.token, [
+      const called = await inspect(target, target.keys.mcpInspector.token, [
         "--method",
         "tools/call",
         "--tool-name",

@@ -87,8 +87,9 @@ describe.each(targets)("$kind server", (target: ApiTarget) => {
       const spent = calls.reduce((sum, [, , cost]) => sum + cost, 0) + 2;
       expect(ledger.creditsRemaining).toBe(before - spent);
       const mcpRows = ledger.usage.filter((row) => row.channel === "mcp");
-      expect(mcpRows).toHaveLength(calls.length + 1);
-      expect(mcpRows.every((row) => row.status === 200)).toBe(true);
+      expect(mcpRows.map((row) => `${row.operation} ${row.status}`).sort()).toEqual(
+        [...calls.map(([name]) => `${name} 200`), "followers 200"].sort(),
+      );
     });
 
     it("sends each lookup's record as /v1 does, field for field, on the plain path and through the SDK's own transport", async () => {

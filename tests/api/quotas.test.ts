@@ -1,22 +1,7 @@
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { consoleClient, type Session } from "./console-client";
-import {
-  EVENT_SITE_HOST,
-  RESULTS_DIR,
-  findPostgres,
-  freePort,
-  isUnavailable,
-  randomSecret,
-  startServer,
-  stopServer,
-  type ApiTarget,
-  type IssuedKey,
-  type KeyName,
-  type TargetKind,
-} from "./harness";
+import { EVENT_SITE_HOST, findPostgres, isUnavailable, randomSecret, type ApiTarget, type TargetKind } from "./harness";
+import { startOwnServer, stopOwnServer } from "./own-server";
 
 /**
  * Per-user limits on servers of their own, started with small values, on the embedded database
@@ -50,40 +35,16 @@ const newLimitedTarget = async (kind: TargetKind): Promise<Limited | null> => {
       await dropper.end();
     };
   }
-  const port = await freePort();
-  const runDir = fs.mkdtempSync(path.join(os.tmpdir(), `sl-api-quotas-${kind}-`));
-  fs.mkdirSync(RESULTS_DIR, { recursive: true });
-  const baseUrl = `http://127.0.0.1:${port}`;
-  const target: ApiTarget = {
-    kind,
-    baseUrl,
-    port,
-    publicUrl: baseUrl,
-    runDir,
-    dataDir: path.join(runDir, "data"),
-    stateFile: path.join(runDir, "server.json"),
-    logFile: path.join(RESULTS_DIR, `server-quotas-${kind}.log`),
+  const target = await startOwnServer({
+    label: `quotas-${kind}`,
+    ...(databaseUrl === null ? {} : { databaseUrl }),
     env: {
-      NODE_ENV: "production",
-      PORT: String(port),
-      DATA_DIR: path.join(runDir, "data"),
-      AUTH_SECRET: randomSecret(48),
-      PUBLIC_URL: baseUrl,
-      EVENTSITE_HOSTS: EVENT_SITE_HOST,
-      DATA_SOURCE: "store",
-      ADMIN_EMAIL: `quotas-${kind}@example.test`,
-      ADMIN_PASSWORD: randomSecret(24),
       MAX_KEYS_PER_USER: String(MAX_KEYS),
       BATCH_MAX_OPEN_PER_USER: String(MAX_OPEN_BATCHES),
       BATCH_MAX_OPEN_INPUTS_PER_USER: String(MAX_OPEN_INPUTS),
       BATCH_MAX_RUNNING_PER_INSTANCE: "0",
-      ...(databaseUrl === null ? {} : { DATABASE_URL: databaseUrl }),
     },
-    databaseUrl,
-    keys: {} as Record<KeyName, IssuedKey>,
-  };
-  fs.writeFileSync(target.logFile, `# quotas ${kind} server log\n`);
-  await startServer(target, "prepare-and-next-start");
+  });
   return { target, dropSchema };
 };
 
@@ -99,8 +60,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const { target, dropSchema } of limited) {
-    await stopServer(target);
-    fs.rmSync(target.runDir, { recursive: true, force: true });
+    await stopOwnServer(target);
     await dropSchema?.();
   }
 });

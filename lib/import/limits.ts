@@ -1,5 +1,3 @@
-import { BACKSLASH, CLOSE_BRACE, CLOSE_BRACKET, OPEN_BRACE, OPEN_BRACKET, QUOTE } from "@/lib/json/char-codes";
-
 /**
  * What one record of an import may be. A record past either limit is reported as one bad record
  * (with its line) and skipped: a 100 MB line is never held in memory, and a record nested
@@ -17,6 +15,13 @@ export const tooLargeMessage = (maxRecordBytes: number): string =>
   `record too large: more than ${maxRecordBytes.toLocaleString("en-US")} bytes (IMPORT_MAX_RECORD_BYTES)`;
 
 export const tooDeepMessage = `record nested deeper than ${MAX_RECORD_DEPTH} levels`;
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const OPEN_BRACE = 0x7b;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACE = 0x7d;
+const CLOSE_BRACKET = 0x5d;
 
 /**
  * Whether a JSON text nests deeper than `maxDepth`, read without parsing it (so without any

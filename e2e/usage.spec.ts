@@ -17,8 +17,10 @@ const colorSchemes = ["light", "dark"] as const;
 
 const download = async (page: Page, testId: string): Promise<{ name: string; rows: string[][] }> => {
   const [file] = await Promise.all([page.waitForEvent("download"), page.getByTestId(testId).click()]);
-  const path = await file.path();
-  return { name: file.suggestedFilename(), rows: parseCsv(fs.readFileSync(path, "utf8")) };
+  const text = fs.readFileSync(await file.path(), "utf8");
+  // A console download starts with a UTF-8 byte-order mark, so Excel reads it as UTF-8.
+  expect(text.startsWith("\uFEFF")).toBe(true);
+  return { name: file.suggestedFilename(), rows: parseCsv(text.slice(1)) };
 };
 
 /** A new console key with `credits`, through the console's own API (same-origin, as the UI does it). */

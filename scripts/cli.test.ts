@@ -1,4 +1,3 @@
-import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -8,13 +7,12 @@ import { openDb } from "@/lib/db/client";
 import { generateDemoData } from "@/lib/demo/generate";
 import { listKeys } from "@/lib/keys/repository";
 import { createUser, setUserStatus, type User } from "@/lib/users/repository";
+import { runScript as run } from "@/tests/support/cli";
 
 /**
  * The CLIs as a calling script sees them: spawned with tsx against a fresh embedded database
  * (a temporary DATA_DIR), judged by their exit codes.
  */
-const ROOT = path.resolve(__dirname, "..");
-const TSX_CLI = path.join(ROOT, "node_modules", "tsx", "dist", "cli.mjs");
 const directories: string[] = [];
 
 const tempDir = (prefix: string): string => {
@@ -22,21 +20,6 @@ const tempDir = (prefix: string): string => {
   directories.push(directory);
   return directory;
 };
-
-type Run = { code: number | null; stdout: string; stderr: string };
-
-const run = (dataDir: string, script: string, args: readonly string[], extraEnv: Record<string, string> = {}): Promise<Run> =>
-  new Promise((resolve, reject) => {
-    // The embedded database only: no DATABASE_URL or REDIS_URL from the caller's environment.
-    const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: "test", DATA_DIR: dataDir, ...extraEnv };
-    const child = spawn(process.execPath, [TSX_CLI, `scripts/${script}`, ...args], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (piece: Buffer) => (stdout += piece.toString("utf8")));
-    child.stderr.on("data", (piece: Buffer) => (stderr += piece.toString("utf8")));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
 
 const demo = generateDemoData("http://localhost:3000");
 const goodLine = (index: number): string => {

@@ -10,7 +10,11 @@ import { startUpkeep } from "./upkeep";
 
 export type { Db, Queryable, Transaction } from "./types";
 
-export type OpenOptions = { dataDir: string; databaseUrl?: string; timeoutMs: number };
+/**
+ * `upkeep: false` leaves out the embedded database's background analysis (lib/db/upkeep.ts) —
+ * for a test of that analysis, which a background pass would race.
+ */
+export type OpenOptions = { dataDir: string; databaseUrl?: string; timeoutMs: number; upkeep?: boolean };
 
 const openPglite = async (dataDir: string): Promise<Db> => {
   const dbDir = path.join(dataDir, "pglite");
@@ -118,7 +122,7 @@ export const openDb = async (options: OpenOptions): Promise<Db> => {
     await db.close();
     throw error;
   }
-  if (db.kind !== "pglite") return db;
+  if (db.kind !== "pglite" || options.upkeep === false) return db;
   // No autovacuum inside PGlite: its tables are analysed here (lib/db/upkeep.ts).
   const stopUpkeep = startUpkeep(db.longReads, (error) => console.warn(`[db] analysing tables failed: ${String(error)}`));
   return {

@@ -3,13 +3,16 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll } from "vitest";
-import { openDb, type Db } from "@/lib/db/client";
+import { openDb, type Db, type OpenOptions } from "@/lib/db/client";
 
 /**
  * Real databases for tests: a fresh PGlite folder, and — when 127.0.0.1:5432 answers — a fresh
  * schema in PostgreSQL database `test`. Suites run against every database returned.
  */
-export type TestDatabase = { name: "pglite" | "postgres"; open(): Promise<Db>; cleanup(): Promise<void> };
+export type TestDatabase = { name: "pglite" | "postgres"; open(options?: TestOpenOptions): Promise<Db>; cleanup(): Promise<void> };
+
+/** What a suite may change in how its database is opened (see OpenOptions). */
+export type TestOpenOptions = Pick<OpenOptions, "upkeep">;
 
 const POSTGRES_URL = "postgresql://postgres@127.0.0.1:5432/test";
 
@@ -31,7 +34,7 @@ export const pgliteDatabase = (): TestDatabase => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "sl-unit-"));
   return {
     name: "pglite",
-    open: () => openDb({ dataDir, timeoutMs: 5000 }),
+    open: (options) => openDb({ dataDir, timeoutMs: 5000, ...options }),
     cleanup: async () => fs.rmSync(dataDir, { recursive: true, force: true }),
   };
 };
@@ -42,7 +45,7 @@ export const postgresDatabase = (): TestDatabase => {
   let created = false;
   return {
     name: "postgres",
-    open: async () => {
+    open: async (options) => {
       if (!created) {
         const { default: pg } = await import("pg");
         const admin = new pg.Client({ connectionString: POSTGRES_URL });
@@ -51,7 +54,7 @@ export const postgresDatabase = (): TestDatabase => {
         await admin.end();
         created = true;
       }
-      return openDb({ dataDir: os.tmpdir(), databaseUrl: url, timeoutMs: 5000 });
+      return openDb({ dataDir: os.tmpdir(), databaseUrl: url, timeoutMs: 5000, ...options });
     },
     cleanup: async () => {
       if (!created) return;
@@ -75,10 +78,10 @@ export const testDatabases = async (): Promise<TestDatabase[]> => {
  * Opens `database` before the suite's tests and closes and removes it after them (vitest hooks);
  * the returned function gives the open Db inside a test.
  */
-export const openForSuite = (database: TestDatabase): (() => Db) => {
+export const openForSuite = (database: TestDatabase, options?: TestOpenOptions): (() => Db) => {
   let db: Db | null = null;
   beforeAll(async () => {
-    db = await database.open();
+    db = await database.open(options);
   }, 120_000);
   afterAll(async () => {
     await db?.close();

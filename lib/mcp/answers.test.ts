@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { readRecord, successResult } from "./answers";
+import { dataSource, readRecord, successResult } from "./answers";
 import { MCP_MAX_BYTES, MCP_MAX_ITEMS } from "./fit";
 
 const page = (entries: number, text = "x") =>
@@ -9,7 +9,7 @@ describe("readRecord and successResult", () => {
   it("reads an outline and offers the record's own text when the answer may carry it and nothing needs cutting", () => {
     const json = page(25);
     const offered: string[] = [];
-    const source = { json, offer: (text: string) => offered.push(text) };
+    const source = dataSource(json, (text: string) => offered.push(text));
     const data = readRecord(source);
     expect(data).toEqual({ followers: new Array(25).fill(null), page_info: { has_next_page: true } });
     const result = successResult(data, "25 followers", null, source);
@@ -18,17 +18,17 @@ describe("readRecord and successResult", () => {
   });
 
   it("parses the record when no text can be offered, when a list is over the item limit, or when it may be over the size limit", () => {
-    expect(readRecord({ json: page(3) })).toEqual(JSON.parse(page(3)));
+    expect(readRecord(dataSource(page(3)))).toEqual(JSON.parse(page(3)));
     const long = page(MCP_MAX_ITEMS + 1);
-    expect(readRecord({ json: long, offer: () => undefined })).toEqual(JSON.parse(long));
+    expect(readRecord(dataSource(long, () => undefined))).toEqual(JSON.parse(long));
     const large = page(10, "x".repeat(MCP_MAX_BYTES / 10));
-    expect(readRecord({ json: large, offer: () => undefined })).toEqual(JSON.parse(large));
+    expect(readRecord(dataSource(large, () => undefined))).toEqual(JSON.parse(large));
   });
 
   it("cuts a long page, says so, and offers nothing: the cut data is serialised", () => {
     const json = page(MCP_MAX_ITEMS + 50);
     const offered: string[] = [];
-    const source = { json, offer: (text: string) => offered.push(text) };
+    const source = dataSource(json, (text: string) => offered.push(text));
     const result = successResult(readRecord(source), "150 followers", null, source);
     expect(offered).toEqual([]);
     expect((result.structuredContent as { followers: unknown[] }).followers).toHaveLength(MCP_MAX_ITEMS);

@@ -67,7 +67,10 @@ const describeCuts = (cuts: readonly Cut[]): string =>
  * The JSON text `data` was parsed from, and where the answer may offer it: when nothing was cut,
  * that text is the answer's structuredContent as it stands, and need not be serialised again.
  */
-export type DataSource = { json: string; offer?: (json: string) => void };
+export type DataSource = { json: string; offer?: (json: string) => void; bytesAtMost: number };
+
+/** A record's JSON text as a DataSource, its size bound (utf8BytesAtMost) taken once for both readers. */
+export const dataSource = (json: string, offer?: (json: string) => void): DataSource => ({ json, offer, bytesAtMost: utf8BytesAtMost(json) });
 
 /**
  * A record's data, read from its JSON text for an answer (`source` is then passed to
@@ -76,13 +79,13 @@ export type DataSource = { json: string; offer?: (json: string) => void };
  * Otherwise the record is parsed, to be cut to size and serialised.
  */
 export const readRecord = (source: DataSource): Json => {
-  const skim = source.offer !== undefined && utf8BytesAtMost(source.json) <= MCP_MAX_BYTES ? outlineOf(source.json) : null;
+  const skim = source.offer !== undefined && source.bytesAtMost <= MCP_MAX_BYTES ? outlineOf(source.json) : null;
   return skim !== null && skim.longestList <= MCP_MAX_ITEMS ? skim.outline : (JSON.parse(source.json) as Json);
 };
 
 /** A 200 answer: its data (cut to size) as structuredContent, and a line or two of text. */
 export const successResult = (data: Json, summary: string, more: string | null, source?: DataSource): CallToolResult => {
-  const cuts = isRecord(data) ? fitForAgent(data, undefined, source === undefined ? undefined : utf8BytesAtMost(source.json)) : [];
+  const cuts = isRecord(data) ? fitForAgent(data, undefined, source?.bytesAtMost) : [];
   if (source?.offer !== undefined && cuts.length === 0 && isRecord(data)) source.offer(source.json);
   const lines = [summary];
   if (cuts.length > 0) lines.push(`The answer was cut to fit (${describeCuts(cuts)}); the full page is served by the /v1 API.`);

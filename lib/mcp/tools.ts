@@ -4,7 +4,7 @@ import { runLookup, type PipelineDeps, type PipelineResult } from "@/lib/api/pip
 import type { AuthOutcome } from "@/lib/keys/authenticate";
 import type { Operation, Registry } from "@/lib/operations";
 import { accountDataSchema } from "@/lib/usage/account-schema";
-import { errorResult, readEnvelope, readRecord, successResult } from "./answers";
+import { dataSource, errorResult, readEnvelope, readRecord, successResult } from "./answers";
 import type { Json } from "./fit";
 import { inputSchemaOf, toolSchemaOf } from "./schemas";
 
@@ -81,7 +81,7 @@ const lookupTool = (operation: Operation): McpTool => ({
     const result = await runLookup(operation, { authorization, query, channel: "mcp", clientAddress, authenticated }, deps);
     if (result.status !== 200 || result.dataJson === undefined) return fail(result, operation.costCredits);
     // The record alone is read (for the summary, the next page and the size check); the envelope is not.
-    const source = { json: result.dataJson, offer: offerStructuredJson };
+    const source = dataSource(result.dataJson, offerStructuredJson);
     const data = readRecord(source);
     const charged = result.headers["X-Credits-Charged"] ?? String(operation.costCredits);
     const left = result.headers["X-Credits-Remaining"];

@@ -3,6 +3,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import Ajv from "ajv";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { MCP_MAX_BODY_BYTES } from "@/lib/mcp/http";
 import { registry } from "@/lib/operations";
 import { consoleClient } from "./console-client";
 import { readKeyLedger, type ApiTarget, type IssuedKey } from "./harness";
@@ -172,6 +173,36 @@ describe.each(targets)("$kind server", (target: ApiTarget) => {
       const get = await fetch(`${target.baseUrl}/mcp`, { headers });
       expect(get.status).toBe(405);
       expect(get.headers.get("allow")).toBe("POST");
+    });
+
+    it(`refuses a body over ${MCP_MAX_BODY_BYTES} bytes (413) and one that is not JSON (400) before any exchange, charging nothing`, async () => {
+      const headers = {
+        "Content-Type": "application/json",
+        Accept: "application/json, text/event-stream",
+        Authorization: `Bearer ${target.keys.mcp.token}`,
+      };
+      const post = (body: string) => fetch(`${target.baseUrl}/mcp`, { method: "POST", headers, body });
+      /** A paid tool call padded with an extra argument to `bytes` bytes in all. */
+      const paddedCall = (bytes: number) => {
+        const call = (padding: string) =>
+          JSON.stringify({ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "event_details_id", arguments: { event_id: "1000000000000001", padding } } });
+        return call("x".repeat(bytes - call("").length));
+      };
+      const creditsLeft = async () => ((await callTool(client, "account_balance", {})).structuredContent as { key: { credits_remaining: number } }).key.credits_remaining;
+      const before = await creditsLeft();
+
+      const oversize = await post(paddedCall(MCP_MAX_BODY_BYTES + 1));
+      expect(oversize.status).toBe(413);
+      expect(await oversize.json()).toEqual({ jsonrpc: "2.0", error: { code: -32600, message: `Request too large: at most ${MCP_MAX_BODY_BYTES} bytes.` }, id: null });
+      const broken = await post(paddedCall(1000).slice(0, -1));
+      expect(broken.status).toBe(400);
+      expect(await broken.json()).toEqual({ jsonrpc: "2.0", error: { code: -32700, message: "Parse error: the body is not JSON." }, id: null });
+      expect(await creditsLeft()).toBe(before);
+
+      // At the limit the call is answered: the bound is the body's size, not the request's kind.
+      const atLimit = await post(paddedCall(MCP_MAX_BODY_BYTES));
+      expect(atLimit.status).toBe(200);
+      expect(await atLimit.json()).toMatchObject({ jsonrpc: "2.0", id: 7, result: expect.any(Object) });
     });
 
     it("answers concurrent callers that reuse one JSON-RPC id each with its own result, under that id", async () => {

@@ -22,7 +22,8 @@ import type { ScaleCluster } from "./harness";
 
 /**
  * The scale suite's cluster: a fresh PostgreSQL schema, the suite's own redis-server (so it can
- * be killed), a TCP proxy in front of PostgreSQL (so the network to it can be cut), three
+ * be killed), a TCP proxy in front of PostgreSQL for each instance (so the network to it can be
+ * cut, for every instance or one), three
  * production instances of a private copy of the build, the round-robin proxy of
  * scripts/cluster.ts, and a small control server through which the test files break and repair
  * all of it. This process owns every child process; the machine's shared PostgreSQL and Redis are
@@ -93,7 +94,7 @@ const buildOnce = async (logFile: string): Promise<void> => {
   }
 };
 
-type Instance = { index: number; port: number; logFile: string; child: ChildProcess | null };
+type Instance = { index: number; port: number; logFile: string; child: ChildProcess | null; databaseProxy: TcpProxy };
 
 const alive = (instance: Instance): boolean =>
   instance.child !== null && instance.child.exitCode === null && instance.child.signalCode === null;
@@ -118,7 +119,10 @@ export default async function setup(project: TestProject): Promise<() => Promise
 
   const instances: Instance[] = [];
   let redis: RedisProcess | null = null;
-  let tcpProxy: TcpProxy | null = null;
+  // One TCP proxy in front of PostgreSQL per instance: the network of all of them can be cut at
+  // once (faults.test.ts), or one instance's alone (instance-kill.test.ts holds its requests in
+  // flight that way before it kills the instance).
+  const tcpProxies: TcpProxy[] = [];
   let proxy: RoundRobinProxy | null = null;
   let controlServer: http.Server | null = null;
   let schemaCreated = false;
@@ -142,7 +146,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
     await proxy?.close().catch(() => undefined);
     await Promise.all(instances.map((instance) => (instance.child?.pid === undefined ? undefined : stopInstance(instance.child.pid, 5000))));
     await redis?.stop().catch(() => undefined);
-    await tcpProxy?.close().catch(() => undefined);
+    await Promise.all(tcpProxies.map((tcpProxy) => tcpProxy.close().catch(() => undefined)));
     if (schemaCreated) {
       const client = await adminClient();
       try {
@@ -196,14 +200,15 @@ export default async function setup(project: TestProject): Promise<() => Promise
     }
 
     redis = await startRedisServer(await freePort());
-    tcpProxy = await startTcpProxy({ host: POSTGRES.host, port: POSTGRES.port });
-    const instanceEnv = { ...appEnv, DATABASE_URL: postgresUrl(tcpProxy.port, schema), REDIS_URL: redis.url };
+    const instanceEnv = { ...appEnv, REDIS_URL: redis.url };
 
     for (let index = 0; index < INSTANCES; index += 1) {
       const port = await freePort();
       const logFile = path.join(RESULTS_DIR, `instance-${index + 1}.log`);
       fs.writeFileSync(logFile, `# instance ${index + 1} of scale run ${runId}, port ${port}\n`);
-      instances.push({ index, port, logFile, child: null });
+      const databaseProxy = await startTcpProxy({ host: POSTGRES.host, port: POSTGRES.port });
+      tcpProxies.push(databaseProxy);
+      instances.push({ index, port, logFile, child: null, databaseProxy });
     }
 
     const startInstance = async (instance: Instance): Promise<void> => {
@@ -211,7 +216,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
       fs.appendFileSync(instance.logFile, `\n==== ${new Date().toISOString()} next start -p ${instance.port}\n`);
       const fd = fs.openSync(instance.logFile, "a");
       try {
-        instance.child = spawnInstance({ port: instance.port, env: { ...instanceEnv, NODE_ENV: "production" }, appDir, output: { fd } });
+        const env = { ...instanceEnv, DATABASE_URL: postgresUrl(instance.databaseProxy.port, schema), NODE_ENV: "production" as const };
+        instance.child = spawnInstance({ port: instance.port, env, appDir, output: { fd } });
       } finally {
         fs.closeSync(fd);
       }
@@ -238,7 +244,6 @@ export default async function setup(project: TestProject): Promise<() => Promise
 
     // Fault controls, one at a time.
     const activeRedis = redis;
-    const activeTcpProxy = tcpProxy;
     let queue: Promise<unknown> = Promise.resolve();
     const serialised = <T>(work: () => Promise<T>): Promise<T> => {
       const result = queue.then(work, work);
@@ -252,7 +257,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
     };
     const actions: Record<string, (argument: string | undefined) => Promise<unknown>> = {
       "GET status": async () => ({
-        pgCut: activeTcpProxy.isCut(),
+        pgCut: tcpProxies.some((tcpProxy) => tcpProxy.isCut()),
         redisPid: activeRedis.pid(),
         instances: instances.map((instance) => ({
           index: instance.index,
@@ -260,12 +265,14 @@ export default async function setup(project: TestProject): Promise<() => Promise
           pid: alive(instance) ? (instance.child?.pid ?? null) : null,
         })),
       }),
-      "POST pg/cut": async () => activeTcpProxy.cut(),
-      "POST pg/restore": async () => activeTcpProxy.restore(),
+      "POST pg/cut": async () => tcpProxies.forEach((tcpProxy) => tcpProxy.cut()),
+      "POST pg/restore": async () => tcpProxies.forEach((tcpProxy) => tcpProxy.restore()),
       "POST redis/kill": () => activeRedis.kill(),
       "POST redis/start": () => activeRedis.start(),
       "POST instances/kill": (argument) => killInstance(instanceAt(argument)),
       "POST instances/start": (argument) => startInstance(instanceAt(argument)),
+      "POST instances/pg-cut": async (argument) => instanceAt(argument).databaseProxy.cut(),
+      "POST instances/pg-restore": async (argument) => instanceAt(argument).databaseProxy.restore(),
     };
     controlServer = http.createServer((request, response) => {
       // /status, /pg/cut, /redis/kill, … and /instances/<index>/<kill|start>

@@ -220,6 +220,9 @@ export const control = {
   killInstance: async (index: number): Promise<{ signalledAtEpochMs: number | null }> =>
     (await controlCall("POST", `instances/${index}/kill`)) as { signalledAtEpochMs: number | null },
   startInstance: (index: number) => controlCall("POST", `instances/${index}/start`),
+  /** Only this instance's network to PostgreSQL goes silent (or heals): its requests wait on the database. */
+  cutInstancePostgres: (index: number) => controlCall("POST", `instances/${index}/pg-cut`),
+  restoreInstancePostgres: (index: number) => controlCall("POST", `instances/${index}/pg-restore`),
   status: async (): Promise<ClusterStatus> => (await controlCall("GET", "status")) as ClusterStatus,
 };
 

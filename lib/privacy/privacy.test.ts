@@ -342,6 +342,30 @@ describe.each(await testDatabases())("privacy on $name", (database) => {
     expect(subjects.get("profile")).toContain("urn:li:member:3000000032");
   });
 
+  it("suppressing a subject erases its records stored under other spellings (a zero-padded id, a URN in another case)", async () => {
+    const eventId = "1000000000000034";
+    await db.query("INSERT INTO events (event_id, record, source) SELECT '00' || event_id, record, 'upstream' FROM events WHERE event_id = $1", [eventId]);
+    await db.query(
+      `INSERT INTO upstream_pages (kind, subject, page, start_position, entry_count, fetched_at) VALUES
+       ('event', '001000000000000034', 0, 0, 1, now()), ('publications', 'urn:li:MEMBER:03000000077', 1, 0, 1, now())`,
+    );
+    await db.query(
+      `INSERT INTO profiles (urn, publication_count, source) VALUES
+       ('urn:li:MEMBER:03000000077', 1, 'upstream'), ('urn:li:Member:3000000077', 1, 'upstream'), ('urn:li:member:30000000770', 1, 'upstream')`,
+    );
+    await db.query("INSERT INTO publications (urn, position, record) VALUES ('urn:li:MEMBER:03000000077', 0, '{}')");
+
+    expect(await suppressSubject(db, actor, readSubject("event", eventId), "erasure request #5")).toMatchObject({ records: 2, cachePages: 1 });
+    expect(await countOf("SELECT count(*) AS n FROM events WHERE ltrim(event_id, '0') = $1", [eventId])).toBe(0);
+    expect(await countOf("SELECT count(*) AS n FROM upstream_pages WHERE ltrim(subject, '0') = $1", [eventId])).toBe(0);
+
+    expect(await suppressSubject(db, actor, readSubject("profile", "urn:li:member:3000000077"), "erasure request #6")).toMatchObject({ records: 2, cachePages: 1 });
+    expect(await countOf("SELECT count(*) AS n FROM profiles WHERE lower(urn) LIKE 'urn:li:member:%3000000077'")).toBe(0);
+    expect(await countOf("SELECT count(*) AS n FROM publications WHERE urn = 'urn:li:MEMBER:03000000077'")).toBe(0);
+    // Another member whose id merely contains the digits stays.
+    expect(await countOf("SELECT count(*) AS n FROM profiles WHERE urn = 'urn:li:member:30000000770'")).toBe(1);
+  });
+
   it("runs the sweep on one instance at a time (the job lease)", async () => {
     expect(await claimJobLease(db, "privacy-test", "instance-a", 60_000)).toBe(true);
     expect(await claimJobLease(db, "privacy-test", "instance-b", 60_000)).toBe(false);

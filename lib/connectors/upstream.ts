@@ -2,6 +2,7 @@ import { z } from "zod";
 import { eventDataSchema, followerEntrySchema, publicationsDataSchema, type FollowerEntry } from "@/lib/api/records";
 import type { Db } from "@/lib/db/client";
 import { describeError, log } from "@/lib/log";
+import { subjectKey } from "@/lib/privacy/canonical-subject";
 import { eventDetailsId } from "@/lib/operations/event-details-id";
 import { followers as followersOperation } from "@/lib/operations/followers";
 import { publications as publicationsOperation } from "@/lib/operations/publications";
@@ -190,7 +191,8 @@ export const createUpstreamConnector = (deps: {
         const parsed = eventDataSchema.safeParse(answer.data);
         if (!parsed.success) throw new UpstreamBadAnswerError(`invalid event from the provider (${issuePath(parsed.error)})`);
         const record = parsed.data.event;
-        if (record.event_id !== eventId) {
+        // The provider may read an id with leading zeros as the number it is: the same event.
+        if (subjectKey("event", record.event_id) !== subjectKey("event", eventId)) {
           throw new UpstreamBadAnswerError(`the provider answered event ${record.event_id} for event ${eventId}`);
         }
         const fetchedAt = new Date(now());

@@ -672,6 +672,24 @@ ALTER TABLE usage_events ADD COLUMN channel text NOT NULL DEFAULT 'api'
   CHECK (channel IN ('api', 'console', 'batch', 'mcp'));
 `;
 
+// Suppressions in the one spelling of their subject (lib/privacy/canonical-subject.ts): ids of
+// digits without leading zeros, a URN's type in lower case (with its id of digits unpadded). Two
+// rows naming one subject keep the older.
+const canonicalSubjectSql = /* sql */ `CASE
+  WHEN kind IN ('event', 'pin_user') AND subject ~ '^[0-9]+$' THEN COALESCE(NULLIF(ltrim(subject, '0'), ''), '0')
+  WHEN kind = 'profile' AND subject ~* '^urn:li:[a-z_]+:[a-z0-9_-]+$' THEN
+    'urn:li:' || lower(split_part(subject, ':', 3)) || ':' || CASE
+      WHEN split_part(subject, ':', 4) ~ '^[0-9]+$' THEN COALESCE(NULLIF(ltrim(split_part(subject, ':', 4), '0'), ''), '0')
+      ELSE split_part(subject, ':', 4) END
+  ELSE subject END`;
+const canonicalSubjects = /* sql */ `
+DELETE FROM suppressions s USING (
+  SELECT kind, subject, row_number() OVER (PARTITION BY kind, ${canonicalSubjectSql} ORDER BY created_at, subject) AS rank
+  FROM suppressions
+) r WHERE s.kind = r.kind AND s.subject = r.subject AND r.rank > 1;
+UPDATE suppressions SET subject = ${canonicalSubjectSql} WHERE subject <> ${canonicalSubjectSql};
+`;
+
 export const migrations: Migration[] = [
   { id: "0001_init", sql: () => init },
   { id: "0002_accounts", sql: () => accounts },
@@ -690,4 +708,5 @@ export const migrations: Migration[] = [
   { id: "0013_batches_bulk", sql: () => batchesBulk },
   { id: "0014_refusal_aggregates", sql: () => refusalAggregates },
   { id: "0015_usage_channel", sql: () => usageChannel },
+  { id: "0017_canonical_subjects", sql: () => canonicalSubjects },
 ];

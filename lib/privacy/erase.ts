@@ -1,12 +1,14 @@
 import type { Queryable } from "@/lib/db/client";
 import { eraseFromBatchPages } from "./batch-pages";
+import { storedSpellings } from "./spellings";
 import type { Subject } from "./subjects";
 
 /**
  * Deletes every stored record of a subject, inside the caller's transaction: the record store,
  * the upstream cache (its pages and cursors), batch result pages — and, for a pin-board user, its
- * entries in other users' follower lists. Returns how many of each went (counts only: the audit
- * log records these, never the data).
+ * entries in other users' follower lists — under every spelling of the subject the store holds
+ * (lib/privacy/spellings.ts). Returns how many of each went (counts only: the audit log records
+ * these, never the data).
  */
 export type Erased = { records: number; cachePages: number; followerEntries: number; batchPages: number };
 
@@ -18,10 +20,10 @@ const count = async (tx: Queryable, sql: string, params: unknown[]): Promise<num
  * through offset cursors and is one entry shorter where it held the user. A list cached from the
  * provider is dropped instead: its pages map to the provider's own positions and are fetched again.
  */
-const eraseFollowerEntries = async (tx: Queryable, entityId: string): Promise<number> => {
+const eraseFollowerEntries = async (tx: Queryable, entityIds: string[]): Promise<number> => {
   const removed = await tx.query<{ user_id: string; position: number }>(
-    "DELETE FROM pin_followers WHERE record->'node'->>'entityId' = $1 RETURNING user_id, position",
-    [entityId],
+    "DELETE FROM pin_followers WHERE record->'node'->>'entityId' = ANY($1::text[]) RETURNING user_id, position",
+    [entityIds],
   );
   const byList = new Map<string, number[]>();
   for (const row of removed) byList.set(row.user_id, [...(byList.get(row.user_id) ?? []), row.position]);
@@ -46,25 +48,26 @@ const eraseFollowerEntries = async (tx: Queryable, entityId: string): Promise<nu
 
 const CACHE_KIND = { event: "event", pin_user: "followers", profile: "publications" } as const;
 
-const eraseRecords = async (tx: Queryable, { kind, subject }: Subject): Promise<number> => {
+const eraseRecords = async (tx: Queryable, kind: Subject["kind"], spellings: string[]): Promise<number> => {
   switch (kind) {
     case "event":
-      return count(tx, "DELETE FROM events WHERE event_id = $1 RETURNING event_id", [subject]);
+      return count(tx, "DELETE FROM events WHERE event_id = ANY($1::text[]) RETURNING event_id", [spellings]);
     case "pin_user":
-      await tx.query("DELETE FROM upstream_cursors WHERE user_id = $1", [subject]);
-      return count(tx, "DELETE FROM pin_users WHERE user_id = $1 RETURNING user_id", [subject]);
+      await tx.query("DELETE FROM upstream_cursors WHERE user_id = ANY($1::text[])", [spellings]);
+      return count(tx, "DELETE FROM pin_users WHERE user_id = ANY($1::text[]) RETURNING user_id", [spellings]);
     case "profile":
-      return count(tx, "DELETE FROM profiles WHERE urn = $1 RETURNING urn", [subject]);
+      return count(tx, "DELETE FROM profiles WHERE urn = ANY($1::text[]) RETURNING urn", [spellings]);
   }
 };
 
 export const eraseSubject = async (tx: Queryable, subject: Subject): Promise<Erased> => {
-  const records = await eraseRecords(tx, subject);
-  const cachePages = await count(tx, "DELETE FROM upstream_pages WHERE kind = $1 AND subject = $2 RETURNING page", [
+  const spellings = await storedSpellings(tx, subject);
+  const records = await eraseRecords(tx, subject.kind, spellings);
+  const cachePages = await count(tx, "DELETE FROM upstream_pages WHERE kind = $1 AND subject = ANY($2::text[]) RETURNING page", [
     CACHE_KIND[subject.kind],
-    subject.subject,
+    spellings,
   ]);
-  const followerEntries = subject.kind === "pin_user" ? await eraseFollowerEntries(tx, subject.subject) : 0;
+  const followerEntries = subject.kind === "pin_user" ? await eraseFollowerEntries(tx, spellings) : 0;
   const batchPages = await eraseFromBatchPages(tx, subject);
   return { records, cachePages, followerEntries, batchPages };
 };

@@ -13,6 +13,7 @@ import { seedDemoData } from "@/lib/demo/seed";
 import { upsertEvents, upsertFollowerList } from "@/lib/connectors/store-records";
 import { parseEnv } from "@/lib/env";
 import { importFiles } from "@/lib/import/importer";
+import { migrate } from "@/lib/db/migrate";
 import { claimJobLease } from "@/lib/job-lease";
 import { createKey } from "@/lib/keys/repository";
 import { eventDetails } from "@/lib/operations/event-details";
@@ -27,7 +28,7 @@ import { newUser, settleScript, TEST_SECRET } from "@/tests/support/usage";
 import { sweepSuppressed } from "./erase";
 import { sweepRetention } from "./retention";
 import { subjectAccess } from "./subject-access";
-import { liftSuppression, readSubject, suppressSubject } from "./suppressions";
+import { liftSuppression, readSubject, suppressedSubjects, suppressSubject } from "./suppressions";
 
 /**
  * Suppression, subject access and retention against real databases (PGlite and PostgreSQL):
@@ -307,6 +308,62 @@ describe.each(await testDatabases())("privacy on $name", (database) => {
     expect(await countOf("SELECT count(*) AS n FROM upstream_pages WHERE subject = $1", [late.event_id])).toBe(0);
     expect(await countOf("SELECT count(*) AS n FROM pin_users WHERE user_id IN ('2000000099', '2000000098')")).toBe(1);
     expect(await countOf("SELECT count(*) AS n FROM events")).toBeGreaterThan(30);
+  });
+
+  it("suppressing a zero-padded id or a URN in another case stores its canonical spelling, and the migration rewrites older rows so", async () => {
+    await suppressSubject(db, actor, readSubject("event", "0001000000000000031"), "padded");
+    await suppressSubject(db, actor, readSubject("profile", "urn:li:MEMBER:0003000000031"), "upper case");
+    await expect(suppressSubject(db, actor, readSubject("event", "1000000000000031"), "again")).rejects.toThrow(/already suppressed/);
+
+    // Rows written before subjects had one spelling: two of them name one event (the older stays).
+    await db.query(
+      `INSERT INTO suppressions (kind, subject, reason, created_by_email, created_at) VALUES
+       ('event', '01000000000000032', 'older', 'a@example.com', now() - interval '2 days'),
+       ('event', '001000000000000032', 'newer', 'a@example.com', now() - interval '1 day'),
+       ('pin_user', '0002000000032', 'padded', 'a@example.com', now()),
+       ('profile', 'urn:li:Member:03000000032', 'mixed case', 'a@example.com', now()),
+       ('profile', 'urn:li:FSD_PROFILE:ACoAAB032', 'letters keep their case', 'a@example.com', now())`,
+    );
+    await db.query("DELETE FROM schema_migrations WHERE id = '0017_canonical_subjects'");
+    expect(await migrate(db)).toEqual(["0017_canonical_subjects"]);
+    const rows = await db.query<{ kind: string; subject: string; reason: string }>(
+      "SELECT kind, subject, reason FROM suppressions WHERE subject LIKE '%32' OR subject LIKE '%031' OR subject LIKE '%31' ORDER BY kind, subject",
+    );
+    expect(rows.map((row) => [row.kind, row.subject, row.reason])).toEqual([
+      ["event", "1000000000000031", "padded"],
+      ["event", "1000000000000032", "older"],
+      ["pin_user", "2000000032", "padded"],
+      ["profile", "urn:li:fsd_profile:ACoAAB032", "letters keep their case"],
+      ["profile", "urn:li:member:3000000031", "upper case"],
+      ["profile", "urn:li:member:3000000032", "mixed case"],
+    ]);
+    const subjects = await suppressedSubjects(db);
+    expect(subjects.get("event")).toContain("1000000000000032");
+    expect(subjects.get("profile")).toContain("urn:li:member:3000000032");
+  });
+
+  it("suppressing a subject erases its records stored under other spellings (a zero-padded id, a URN in another case)", async () => {
+    const eventId = "1000000000000034";
+    await db.query("INSERT INTO events (event_id, record, source) SELECT '00' || event_id, record, 'upstream' FROM events WHERE event_id = $1", [eventId]);
+    await db.query(
+      `INSERT INTO upstream_pages (kind, subject, page, start_position, entry_count, fetched_at) VALUES
+       ('event', '001000000000000034', 0, 0, 1, now()), ('publications', 'urn:li:MEMBER:03000000077', 1, 0, 1, now())`,
+    );
+    await db.query(
+      `INSERT INTO profiles (urn, publication_count, source) VALUES
+       ('urn:li:MEMBER:03000000077', 1, 'upstream'), ('urn:li:Member:3000000077', 1, 'upstream'), ('urn:li:member:30000000770', 1, 'upstream')`,
+    );
+    await db.query("INSERT INTO publications (urn, position, record) VALUES ('urn:li:MEMBER:03000000077', 0, '{}')");
+
+    expect(await suppressSubject(db, actor, readSubject("event", eventId), "erasure request #5")).toMatchObject({ records: 2, cachePages: 1 });
+    expect(await countOf("SELECT count(*) AS n FROM events WHERE ltrim(event_id, '0') = $1", [eventId])).toBe(0);
+    expect(await countOf("SELECT count(*) AS n FROM upstream_pages WHERE ltrim(subject, '0') = $1", [eventId])).toBe(0);
+
+    expect(await suppressSubject(db, actor, readSubject("profile", "urn:li:member:3000000077"), "erasure request #6")).toMatchObject({ records: 2, cachePages: 1 });
+    expect(await countOf("SELECT count(*) AS n FROM profiles WHERE lower(urn) LIKE 'urn:li:member:%3000000077'")).toBe(0);
+    expect(await countOf("SELECT count(*) AS n FROM publications WHERE urn = 'urn:li:MEMBER:03000000077'")).toBe(0);
+    // Another member whose id merely contains the digits stays.
+    expect(await countOf("SELECT count(*) AS n FROM profiles WHERE urn = 'urn:li:member:30000000770'")).toBe(1);
   });
 
   it("runs the sweep on one instance at a time (the job lease)", async () => {

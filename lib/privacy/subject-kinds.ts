@@ -5,7 +5,7 @@
 export type SubjectKind = "event" | "pin_user" | "profile";
 
 export const subjectKindLabels: Record<SubjectKind, { label: string; hint: string }> = {
-  event: { label: "Event", hint: "an event id (digits)" },
+  event: { label: "Event", hint: "an event id (digits) or an event page URL" },
   pin_user: { label: "Pin-board user", hint: "a user id (digits) or a node id" },
   profile: { label: "Profile", hint: "a profile URN (urn:li:…)" },
 };

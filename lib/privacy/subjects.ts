@@ -1,14 +1,14 @@
-import { entityIdFromNodeId, nodeIdFor } from "@/lib/connectors/node-id";
-import { acceptsParam } from "@/lib/operations/param-rules";
+import { nodeIdFor } from "@/lib/connectors/node-id";
 import { registry, type Registry } from "@/lib/operations";
 import type { SubjectKind } from "./subject-kinds";
 
 export type { SubjectKind } from "./subject-kinds";
+export { canonicalSubject } from "./canonical-subject";
 
 /**
  * A data subject as suppression and subject access name it: a kind (from the operations
  * registry: each operation declares which subject its input names) and its canonical id — an
- * event id, a pin-board user id (a node id is read as the user it encodes) or a profile URN.
+ * event id, a pin-board user id or a profile URN, spelt as lib/privacy/canonical-subject.ts says.
  */
 export type Subject = { kind: SubjectKind; subject: string };
 
@@ -20,20 +20,6 @@ export const subjectKinds = (operations: Registry = registry): SubjectKind[] => 
 /** The operations whose input names a subject of this kind. */
 export const operationsNaming = (kind: SubjectKind, operations: Registry = registry) =>
   operations.filter((operation) => operation.subjectKind === kind);
-
-/** The subject's canonical id, or null when the text is not one of its kind. */
-export const canonicalSubject = (kind: SubjectKind, raw: string): string | null => {
-  const text = raw.trim();
-  switch (kind) {
-    case "event":
-      return acceptsParam("event_id", text) ? text : null;
-    case "pin_user":
-      if (acceptsParam("userid", text)) return text;
-      return acceptsParam("node_id", text) ? entityIdFromNodeId(text) : null;
-    case "profile":
-      return acceptsParam("urn", text) ? text : null;
-  }
-};
 
 /** Texts that name the subject in a stored query or record (a pin-board user also by its node id). */
 export const namesOf = ({ kind, subject }: Subject): string[] => (kind === "pin_user" ? [subject, nodeIdFor(subject)] : [subject]);

@@ -2,6 +2,7 @@ import { recordAudit, type Actor } from "@/lib/audit/log";
 import type { Db, Queryable } from "@/lib/db/client";
 import { DomainError } from "@/lib/errors";
 import { eraseSubject, type Erased } from "./erase";
+import { subjectKey } from "./canonical-subject";
 import { canonicalSubject, subjectKinds, type Subject } from "./subjects";
 import type { SubjectKind } from "./subject-kinds";
 
@@ -64,10 +65,13 @@ export const listSuppressions = async (db: Queryable, limit: number): Promise<Su
   }));
 };
 
-/** Every suppressed subject, by kind: what the lookup guard and imports check against. */
+/**
+ * Every suppressed subject, by kind, in its canonical form: what the lookup guard and imports
+ * check against (rows are stored canonical; reading them so again costs little and holds whatever wrote them).
+ */
 export const suppressedSubjects = async (db: Queryable): Promise<Map<SubjectKind, Set<string>>> => {
   const rows = await db.query<{ kind: SubjectKind; subject: string }>("SELECT kind, subject FROM suppressions");
   const byKind = new Map<SubjectKind, Set<string>>();
-  for (const row of rows) byKind.set(row.kind, (byKind.get(row.kind) ?? new Set()).add(row.subject));
+  for (const row of rows) byKind.set(row.kind, (byKind.get(row.kind) ?? new Set()).add(subjectKey(row.kind, row.subject)));
   return byKind;
 };

@@ -8,6 +8,10 @@ import type { EventRecord, FollowerEntry, Publication } from "@/lib/api/records"
  * the Authorization it saw, and can be told to answer differently (fail, hang, slow, 429, 402)
  * for the next calls or for all of them. Its follower pages use its own node ids and cursors
  * (and a page size of 20), so a connector must map them rather than pass ours through.
+ *
+ * By default it finds a subject only under the spelling it was given. With `caseInsensitive` it
+ * reads subjects as a lenient real provider may: a URN in any case, and an id with leading zeros
+ * (an event, a user, a URN's numeric id) as the number it is.
  */
 export type Behaviour =
   | { status: number; body?: unknown; headers?: Record<string, string> }
@@ -51,7 +55,22 @@ export type FakeProvider = {
 
 const envelope = (code: number, message: string, data: unknown) => ({ code, message, data, requestId: crypto.randomUUID() });
 
-export const startFakeProvider = async (): Promise<FakeProvider> => {
+export type FakeProviderOptions = { caseInsensitive?: boolean };
+
+/** How a lenient provider reads a subject: lower case, digits without leading zeros. */
+const leniently = (subject: string) => subject.toLowerCase().replace(/(^|:)0+(?=\d)/g, "$1");
+
+/** The entry of `map` the subject names: its own spelling, or any that reads the same when lenient. */
+const find = <Value>(map: Map<string, Value>, subject: string, lenient: boolean): Value | undefined => {
+  const exact = map.get(subject);
+  if (exact !== undefined || !lenient) return exact;
+  const wanted = leniently(subject);
+  for (const [key, value] of map) if (leniently(key) === wanted) return value;
+  return undefined;
+};
+
+export const startFakeProvider = async (options: FakeProviderOptions = {}): Promise<FakeProvider> => {
+  const lenient = options.caseInsensitive ?? false;
   const calls: ProviderCall[] = [];
   const events = new Map<string, EventRecord>();
   const followers = new Map<string, FollowerEntry[]>();
@@ -71,7 +90,7 @@ export const startFakeProvider = async (): Promise<FakeProvider> => {
       case "/v1/eventsite/event_details_id": {
         const eventId = query.event_id;
         if (!eventId) return { status: 400, body: envelope(400, "Missing required parameter: event_id", null) };
-        const event = events.get(eventId);
+        const event = find(events, eventId, lenient);
         return event ? { status: 200, body: envelope(0, "success", { event }) } : { status: 404, body: envelope(404, "Event not found", null) };
       }
       case "/v1/pinsite/followers": {
@@ -87,7 +106,7 @@ export const startFakeProvider = async (): Promise<FakeProvider> => {
             offset = cursor.offset;
           }
         }
-        const list = followers.get(userId);
+        const list = find(followers, userId, lenient);
         if (!list) return { status: 404, body: envelope(404, "User not found", null) };
         const page = list.slice(offset, offset + PROVIDER_FOLLOWERS_PAGE);
         const hasNext = offset + PROVIDER_FOLLOWERS_PAGE < list.length;
@@ -103,7 +122,7 @@ export const startFakeProvider = async (): Promise<FakeProvider> => {
       case "/v1/jobsite/get_user_publications": {
         const urn = query.urn;
         if (!urn) return { status: 400, body: envelope(400, "Missing required parameter: urn", null) };
-        const list = publications.get(urn);
+        const list = find(publications, urn, lenient);
         if (!list) return { status: 404, body: envelope(404, "Profile not found", null) };
         const page = Number(query.page ?? "1");
         const start = (page - 1) * PROVIDER_PUBLICATIONS_PAGE;

@@ -1,8 +1,7 @@
 import type { NextConfig } from "next";
-import { PHASE_DEVELOPMENT_SERVER } from "next/constants";
-import { securityHeaders } from "./lib/http/security-headers";
+import { fixedSecurityHeaders } from "./lib/http/security-headers";
 
-const config = (phase: string): NextConfig => ({
+const config: NextConfig = {
   // Native / Node-only drivers are loaded at runtime, not bundled.
   serverExternalPackages: ["@electric-sql/pglite", "pg", "ioredis"],
   poweredByHeader: false,
@@ -13,9 +12,11 @@ const config = (phase: string): NextConfig => ({
   // `npm test` runs `tsc --noEmit` over the whole tree first; skipping the second type check here
   // halves build time on small machines.
   typescript: { ignoreBuildErrors: true },
+  // The Content-Security-Policy is not here: each page needs its own nonce, so the process front
+  // (lib/front) sets it per request on everything it hands to Next.
   async headers() {
-    return [{ source: "/:path*", headers: securityHeaders(phase === PHASE_DEVELOPMENT_SERVER) }];
+    return [{ source: "/:path*", headers: [...fixedSecurityHeaders] }];
   },
-});
+};
 
 export default config;

@@ -6,7 +6,7 @@ import { closeDb, getDb } from "@/lib/db/client";
 import { env, EnvError } from "@/lib/env";
 import { limitConnections, serverTimeouts, type ConnectionLimits } from "@/lib/front/connections";
 import { answerHalfClosedRequests, createFront, MAX_HEADER_BYTES } from "@/lib/front/front";
-import { securityHeaders, transportSecurityHeaders } from "@/lib/http/security-headers";
+import { pagePolicy, securityHeaders, transportSecurityHeaders } from "@/lib/http/security-headers";
 import { createMcpHandler, MCP_PATH } from "@/lib/mcp/http";
 import { buildOpenApiDocument } from "@/lib/openapi/document";
 import { registry } from "@/lib/operations";
@@ -42,6 +42,7 @@ const main = async (): Promise<void> => {
     cors: { allowedOrigins: config.CORS_ALLOWED_ORIGINS },
     encodings: ["gzip"],
     baseHeaders: Object.fromEntries(securityHeaders(dev).map(({ key, value }) => [key, value])),
+    nextPolicy: () => pagePolicy(dev),
     everyAnswerHeaders: Object.fromEntries(transportSecurityHeaders(config.PUBLIC_URL).map(({ key, value }) => [key, value])),
     mcp: { path: MCP_PATH, handle: createMcpHandler({
         registry,

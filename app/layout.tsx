@@ -1,6 +1,7 @@
 import type { Metadata, Viewport } from "next";
 import localFont from "next/font/local";
 import Link from "next/link";
+import { connection } from "next/server";
 import type { ReactNode } from "react";
 import { HeaderAccount } from "@/components/auth/header-account";
 import "./globals.css";
@@ -99,7 +100,14 @@ function SiteFooter() {
   );
 }
 
-export default function RootLayout({ children }: { children: ReactNode }) {
+/**
+ * Every page is rendered for its request, never prerendered: Next puts the request's script nonce
+ * (lib/http/security-headers.ts) on the scripts of pages it renders, and a prerendered page's
+ * scripts would carry none and be refused by the browser. The console pages read the session
+ * anyway; this holds the few that do not (the 404 page) to the same rule.
+ */
+export default async function RootLayout({ children }: { children: ReactNode }) {
+  await connection();
   return (
     <html lang="en" className={inter.variable}>
       <body className="flex min-h-dvh flex-col font-sans">

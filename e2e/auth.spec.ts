@@ -84,13 +84,15 @@ test.describe("signing in", () => {
     expect(me, "GET /api/me after signing out").toBe(401);
   });
 
-  test("pages carry the security headers: a CSP without unsafe-eval that forbids framing, nosniff, same-origin referrers", async ({ page }) => {
+  test("pages carry the security headers: a CSP with a script nonce, without unsafe-inline scripts or unsafe-eval, that forbids framing, nosniff, same-origin referrers", async ({ page }) => {
     const check = (response: Response | null, label: string) => {
       expect(response, label).not.toBeNull();
       const headers = response?.headers() ?? {};
       const csp = headers["content-security-policy"] ?? "";
       expect(csp, `${label}: CSP`).toContain("frame-ancestors 'none'");
       expect(csp, `${label}: CSP`).not.toContain("unsafe-eval");
+      expect(csp, `${label}: CSP`).toMatch(/script-src 'nonce-[A-Za-z0-9+/]+={0,2}' 'strict-dynamic'/);
+      expect(csp, `${label}: CSP`).not.toMatch(/script-src[^;]*'unsafe-inline'/);
       expect(headers["x-content-type-options"], label).toBe("nosniff");
       expect(headers["referrer-policy"], label).toBe("same-origin");
     };

@@ -15,3 +15,25 @@ export const collectErrors = (page: Page, { expectFailedRequests = false } = {})
   page.on("pageerror", (error) => errors.push(`pageerror: ${error.message}`));
   return errors;
 };
+
+const VIOLATION_PREFIX = "securitypolicyviolation:";
+
+/**
+ * Every Content-Security-Policy violation of the page's documents from the moment of the call,
+ * as "<directive> <blocked URI or 'inline'> at <document>". A listener is installed in each new
+ * document before its own scripts (an init script runs outside the page's policy) and reports on
+ * the console. Chromium also logs each refusal as a console error, so `collectErrors` fails on
+ * them too; this names the directive and the blocked source.
+ */
+export const collectPolicyViolations = async (page: Page): Promise<string[]> => {
+  const violations: string[] = [];
+  page.on("console", (message) => {
+    if (message.text().startsWith(VIOLATION_PREFIX)) violations.push(message.text().slice(VIOLATION_PREFIX.length).trim());
+  });
+  await page.addInitScript((prefix: string) => {
+    document.addEventListener("securitypolicyviolation", (event) => {
+      console.warn(`${prefix} ${event.effectiveDirective} ${event.blockedURI || "inline"} at ${event.documentURI}`);
+    });
+  }, VIOLATION_PREFIX);
+  return violations;
+};

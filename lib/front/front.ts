@@ -25,8 +25,10 @@ export type FrontOptions = {
   cors: CorsPolicy;
   /** Encodings offered for /v1 answers over 1 KB, best first. */
   encodings: readonly Encoding[];
-  /** Headers every /v1 answer carries (the same security headers Next adds to its answers). */
+  /** Headers every /v1 answer carries (Next adds the same to its answers, bar the policy's nonce). */
   baseHeaders: Readonly<Record<string, string>>;
+  /** A Content-Security-Policy with a fresh script nonce, made for each request handed to Next. */
+  nextPolicy: () => string;
   /** Headers every answer carries, /v1 and Next's alike, decided at run time (HSTS). */
   everyAnswerHeaders?: Readonly<Record<string, string>>;
   /** The MCP server (lib/mcp), answered here beside /v1. */
@@ -39,6 +41,17 @@ export type FrontOptions = {
  * proxy they are removed, and Next sets them from the connection (Host, the socket's protocol).
  */
 const FORWARDED_HEADERS = ["x-forwarded-host", "x-forwarded-proto", "x-forwarded-port"] as const;
+
+/**
+ * Next reads a page's script nonce from the request's Content-Security-Policy (falling back to
+ * the report-only one) and sets it on every script it renders; the browser is sent the same
+ * policy. A client's copies are replaced: the nonce must be ours, fresh for each request.
+ */
+const handOverPolicy = (request: http.IncomingMessage, response: http.ServerResponse, policy: string): void => {
+  delete request.headers["content-security-policy-report-only"];
+  request.headers["content-security-policy"] = policy;
+  response.setHeader("Content-Security-Policy", policy);
+};
 
 /** The front's own trivial answer (the benchmark's ceiling of the front): no database, no Next. */
 export const FRONT_PING_PATH = "/_front/ping";
@@ -284,6 +297,7 @@ export const createFront = (options: FrontOptions) => {
         response.end(request.method === "HEAD" ? undefined : '{"ok":true}');
         return;
       }
+      handOverPolicy(request, response, options.nextPolicy());
       await options.next(request, response);
     } catch (error) {
       log.error("front failed", { path: target.kind === "invalid" ? null : target.pathname, error: describeError(error) });

@@ -217,6 +217,65 @@ describe.each(targets)("the process front on $kind", (target: ApiTarget) => {
     });
   });
 
+  describe("Content-Security-Policy", () => {
+    const PAGES = ["/", "/signin", "/api-docs", "/no-such-page"];
+
+    const scriptSources = (answer: RawAnswer): string[] => {
+      const policy = String(answer.headers["content-security-policy"] ?? "");
+      const directive = policy.split(";").map((part) => part.trim()).find((part) => part.startsWith("script-src "));
+      return (directive ?? "").split(/\s+/).slice(1);
+    };
+    const nonceOf = (answer: RawAnswer): string => {
+      const nonces = scriptSources(answer).flatMap((source) => /^'nonce-(.+)'$/.exec(source)?.[1] ?? []);
+      expect(nonces).toHaveLength(1);
+      return nonces[0] ?? "";
+    };
+    const scriptTags = (answer: RawAnswer): string[] => answer.body.toString("utf8").match(/<script\b[^>]*>/g) ?? [];
+
+    it("gives every page a fresh script nonce with 'strict-dynamic', never 'unsafe-inline', and puts it on each of its scripts", async () => {
+      const nonces: string[] = [];
+      for (const path of [...PAGES, ...PAGES]) {
+        const answer = await rawGet(target.baseUrl, path);
+        expect(answer.status, path).toBe(path === "/no-such-page" ? 404 : 200);
+        const sources = scriptSources(answer);
+        expect(sources, path).toContain("'strict-dynamic'");
+        expect(sources, path).not.toContain("'unsafe-inline'");
+        expect(sources, path).not.toContain("'unsafe-eval'");
+        const nonce = nonceOf(answer);
+        // 128 random bits, base64.
+        expect(Buffer.from(nonce, "base64")).toHaveLength(16);
+        nonces.push(nonce);
+        const tags = scriptTags(answer);
+        expect(tags.length, `${path}: scripts`).toBeGreaterThan(0);
+        for (const tag of tags) expect(tag, path).toContain(` nonce="${nonce}"`);
+      }
+      expect(new Set(nonces).size).toBe(nonces.length);
+    });
+
+    it("replaces a policy the client sends: the nonce on the page is the server's", async () => {
+      const forged = "Zm9yZ2VkLW5vbmNlLTEyMw==";
+      const answer = await rawGet(target.baseUrl, "/signin", {
+        headers: {
+          "Content-Security-Policy": `script-src 'nonce-${forged}'`,
+          "Content-Security-Policy-Report-Only": `script-src 'nonce-${forged}'`,
+        },
+      });
+      expect(answer.status).toBe(200);
+      expect(nonceOf(answer)).not.toBe(forged);
+      expect(answer.body.toString("utf8")).not.toContain(forged);
+      for (const tag of scriptTags(answer)) expect(tag).toContain(` nonce="${nonceOf(answer)}"`);
+    });
+
+    it("sends the nonce-less policy with /v1 answers: scripts of this origin only, none inline", async () => {
+      for (const [path, status] of [[OPENAPI, 200], [FOLLOWERS, 401]] as const) {
+        const answer = await rawGet(target.baseUrl, path);
+        expect(answer.status, path).toBe(status);
+        expect(scriptSources(answer), path).toEqual(["'self'"]);
+        expect(answer.headers["content-security-policy"], path).toContain("frame-ancestors 'none'");
+      }
+    });
+  });
+
   it("answers its own trivial ping without Next (the benchmark's ceiling)", async () => {
     const answer = await rawGet(target.baseUrl, "/_front/ping");
     expect(answer.status).toBe(200);

@@ -162,4 +162,10 @@ test("a URL under Event by id offers the switch; the operation stays chosen; the
   await expect(detail.getByTestId("batch-not-found")).toHaveText("6");
   await expect(detail.getByRole("button", { name: "Pause" })).toHaveCount(0);
   await expect(detail.getByRole("button", { name: "Cancel" })).toHaveCount(0);
+
+  // Back on the page later, the form still offers the operation last started.
+  await page.reload();
+  await expect(page.getByRole("list", { name: "Batches" }).getByRole("button").first()).toContainText("Event by id");
+  await expect(page.getByLabel("Operation")).toHaveValue("event_details_id");
+  await expect(page.getByLabel("Paste event ids")).toBeVisible();
 });

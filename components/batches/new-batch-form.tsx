@@ -8,7 +8,7 @@ import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/com
 import { fileInputClass, Input } from "@/components/ui/input";
 import { checkInputs, maxCostCredits, pagesPerInput, type BatchOperationView } from "@/lib/batches/inputs";
 import { columnValues, likelyColumn, readInputFile, type InputTable } from "@/lib/batches/input-file";
-import { createBatch, refreshBatches } from "@/lib/query/batches";
+import { batchListQuery, createBatch, refreshBatches } from "@/lib/query/batches";
 import { byUrlInstead } from "@/lib/query/events";
 import { ConsoleApiError } from "@/lib/query/fetch-json";
 import { meterQuery } from "@/lib/query/meter";
@@ -30,7 +30,11 @@ const PREVIEW_ROWS = 8;
 export function NewBatchForm({ operations, limits, onCreated }: Props) {
   const client = useQueryClient();
   const ids = { operation: useId(), text: useId(), file: useId(), column: useId() };
-  const [operationId, setOperationId] = useState(operations[0]?.id ?? "");
+  // Null until the user picks one: then the operation of their newest batch, so the form keeps the
+  // operation last started across a start, a reload or a visit to another page.
+  const [chosenOperationId, setOperationId] = useState<string | null>(null);
+  const newestOperationId = useQuery({ ...batchListQuery(), select: (batches) => batches[0]?.operation ?? null }).data;
+  const operationId = chosenOperationId ?? newestOperationId ?? operations[0]?.id ?? "";
   const [text, setText] = useState("");
   const [file, setFile] = useState<{ name: string; table: InputTable } | null>(null);
   const [column, setColumn] = useState(0);

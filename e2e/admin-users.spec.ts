@@ -54,3 +54,25 @@ test("an admin changes an analyst's allowance, disables and enables them, and re
   }
   expect(errors).toEqual([]);
 });
+
+test("on a phone every account's role, status, allowance and actions are in view, without scrolling sideways", async ({ page }) => {
+  const errors = collectErrors(page);
+  await page.setViewportSize({ width: 390, height: 844 });
+  await signIn(page, adminCredentials());
+  const analyst = await createAnalyst(page, { creditAllowance: 1_500 });
+  await page.goto("/admin/users");
+  const card = page.getByTestId("user-card").filter({ hasText: analyst.email });
+  await card.scrollIntoViewIfNeeded();
+  for (const text of ["Analyst", "Active", "1,500"]) await expect(card.getByText(text, { exact: true })).toBeInViewport({ ratio: 1 });
+  for (const name of [`Allowance of ${analyst.email}`, `Reset password of ${analyst.email}`, `Disable ${analyst.email}`]) {
+    await expect(page.getByRole("button", { name })).toBeInViewport({ ratio: 1 });
+  }
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  expect(overflow).toBeLessThanOrEqual(0);
+
+  // The actions work from the card as from the table.
+  await page.getByRole("button", { name: `Disable ${analyst.email}` }).click();
+  await page.getByRole("dialog", { name: `Disable ${analyst.email}?` }).getByRole("button", { name: "Disable user" }).click();
+  await expect(card.getByText("Disabled", { exact: true })).toBeVisible();
+  expect(errors).toEqual([]);
+});

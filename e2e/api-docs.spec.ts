@@ -183,6 +183,22 @@ test.describe("API page try-it", () => {
     expect(errors).toEqual([]);
   });
 
+  test("signed in, the reference sits in the console shell with one header and one Sign out", async ({ page }) => {
+    await signInAsAdminWithConsoleKey(page);
+    for (const viewport of [{ width: 1280, height: 800 }, { width: 390, height: 844 }]) {
+      await page.setViewportSize(viewport);
+      await page.goto("/api-docs");
+      await expect(page.getByRole("heading", { level: 1, name: "API reference" })).toBeVisible();
+      await expect(page.getByRole("banner")).toHaveCount(1);
+      if (viewport.width < 1024) await page.getByRole("button", { name: "Menu" }).click();
+      await expect(page.getByRole("region", { name: "Signed-in account" })).toBeVisible();
+      // The account block of the shell is the only one: the site header adds no second Sign out.
+      await expect(page.getByRole("button", { name: "Sign out" })).toHaveCount(1);
+      await expect(page.getByRole("banner").getByRole("button", { name: "Sign out" })).toHaveCount(0);
+      await expect(page.getByRole("banner").getByRole("link", { name: "Console" })).toHaveCount(0);
+    }
+  });
+
   test("signed out: every operation has a form and its cost; the console button asks to sign in", async ({ page }) => {
     const errors = collectErrors(page, { expectFailedRequests: true });
     await page.goto("/api-docs");

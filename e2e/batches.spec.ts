@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import { expect, test } from "@playwright/test";
 import { parseCsv } from "../tests/support/csv";
-import { consoleKeyCredits, signInAsAdminWithConsoleKey } from "./support/session";
+import { consoleKeyCredits, postFromPage, signInAsAdminWithConsoleKey } from "./support/session";
 
 /**
  * Issue 14, Batches: an analyst uploads a CSV of event URLs, picks the column, sees what will run
@@ -100,4 +100,72 @@ test("a CSV of event URLs runs as a batch: preview, cost, progress to 100 %, CSV
   const missing = records.filter((row) => row[column("status")] === "404");
   expect(missing.map((row) => [row[column("input")], row[column("message")]])).toEqual([[`https://${HOST}/events/${UNKNOWN_ID}/`, "Event not found"]]);
   expect((await consoleKeyCredits(page))?.creditsRemaining).toBe(creditsBefore - 48);
+});
+
+test("a URL under Event by id offers the switch; the operation stays chosen; the card and the list agree while it runs", async ({ page }) => {
+  test.setTimeout(120_000);
+  await signInAsAdminWithConsoleKey(page, { minCredits: 1000 });
+  // A slow console key (4 lookups a second), so the batch runs for a few seconds of polling.
+  const slowKey = await postFromPage(page, "/api/keys", { name: `e2e slow batch key ${Date.now()}`, credits: 1000, qpsLimit: 4, useForConsole: true });
+  expect(slowKey.status, slowKey.text).toBe(201);
+  await page.goto("/batches");
+
+  // An event page URL pasted under "Event by id": the choice is kept, and the switch is offered.
+  await page.getByLabel("Operation").selectOption("event_details_id");
+  const url = `https://${HOST}/events/${EVENT_IDS[0] ?? ""}/`;
+  await page.getByLabel("Paste event ids").fill(url);
+  await expect(page.getByLabel("Operation")).toHaveValue("event_details_id");
+  const offer = page.getByTestId("switch-operation");
+  await expect(offer).toContainText("This looks like an event page URL — look it up by URL instead?");
+  await offer.getByRole("button").click();
+  await expect(page.getByLabel("Operation")).toHaveValue("event_details");
+  await expect(page.getByLabel("Paste event page URLs")).toHaveValue(url);
+  await expect(page.getByTestId("accepted-count")).toHaveText("1");
+  await expect(page.getByTestId("switch-operation")).toHaveCount(0);
+
+  // 18 ids by id: 12 found, 6 not found.
+  await page.getByLabel("Operation").selectOption("event_details_id");
+  const unknown = Array.from({ length: 6 }, (_, index) => String(9_000_000_000_000_101 + index));
+  await page.getByLabel("Paste event ids").fill([...EVENT_IDS, ...unknown].join("\n"));
+  await expect(page.getByTestId("accepted-count")).toHaveText("18");
+  await page.getByRole("button", { name: "Start batch of 18" }).click();
+  const detail = page.getByTestId("batch-detail");
+  await expect(detail).toBeVisible();
+  // The form is empty again, but keeps the operation chosen for the next list.
+  await expect(page.getByTestId("batch-preview-empty")).toBeVisible();
+  await expect(page.getByLabel("Operation")).toHaveValue("event_details_id");
+
+  // Sampled every frame until both say Done: the card and its row in the list never disagree.
+  const disagreements = await page.evaluate(async () => {
+    const seen: string[] = [];
+    const deadline = Date.now() + 60_000;
+    const read = () => {
+      const card = document.querySelector('[data-testid="batch-detail"]');
+      const row = document.querySelector('[aria-label="Batches"] button[aria-current="true"]');
+      const cardDone = /([\d,]+) \/ ([\d,]+) done/.exec(card?.textContent ?? "")?.slice(1, 3).join("/") ?? "?";
+      const rowDone = /([\d,]+)\/([\d,]+) ·/.exec(row?.textContent ?? "")?.slice(1, 3).join("/") ?? "?";
+      const cardStatus = card?.querySelector('[data-testid="batch-status"]')?.textContent ?? "?";
+      const rowStatus = row?.querySelector("span:last-child")?.textContent ?? "?";
+      return { card: `${cardDone} ${cardStatus}`, row: `${rowDone} ${rowStatus}` };
+    };
+    for (;;) {
+      const now = read();
+      if (now.card !== now.row) seen.push(`card ${now.card} / list ${now.row}`);
+      if (now.card.endsWith(" Done") && now.row.endsWith(" Done")) break;
+      if (Date.now() > deadline) throw new Error(`not done: ${now.card}`);
+      await new Promise((resolve) => requestAnimationFrame(resolve));
+    }
+    return [...new Set(seen)];
+  });
+  expect(disagreements).toEqual([]);
+  await expect(detail.getByTestId("batch-succeeded")).toHaveText("12");
+  await expect(detail.getByTestId("batch-not-found")).toHaveText("6");
+  await expect(detail.getByRole("button", { name: "Pause" })).toHaveCount(0);
+  await expect(detail.getByRole("button", { name: "Cancel" })).toHaveCount(0);
+
+  // Back on the page later, the form still offers the operation last started.
+  await page.reload();
+  await expect(page.getByRole("list", { name: "Batches" }).getByRole("button").first()).toContainText("Event by id");
+  await expect(page.getByLabel("Operation")).toHaveValue("event_details_id");
+  await expect(page.getByLabel("Paste event ids")).toBeVisible();
 });

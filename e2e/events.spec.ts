@@ -107,13 +107,21 @@ test.describe("events page", () => {
     const before = await creditsRemaining(page);
     expect(await meterCredits(page)).toBe(before);
     await expect(meter(page).getByTestId("credit-meter-cost")).toContainText(`${EVENT_COST} credits`);
-    // The key's name is cut to fit, and shown whole on hover and on keyboard focus.
+    // At 1280 px the key's whole name shows (it wraps in the sidebar): nothing of it is cut off.
+    await page.setViewportSize({ width: 1280, height: 800 });
     const keyName = meter(page).getByTestId("credit-meter-key-name");
-    await expect(keyName).toHaveAttribute("title", (await keyName.textContent()) ?? "");
-    await expect(meter(page).getByTestId("credit-meter-key")).toHaveCSS("white-space", "nowrap");
-    await keyName.focus();
-    await expect(meter(page).getByTestId("credit-meter-key")).toHaveCSS("white-space", "normal");
-    await keyName.blur();
+    const key = await consoleKeyCredits(page);
+    const keys = (await (await page.request.get("/api/keys")).json()) as { keys: Array<{ id: string; name: string }> };
+    const fullName = keys.keys.find((candidate) => candidate.id === key?.id)?.name ?? "";
+    expect(fullName.length).toBeGreaterThan(12);
+    await expect(keyName).toHaveText(fullName);
+    for (const box of [keyName, meter(page).getByTestId("credit-meter-key")]) {
+      const clipped = await box.evaluate((element) => ({
+        wide: element.scrollWidth - element.clientWidth,
+        tall: element.scrollHeight - element.clientHeight,
+      }));
+      expect(clipped, "the key name is not cut").toEqual({ wide: 0, tall: 0 });
+    }
 
     await page.getByTestId("event-input").fill(eventUrl(FIRST_EVENT));
     await expect(page.getByTestId("operation-hint")).toHaveText(`By URL — event_details — ${EVENT_COST} credits`);
@@ -253,6 +261,9 @@ test.describe("events page", () => {
 
     await runLookup(page, FIRST_EVENT);
     await expect(page.getByTestId("event-card")).toHaveAttribute("data-event-id", FIRST_EVENT);
+    // The lookup just charged is not "shown again without a charge".
+    await expect(page.getByTestId("event-lookup-meta")).toContainText(`${EVENT_COST} credits charged`);
+    await expect(page.getByText("already looked up here")).toHaveCount(0);
     const event = await apiEvent(page, FIRST_EVENT);
     const related = event.related_events[0];
     if (!related) throw new Error(`demo event ${FIRST_EVENT} has no related events`);
@@ -278,12 +289,15 @@ test.describe("events page", () => {
     await expect(page).toHaveURL(`/events?q=${related.event_id}`);
     await expect(page.getByTestId("event-card")).toHaveAttribute("data-event-id", related.event_id);
     expect(lookups).toHaveLength(2);
+    // This time the card really was shown again without a charge, and the page says so.
+    await expect(page.getByTestId("event-shown-again")).toHaveText(/already looked up here: shown again without a charge/);
 
     // "Run again" is an explicit, paid refresh.
     const before = await meterCredits(page);
     await page.getByTestId("event-run-again").click();
     await expect(meter(page)).toHaveAttribute("data-credits-remaining", String(before - EVENT_COST));
     expect(lookups).toHaveLength(3);
+    await expect(page.getByText("already looked up here")).toHaveCount(0);
     // A script's call with an API key of the same user is not one of the console's recent lookups.
     const issued = await postFromPage(page, "/api/keys", { name: `e2e script ${Date.now()}`, credits: 100, qpsLimit: 100 });
     expect(issued.status, issued.text).toBe(201);

@@ -100,6 +100,9 @@ test.describe("followers", () => {
     const scan = await page.getByTestId("followers-scroll").evaluate(
       async (scroller, { rowHeightPx, timeoutMs }) => {
         const positionsById = new Map<string, Set<number>>();
+        // Each time scrolling stops to ask: the pages held then, and what the button offered.
+        const pauses: Array<{ pages: number; offer: string; stillAfterWait: number }> = [];
+        const pagesHeld = () => Number(document.querySelector('[data-testid="followers-pages"]')?.getAttribute("data-value"));
         let maxRows = 0;
         let checks = 0;
         const deadline = Date.now() + timeoutMs;
@@ -137,6 +140,14 @@ test.describe("followers", () => {
             const height = scroller.scrollHeight;
             while (scroller.scrollHeight === height && !ended()) {
               if (Date.now() > deadline) throw new Error(`no next page after ${positionsById.size} followers`);
+              const offer = scroller.querySelector<HTMLButtonElement>('[data-testid="followers-continue"]');
+              if (offer) {
+                const pages = pagesHeld();
+                // The first time, wait a while: a paused list buys nothing by itself.
+                if (pauses.length === 0) await new Promise((resolve) => setTimeout(resolve, 1500));
+                pauses.push({ pages, offer: offer.textContent ?? "", stillAfterWait: pagesHeld() });
+                offer.click();
+              }
               await new Promise((resolve) => setTimeout(resolve, 10));
             }
             continue;
@@ -148,11 +159,15 @@ test.describe("followers", () => {
         const ids = [...positionsById.keys()];
         const positions = new Set([...positionsById.values()].flatMap((set) => [...set]));
         const onSeveralPositions = [...positionsById].filter(([, set]) => set.size > 1).map(([id]) => id);
-        return { ids, positions: positions.size, onSeveralPositions, maxRows, checks };
+        return { ids, positions: positions.size, onSeveralPositions, maxRows, checks, pauses };
       },
       { rowHeightPx: ROW_HEIGHT_PX, timeoutMs: 240_000 },
     );
 
+    // Scrolling asks every 20 pages (40 credits), and a paused list fetches nothing until asked.
+    expect(scan.pauses.map((pause) => pause.pages)).toEqual(Array.from({ length: 19 }, (_, index) => (index + 1) * 20));
+    expect(new Set(scan.pauses.map((pause) => pause.offer))).toEqual(new Set(["Load 20 more pages (40 credits)"]));
+    expect(scan.pauses[0]?.stillAfterWait).toBe(20);
     expect(scan.checks).toBeGreaterThan(400);
     expect(scan.maxRows).toBeLessThan(800);
     expect(scan.ids).toHaveLength(10_000);
@@ -193,6 +208,11 @@ test.describe("followers", () => {
     await page.getByTestId("followers-run").click();
     await expect(page.getByTestId("follower-row").first()).toBeVisible();
     await expect(page.getByTestId("follower-row").first()).toHaveAttribute("data-entity-id", /^\d+$/);
+    // "Load all" stands above the list's scroll box, not below it.
+    const loadAll = await page.getByTestId("load-all-start").boundingBox();
+    const scroller = await page.getByTestId("followers-scroll").boundingBox();
+    if (!loadAll || !scroller) throw new Error("load all or the list not laid out");
+    expect(loadAll.y + loadAll.height).toBeLessThan(scroller.y);
     // Showing the first page buys nothing more: the next page waits for the reader to scroll.
     await page.waitForLoadState("networkidle");
     expect(await numberIn(page, "followers-pages")).toBe(1);
@@ -292,9 +312,14 @@ test.describe("publications", () => {
     const page3Titles = await page.getByTestId("publication-item").locator("h3").allTextContents();
     expect(lookups).toHaveLength(3);
 
+    // A reload starts a new session: the page is named with its cost and waits for Run.
     await page.reload();
-    await expectPublicationsPage(page, 3);
+    await expect(page.getByTestId("publications-not-run")).toContainText(`Page 3 of the publications of ${BIG_PROFILE}`);
     await expect(page.getByTestId("publications-input")).toHaveValue(BIG_PROFILE);
+    await page.waitForLoadState("networkidle");
+    expect(lookups).toHaveLength(3);
+    await page.getByTestId("publications-not-run-run").click();
+    await expectPublicationsPage(page, 3);
     await expect(page.getByTestId("publication-item").locator("h3")).toHaveText(page3Titles);
     await rememberTitles();
 
@@ -330,6 +355,54 @@ test.describe("publications", () => {
     for (const title of page3Titles) expect(exportedTitles).toContain(title);
     for (const title of exportedTitles) expect(seenTitles.has(title)).toBe(true);
     expect(errors).toEqual([]);
+  });
+
+  test("a shared link to a page says what it looks up and its cost, and buys nothing until Run", async ({ page }) => {
+    const errors = collectErrors(page, { expectFailedRequests: true });
+    await signInAsAdminWithConsoleKey(page);
+    const lookups = recordLookups(page, "get_user_publications");
+    const creditsBefore = await creditsRemaining(page);
+    await page.goto(`/publications?urn=${encodeURIComponent(BIG_PROFILE)}&page=2`);
+    const notRun = page.getByTestId("publications-not-run");
+    await expect(notRun).toContainText(`Page 2 of the publications of ${BIG_PROFILE} is not loaded in this session. Running it costs 1 credit.`);
+    await expect(page.getByTestId("publications-not-run-run")).toHaveText("Run — 1 credit");
+    await page.waitForLoadState("networkidle");
+    expect(lookups, "opening a link buys nothing").toHaveLength(0);
+    expect(await creditsRemaining(page)).toBe(creditsBefore);
+    await expect(page.getByTestId("publication-item")).toHaveCount(0);
+
+    await page.getByTestId("publications-not-run-run").click();
+    await expectPublicationsPage(page, 2);
+    expect(lookups.map((url) => url.searchParams.get("page"))).toEqual(["2"]);
+    expect(creditsBefore - (await creditsRemaining(page))).toBe(PUBLICATIONS_COST);
+    expect(errors).toEqual([]);
+  });
+
+  test("the pager marks skipped pages with an ellipsis, on a phone and on a desktop", async ({ page }) => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    await openLookupView(page, "publications");
+    await run(page, "publications", BIG_PROFILE);
+    await expectPublicationsPage(page, 1);
+    /** What the pager shows, in order: page numbers and "…". */
+    const shown = async () => {
+      const items = await page.getByTestId("pager-buttons").locator("li").filter({ visible: true }).allTextContents();
+      return items.map((text) => text.trim()).filter((text) => /^(\d+|…)$/.test(text));
+    };
+    await expect.poll(shown).toEqual(["1", "2", "…", "5"]);
+    await page.getByTestId("pager-page-2").click();
+    await expectPublicationsPage(page, 2);
+    await expect.poll(shown).toEqual(["1", "2", "3", "…", "5"]);
+    await page.getByTestId("pager-page-5").click();
+    await expectPublicationsPage(page, 5);
+    await page.getByTestId("pager-page-4").click();
+    await expectPublicationsPage(page, 4);
+    await expect.poll(shown).toEqual(["1", "…", "3", "4", "5"]);
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    expect(overflow).toBeLessThanOrEqual(0);
+
+    // A desktop has room for every one of the 5 pages: no ellipsis.
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await expect.poll(shown).toEqual(["1", "2", "3", "4", "5"]);
   });
 
   test("on a phone: the top bar shows the credits and the pager stays on one line", async ({ page }) => {
@@ -383,6 +456,7 @@ test.describe("screenshots", () => {
       await page.screenshot({ path: `test-results/screenshots/followers-${colorScheme}.png`, fullPage: true });
 
       await page.goto(`/publications?urn=${encodeURIComponent(BIG_PROFILE)}&page=1`);
+      await page.getByTestId("publications-not-run-run").click();
       await expect(page.getByTestId("publication-item")).toHaveCount(10);
       await page.evaluate(async () => {
         await document.fonts.ready;

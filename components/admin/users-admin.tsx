@@ -63,82 +63,143 @@ export function UsersAdmin({ initialUsers, currentUserId }: { initialUsers: Acco
         </p>
       ) : null}
 
-      <Table caption="Console accounts">
-        <TableHeaderRow
-          columns={[
-            "User", "Role", "Status",
-            { label: "Allowance", className: "text-right" },
-            { label: "Actions", className: "relative", visuallyHidden: true },
-          ]}
-        />
-        <TableBody>
-          {users.map((user) => {
-            const isSelf = user.id === currentUserId;
-            const open = (kind: UserAction["kind"]) => {
-              setNotice(undefined);
-              setAction({ kind, user });
-            };
-            return (
-              <TableRow key={user.id} className="align-middle">
-                <TableCell>
-                  <span className="flex items-center gap-2 font-medium whitespace-nowrap">
-                    {user.email}
-                    {isSelf ? <Badge>You</Badge> : null}
-                  </span>
-                  <span className="block text-xs whitespace-nowrap text-muted">
-                    {user.name || "No name"} · added{" "}
-                    <time dateTime={user.createdAt} title={user.createdAt} className="tabular-nums">
-                      {day(user.createdAt)}
-                    </time>
-                  </span>
-                </TableCell>
-                <TableCell>
-                  <Badge variant={user.role === "admin" ? "accent" : "neutral"}>{user.role === "admin" ? "Admin" : "Analyst"}</Badge>
-                </TableCell>
-                <TableCell>
-                  <Badge variant={user.status === "active" ? "success" : "danger"}>
-                    {user.status === "active" ? "Active" : "Disabled"}
-                  </Badge>
-                </TableCell>
-                <TableCell className="text-right whitespace-nowrap tabular-nums">
-                  {user.role === "admin" ? <span className="text-muted">Unlimited</span> : numberFormat.format(user.creditAllowance)}
-                </TableCell>
-                <TableCell>
-                  {/* `relative`: the sr-only labels are absolutely positioned and must not escape the scrolling table. */}
-                  <div className="relative flex justify-end gap-1">
-                    {user.role === "analyst" ? (
-                      <Button variant="ghost" size="sm" onClick={() => open("allowance")}>
-                        Allowance<span className="sr-only"> of {user.email}</span>
-                      </Button>
-                    ) : null}
-                    <Button variant="ghost" size="sm" onClick={() => open("password")}>
-                      Reset password<span className="sr-only"> of {user.email}</span>
-                    </Button>
-                    {user.status === "active" ? (
-                      <Button
-                        variant="ghost"
-                        size="sm"
-                        className="text-danger hover:text-danger"
-                        disabled={isSelf}
-                        title={isSelf ? "You cannot disable your own account." : undefined}
-                        onClick={() => open("disable")}
-                      >
-                        Disable<span className="sr-only"> {user.email}</span>
-                      </Button>
-                    ) : (
-                      <Button variant="ghost" size="sm" onClick={() => open("enable")}>
-                        Enable<span className="sr-only"> {user.email}</span>
-                      </Button>
-                    )}
-                  </div>
-                </TableCell>
-              </TableRow>
-            );
-          })}
-        </TableBody>
-      </Table>
+      {/* A phone: one card per account, every field and action in view. From md up: the table. */}
+      <ul className="flex flex-col gap-3 md:hidden" aria-label="Console accounts" data-testid="user-cards">
+        {users.map((user) => {
+          const isSelf = user.id === currentUserId;
+          const open = (kind: UserAction["kind"]) => {
+            setNotice(undefined);
+            setAction({ kind, user });
+          };
+          return (
+            <li key={user.id} className="flex flex-col gap-3 rounded-xl border border-border bg-surface p-4 shadow-sm" data-testid="user-card">
+              <div className="flex min-w-0 flex-col gap-0.5">
+                <span className="flex flex-wrap items-center gap-2 font-medium [overflow-wrap:anywhere]">
+                  {user.email}
+                  {isSelf ? <Badge>You</Badge> : null}
+                </span>
+                <span className="text-xs text-muted">
+                  {user.name || "No name"} · added{" "}
+                  <time dateTime={user.createdAt} title={user.createdAt} className="tabular-nums">
+                    {day(user.createdAt)}
+                  </time>
+                </span>
+              </div>
+              <dl className="grid grid-cols-3 gap-2 text-sm">
+                <div className="flex flex-col gap-1">
+                  <dt className="text-xs text-muted">Role</dt>
+                  <dd>
+                    <Badge variant={user.role === "admin" ? "accent" : "neutral"}>{user.role === "admin" ? "Admin" : "Analyst"}</Badge>
+                  </dd>
+                </div>
+                <div className="flex flex-col gap-1">
+                  <dt className="text-xs text-muted">Status</dt>
+                  <dd>
+                    <Badge variant={user.status === "active" ? "success" : "danger"}>{user.status === "active" ? "Active" : "Disabled"}</Badge>
+                  </dd>
+                </div>
+                <div className="flex flex-col gap-1">
+                  <dt className="text-xs text-muted">Allowance</dt>
+                  <dd className="tabular-nums">
+                    {user.role === "admin" ? <span className="text-muted">Unlimited</span> : numberFormat.format(user.creditAllowance)}
+                  </dd>
+                </div>
+              </dl>
+              <div className="relative flex flex-wrap gap-2 border-t border-border pt-3">
+                <UserActions user={user} isSelf={isSelf} open={open} />
+              </div>
+            </li>
+          );
+        })}
+      </ul>
+
+      <div className="hidden md:block">
+        <Table caption="Console accounts">
+          <TableHeaderRow
+            columns={[
+              "User", "Role", "Status",
+              { label: "Allowance", className: "text-right" },
+              { label: "Actions", className: "relative", visuallyHidden: true },
+            ]}
+          />
+          <TableBody>
+            {users.map((user) => {
+              const isSelf = user.id === currentUserId;
+              const open = (kind: UserAction["kind"]) => {
+                setNotice(undefined);
+                setAction({ kind, user });
+              };
+              return (
+                <TableRow key={user.id} className="align-middle">
+                  <TableCell>
+                    <span className="flex items-center gap-2 font-medium whitespace-nowrap">
+                      {user.email}
+                      {isSelf ? <Badge>You</Badge> : null}
+                    </span>
+                    <span className="block text-xs whitespace-nowrap text-muted">
+                      {user.name || "No name"} · added{" "}
+                      <time dateTime={user.createdAt} title={user.createdAt} className="tabular-nums">
+                        {day(user.createdAt)}
+                      </time>
+                    </span>
+                  </TableCell>
+                  <TableCell>
+                    <Badge variant={user.role === "admin" ? "accent" : "neutral"}>{user.role === "admin" ? "Admin" : "Analyst"}</Badge>
+                  </TableCell>
+                  <TableCell>
+                    <Badge variant={user.status === "active" ? "success" : "danger"}>
+                      {user.status === "active" ? "Active" : "Disabled"}
+                    </Badge>
+                  </TableCell>
+                  <TableCell className="text-right whitespace-nowrap tabular-nums">
+                    {user.role === "admin" ? <span className="text-muted">Unlimited</span> : numberFormat.format(user.creditAllowance)}
+                  </TableCell>
+                  <TableCell>
+                    {/* `relative`: the sr-only labels are absolutely positioned and must not escape the scrolling table. */}
+                    <div className="relative flex justify-end gap-1">
+                      <UserActions user={user} isSelf={isSelf} open={open} />
+                    </div>
+                  </TableCell>
+                </TableRow>
+              );
+            })}
+          </TableBody>
+        </Table>
+      </div>
 
       <UserActionDialog action={action} onClose={() => setAction(null)} onDone={setNotice} />
     </div>
+  );
+}
+
+/** What an admin can do with one account: the same buttons in the table and on a phone's card. */
+function UserActions({ user, isSelf, open }: { user: AccountUser; isSelf: boolean; open: (kind: UserAction["kind"]) => void }) {
+  return (
+    <>
+      {user.role === "analyst" ? (
+        <Button variant="ghost" size="sm" onClick={() => open("allowance")}>
+          Allowance<span className="sr-only"> of {user.email}</span>
+        </Button>
+      ) : null}
+      <Button variant="ghost" size="sm" onClick={() => open("password")}>
+        Reset password<span className="sr-only"> of {user.email}</span>
+      </Button>
+      {user.status === "active" ? (
+        <Button
+          variant="ghost"
+          size="sm"
+          className="text-danger hover:text-danger"
+          disabled={isSelf}
+          title={isSelf ? "You cannot disable your own account." : undefined}
+          onClick={() => open("disable")}
+        >
+          Disable<span className="sr-only"> {user.email}</span>
+        </Button>
+      ) : (
+        <Button variant="ghost" size="sm" onClick={() => open("enable")}>
+          Enable<span className="sr-only"> {user.email}</span>
+        </Button>
+      )}
+    </>
   );
 }

@@ -6,6 +6,10 @@ import { useEffect, useState } from "react";
 import { signedInEmail } from "@/lib/query/account";
 import { SignOutButton } from "./sign-out-button";
 
+// A page inside the console shell (the API reference, signed in) has the account block in the
+// shell: the header's corner stays empty there, so the page has one account block and one Sign out.
+const outsideShell = "[body:has([data-console-shell])_&]:hidden";
+
 const signInLinkClass =
   "rounded-md border border-border-strong bg-surface px-3 py-1.5 text-sm font-medium whitespace-nowrap text-foreground shadow-sm transition-colors hover:bg-surface-muted";
 
@@ -39,10 +43,10 @@ export function HeaderAccount() {
   if (email) {
     return (
       <>
-        <li className="hidden max-w-48 truncate px-1 text-sm text-muted md:block" title={email}>
+        <li className={`hidden max-w-48 truncate px-1 text-sm text-muted md:block ${outsideShell}`} title={email}>
           {email}
         </li>
-        <li>
+        <li className={outsideShell}>
           <Link
             href="/events"
             className="rounded-md px-2.5 py-1.5 text-sm font-medium whitespace-nowrap text-muted transition-colors hover:bg-surface-muted hover:text-foreground"
@@ -51,7 +55,7 @@ export function HeaderAccount() {
           </Link>
         </li>
         {/* Narrow screens keep the header on one line; "Sign out" is one tap away in the console menu. */}
-        <li className="hidden sm:block">
+        <li className={`hidden sm:block ${outsideShell}`}>
           <SignOutButton />
         </li>
       </>
@@ -59,7 +63,7 @@ export function HeaderAccount() {
   }
   if (segment === "signin") return null;
   return (
-    <li>
+    <li className={outsideShell}>
       {/* Not prefetched: sign-in is a one-off step, not worth a request on every public page view. */}
       <Link href="/signin" prefetch={false} className={signInLinkClass}>
         Sign in

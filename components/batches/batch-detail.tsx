@@ -7,7 +7,7 @@ import { Badge } from "@/components/ui/badge";
 import { Button, buttonStyles } from "@/components/ui/button";
 import { Card, CardContent, CardHeader, CardTitle } from "@/components/ui/card";
 import { Table, TableBody, TableCell, TableHeaderRow, TableRow } from "@/components/ui/table";
-import { batchItemsQuery, batchQuery, changeBatch, refreshBatches, resultsUrl, retryBatch, type BatchAction, type BatchView } from "@/lib/query/batches";
+import { batchInListQuery, batchItemsQuery, batchQuery, changeBatch, refreshBatches, resultsUrl, retryBatch, type BatchAction, type BatchView } from "@/lib/query/batches";
 import { ConsoleApiError } from "@/lib/query/fetch-json";
 import { refreshMeter } from "@/lib/query/meter";
 import { formatEta, formatNumber, statusLabel, statusVariant } from "./format";
@@ -67,10 +67,16 @@ const WEBHOOK_STATUS = { pending: "sending", delivered: "delivered", failed: "fa
 
 export function BatchDetail({ id, operationLabel, onCreated }: Props) {
   const client = useQueryClient();
-  const batch = useQuery(batchQuery(id));
-  const running = batch.data?.status === "running" || batch.data?.status === "queued";
+  // The state shown (status, progress, controls) is the list's entry for this batch, the one the
+  // list row shows; the batch's own query adds the webhook, and stands in only for a batch the
+  // list does not hold.
+  const listed = useQuery(batchInListQuery(id));
+  const own = useQuery(batchQuery(id));
+  const fromList = listed.data ?? undefined;
+  const state = fromList ?? (listed.isPending ? undefined : own.data);
+  const running = state?.status === "running" || state?.status === "queued";
   // The table follows the batch: each step of its progress (and its end) reads the rows again.
-  const items = useQuery(batchItemsQuery(id, batch.data));
+  const items = useQuery(batchItemsQuery(id, state));
   const act = useMutation({
     mutationFn: ({ action, maxCredits }: { action: BatchAction; maxCredits?: number }) => changeBatch(id, action, maxCredits),
     onSuccess: async () => {
@@ -86,15 +92,18 @@ export function BatchDetail({ id, operationLabel, onCreated }: Props) {
   });
 
   const [newCap, setNewCap] = useState("");
-  const status = batch.data?.status;
+  const status = state?.status;
   // The console key's balance changed while the batch ran: the meter reads it again when it ends.
   useEffect(() => {
     if (status === "done" || status === "stopped") void refreshMeter(client);
   }, [status, client]);
 
-  if (batch.isPending) return <div className="h-40 animate-pulse rounded-xl bg-surface-muted" />;
-  if (batch.error) return <p role="alert" className="text-sm text-danger">{batch.error.message}</p>;
-  const view = batch.data;
+  if (state === undefined) {
+    const failure = listed.data === null || listed.isError ? own.error : null;
+    if (failure) return <p role="alert" className="text-sm text-danger">{failure.message}</p>;
+    return <div className="h-40 animate-pulse rounded-xl bg-surface-muted" />;
+  }
+  const view = { ...state, webhook: own.data?.webhook ?? state.webhook };
   const error = act.error ?? retry.error;
 
   return (

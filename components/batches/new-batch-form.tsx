@@ -8,7 +8,8 @@ import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/com
 import { fileInputClass, Input } from "@/components/ui/input";
 import { checkInputs, maxCostCredits, pagesPerInput, type BatchOperationView } from "@/lib/batches/inputs";
 import { columnValues, likelyColumn, readInputFile, type InputTable } from "@/lib/batches/input-file";
-import { createBatch, refreshBatches } from "@/lib/query/batches";
+import { batchListQuery, createBatch, refreshBatches } from "@/lib/query/batches";
+import { byUrlInstead } from "@/lib/query/events";
 import { ConsoleApiError } from "@/lib/query/fetch-json";
 import { meterQuery } from "@/lib/query/meter";
 import { formatNumber } from "./format";
@@ -29,7 +30,11 @@ const PREVIEW_ROWS = 8;
 export function NewBatchForm({ operations, limits, onCreated }: Props) {
   const client = useQueryClient();
   const ids = { operation: useId(), text: useId(), file: useId(), column: useId() };
-  const [operationId, setOperationId] = useState(operations[0]?.id ?? "");
+  // Null until the user picks one: then the operation of their newest batch, so the form keeps the
+  // operation last started across a start, a reload or a visit to another page.
+  const [chosenOperationId, setOperationId] = useState<string | null>(null);
+  const newestOperationId = useQuery({ ...batchListQuery(), select: (batches) => batches[0]?.operation ?? null }).data;
+  const operationId = chosenOperationId ?? newestOperationId ?? operations[0]?.id ?? "";
   const [text, setText] = useState("");
   const [file, setFile] = useState<{ name: string; table: InputTable } | null>(null);
   const [column, setColumn] = useState(0);
@@ -58,6 +63,10 @@ export function NewBatchForm({ operations, limits, onCreated }: Props) {
       ? `The cap must be a whole number of at least ${operation?.costCredits ?? 1} credits (one lookup).`
       : undefined;
   const consoleKey = meter.data?.key ?? null;
+  // Event page URLs pasted under "by id": keep the choice, and offer the operation that takes them.
+  const rejectedUrls = check?.rejected.map((entry) => entry.input) ?? [];
+  const switchTo = byUrlInstead(operation?.id ?? "", rejectedUrls, limits.eventSiteHosts);
+  const switchLabel = operations.find((candidate) => candidate.id === switchTo)?.label;
 
   const start = useMutation({
     mutationFn: () => {
@@ -249,6 +258,18 @@ export function NewBatchForm({ operations, limits, onCreated }: Props) {
                   {check.accepted.length > PREVIEW_ROWS ? <li>… and {formatNumber(check.accepted.length - PREVIEW_ROWS)} more</li> : null}
                 </ul>
               </details>
+            ) : null}
+            {switchTo !== null ? (
+              <p className="flex flex-wrap items-center gap-2 rounded-lg bg-warning-soft px-3 py-2" data-testid="switch-operation">
+                <span>
+                  {rejectedUrls.length === 1
+                    ? "This looks like an event page URL — look it up by URL instead?"
+                    : "These look like event page URLs — look them up by URL instead?"}
+                </span>
+                <Button variant="secondary" size="sm" onClick={() => setOperationId(switchTo)}>
+                  Switch to {switchLabel ?? "by URL"}
+                </Button>
+              </p>
             ) : null}
             {check.rejected.length > 0 ? (
               <div>

@@ -17,7 +17,7 @@ import type { User } from "@/lib/users/repository";
 export function ConsoleShell({ user, children }: { user: Pick<User, "email" | "role">; children: ReactNode }) {
   return (
     <ConsoleProviders>
-      <div className="mx-auto flex w-full max-w-6xl flex-col gap-6 px-4 py-6 sm:px-6 lg:grid lg:grid-cols-[12rem_minmax(0,1fr)] lg:gap-8 lg:py-10">
+      <div data-console-shell="" className="mx-auto flex w-full max-w-6xl flex-col gap-6 px-4 py-6 sm:px-6 lg:grid lg:grid-cols-[12rem_minmax(0,1fr)] lg:gap-8 lg:py-10">
         <ConsoleNav isAdmin={user.role === "admin"} compactMeter={<CreditMeter compact />}>
           <CreditMeterSlot />
           <section aria-label="Signed-in account" className="flex flex-col gap-3 border-t border-border pt-4">

@@ -138,23 +138,18 @@ function FullCreditMeter({ costCredits, className }: Omit<CreditMeterProps, "com
       data-credits-granted={key.creditsGranted}
       data-level={level}
     >
-      <p className="flex min-w-0 items-baseline justify-between gap-2 text-xs text-muted">
-        <span className="min-w-0 truncate hover:break-all hover:whitespace-normal focus-within:break-all focus-within:whitespace-normal" data-testid="credit-meter-key">
-          {/* Cut to fit: the whole name shows on hover and, for keyboard users, on focus. */}
-          Console key{" "}
-          <span
-            className="font-medium text-foreground focus-visible:outline-2 focus-visible:outline-ring"
-            data-testid="credit-meter-key-name"
-            title={key.name}
-            tabIndex={0}
-          >
-            {key.name}
-          </span>
-        </span>
-        <Link href="/keys" className={cx(linkClass, "shrink-0")}>
-          Keys
-        </Link>
-      </p>
+      <div className="flex min-w-0 flex-col gap-0.5 text-xs text-muted" data-testid="credit-meter-key">
+        <p className="flex items-baseline justify-between gap-2">
+          <span>Console key</span>
+          <Link href="/keys" className={cx(linkClass, "shrink-0")}>
+            Keys
+          </Link>
+        </p>
+        {/* The whole name on its own lines; only a name too long for three lines is cut (whole in the title). */}
+        <p className="line-clamp-3 font-medium text-foreground [overflow-wrap:anywhere]" data-testid="credit-meter-key-name" title={key.name}>
+          {key.name}
+        </p>
+      </div>
       <Meter label="Credits" value={key.creditsRemaining} max={key.creditsGranted} variant={variants[level]} />
       {cost !== undefined ? (
         <p className="text-xs text-muted" data-testid="credit-meter-cost">

@@ -133,9 +133,13 @@ export function EventsLookup({ hosts, publicOrigin }: EventsLookupProps) {
   const [submittedInvalid, setSubmittedInvalid] = useState(false);
   // The ?q= value the user asked to run on this page; a reload or a shared link starts with none.
   const [runFor, setRunFor] = useState<string | null>(null);
+  // Since when the card for ?q= is on show (a Run, Back/Forward): a card fetched before that was
+  // brought back from this session without a charge.
+  const [shownSince, setShownSince] = useState(() => Date.now());
   if (q !== syncedQ) {
     // Back/Forward changed the URL: the input follows it.
     setSyncedQ(q);
+    setShownSince(Date.now());
     setDraft(q);
     setSubmittedInvalid(false);
   }
@@ -149,8 +153,6 @@ export function EventsLookup({ hosts, publicOrigin }: EventsLookupProps) {
   const draftParsed = parseEventInput(draft, hosts);
   const active = parseEventInput(q, hosts);
   const activeInput = active.kind === "valid" ? active.input : null;
-  const draftCached =
-    draftParsed.kind === "valid" && queryClient.getQueryData(eventQuery(draftParsed.input).queryKey) !== undefined;
 
   // Enabled only once the user ran this input here: a reload shows the cached card or a Run button.
   const activeQuery = useQuery({ ...eventQuery(activeInput ?? NO_EVENT), enabled: activeInput !== null && runFor === q });
@@ -161,6 +163,9 @@ export function EventsLookup({ hosts, publicOrigin }: EventsLookupProps) {
     activeError.code === "bad_request" &&
     (activeError.field === "url" || activeError.field === "event_id");
   const invalidShown = (submittedInvalid && draftParsed.kind !== "valid") || serverFieldError;
+  // Said only of a card Run brought back from this session without buying it again: not of the
+  // lookup just charged, nor after "Run again" replaced the card.
+  const shownWithoutCharge = draft.trim() === q && activeQuery.data !== undefined && activeQuery.dataUpdatedAt < shownSince;
 
   const run = (input: EventInput) => {
     const value = eventInputValue(input);
@@ -169,6 +174,7 @@ export function EventsLookup({ hosts, publicOrigin }: EventsLookupProps) {
     setSubmittedInvalid(false);
     const { queryKey } = eventQuery(input);
     const state = queryClient.getQueryState(queryKey);
+    setShownSince(Date.now());
     // Asked again after a failure: try again. A cached card is shown as is ("Run again" refreshes it).
     if (runFor === value && state?.status === "error" && state.fetchStatus === "idle") {
       void queryClient.refetchQueries({ queryKey, exact: true });
@@ -241,7 +247,12 @@ export function EventsLookup({ hosts, publicOrigin }: EventsLookupProps) {
             <span data-testid="operation-hint" data-kind={draftParsed.kind}>
               {operationHint(draftParsed)}
             </span>
-            {draftCached ? <span className="text-muted"> · already looked up here: shown again without a charge</span> : null}
+            {shownWithoutCharge ? (
+              <span className="text-muted" data-testid="event-shown-again">
+                {" "}
+                · already looked up here: shown again without a charge
+              </span>
+            ) : null}
           </p>
         )}
       </form>

@@ -26,6 +26,11 @@ export type FollowerListProps = {
   onLoadMore: () => void;
   /** Cost of one page, for the manual "Load more" label. */
   pageCostCredits: number;
+  /**
+   * Scrolling has bought `pages` pages since the user last said yes: the end row asks before the
+   * next `nextPages` and says what they cost. Null while scrolling may go on.
+   */
+  pause: { pages: number; nextPages: number; onContinue: () => void } | null;
 };
 
 const numberFormat = new Intl.NumberFormat("en-US");
@@ -43,6 +48,7 @@ export function FollowerList({
   autoFetch,
   onLoadMore,
   pageCostCredits,
+  pause,
 }: FollowerListProps) {
   const scrollRef = useRef<HTMLDivElement>(null);
   const footerIndex = followers.length;
@@ -105,6 +111,13 @@ export function FollowerList({
                 <span role="status" className="flex items-center gap-2">
                   <Spinner />
                   Loading the next {FOLLOWERS_PAGE_SIZE} followers…
+                </span>
+              ) : pause ? (
+                <span className="flex flex-wrap items-center justify-center gap-x-3 gap-y-1" data-testid="followers-paused">
+                  <span>Paused after {numberFormat.format(pause.pages)} pages.</span>
+                  <Button variant="secondary" size="sm" onClick={pause.onContinue} data-testid="followers-continue">
+                    Load {pause.nextPages} more pages ({numberFormat.format(pause.nextPages * pageCostCredits)} credits)
+                  </Button>
                 </span>
               ) : (
                 <Button variant="secondary" size="sm" onClick={onLoadMore}>

@@ -8,6 +8,8 @@ export type FollowersStatusProps = {
   creditsSpent: number;
   hasNextPage: boolean;
   isFetching: boolean;
+  /** Scrolling stopped to ask before buying more pages. */
+  paused: boolean;
 };
 
 function Stat({ label, value, testId }: { label: string; value: number; testId: string }) {
@@ -25,7 +27,7 @@ function Stat({ label, value, testId }: { label: string; value: number; testId: 
  * The list's running totals: followers loaded, pages fetched, credits those pages cost (from each
  * answer's X-Credits-Charged), and whether the end has been reached.
  */
-export function FollowersStatus({ loaded, pages, creditsSpent, hasNextPage, isFetching }: FollowersStatusProps) {
+export function FollowersStatus({ loaded, pages, creditsSpent, hasNextPage, isFetching, paused }: FollowersStatusProps) {
   return (
     <div className="flex flex-wrap items-center justify-between gap-x-6 gap-y-2 rounded-xl border border-border bg-surface-muted px-4 py-2.5 text-sm">
       <dl className="flex flex-wrap items-baseline gap-x-5 gap-y-1" aria-label="List totals">
@@ -41,6 +43,8 @@ export function FollowersStatus({ loaded, pages, creditsSpent, hasNextPage, isFe
           </span>
         ) : isFetching ? (
           <span className="text-muted">Loading…</span>
+        ) : paused ? (
+          <span className="text-muted">Paused — the end of the list asks before loading more</span>
         ) : (
           <span className="text-muted">More followers below — scroll to load</span>
         )}

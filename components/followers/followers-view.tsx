@@ -15,6 +15,8 @@ import { PagedLookupForm } from "@/components/lookup/paged-lookup-form";
 import { submittedValue, useUrlField } from "@/components/lookup/use-url-field";
 
 const PAGE_COST_CREDITS = followersPageCost;
+/** Scrolling buys at most this many pages before the list asks whether to go on. */
+export const PAUSE_EVERY_PAGES = 20;
 const INPUT_PROBLEM = "Enter a user id: digits only (up to 20), e.g. 2000000001.";
 
 const noFollowers: readonly FollowerEntry[] = [];
@@ -39,6 +41,9 @@ export function FollowersView() {
   // User ids the user asked to run in this visit; any other id only shows from the cache.
   const [requested, setRequested] = useState<ReadonlySet<string>>(() => new Set());
   const [loadAllRunning, setLoadAllRunning] = useState(false);
+  // Per user id: the page count at which scrolling stops and asks. A list shown again from the
+  // cache with more pages than that asks before its next page.
+  const [pauseAtPages, setPauseAtPages] = useState<Readonly<Record<string, number>>>({});
 
   const urlUserIdValid = isUserId(urlUserId);
   const cached = urlUserIdValid && queryClient.getQueryData(followersQuery(urlUserId).queryKey) !== undefined;
@@ -61,6 +66,8 @@ export function FollowersView() {
   const followers = useMemo(() => data?.pages.flatMap((page) => page.data.followers) ?? noFollowers, [data]);
   const pagesFetched = data?.pages.length ?? 0;
   const creditsSpent = useMemo(() => data?.pages.reduce((sum, page) => sum + page.creditsCharged, 0) ?? 0, [data]);
+  const pauseAt = (activeUserId === null ? undefined : pauseAtPages[activeUserId]) ?? PAUSE_EVERY_PAGES;
+  const paused = hasNextPage && pagesFetched >= pauseAt;
 
   // One page at a time, and never a page already held: cancelRefetch false joins a fetch in flight
   // instead of cancelling it (a cancelled, already-charged request would be bought again).
@@ -81,6 +88,12 @@ export function FollowersView() {
     if (result.isError) return { kind: "failed", error: result.error };
     return { kind: "unchanged", hasNextPage: result.hasNextPage };
   }, [activeUserId, fetchNextPage, queryClient]);
+
+  const continuePaging = () => {
+    if (activeUserId === null) return;
+    setPauseAtPages((current) => ({ ...current, [activeUserId]: pagesFetched + PAUSE_EVERY_PAGES }));
+    loadMore();
+  };
 
   const retry = () => {
     if (data) loadMore();
@@ -156,9 +169,20 @@ export function FollowersView() {
                 creditsSpent={creditsSpent}
                 hasNextPage={hasNextPage}
                 isFetching={isFetchingNextPage}
+                paused={paused}
               />
               {isFetchNextPageError ? (
                 <LookupErrorPanel error={error} subject="user" errorAt={errorUpdatedAt} onRetry={retry} retrying={isFetching} />
+              ) : null}
+              {/* Above the list, so it is in view without scrolling past the list's own scroll box. */}
+              {showList ? (
+                <LoadAllControl
+                  key={`load-all-${activeUserId}`}
+                  hasNextPage={hasNextPage}
+                  pageCostCredits={PAGE_COST_CREDITS}
+                  loadNextPage={loadNextPage}
+                  onRunningChange={setLoadAllRunning}
+                />
               ) : null}
               {showList ? (
                 <FollowerList
@@ -167,18 +191,10 @@ export function FollowersView() {
                   userId={activeUserId}
                   hasNextPage={hasNextPage}
                   isFetchingNextPage={isFetchingNextPage}
-                  autoFetch={!isFetchNextPageError && !loadAllRunning}
+                  autoFetch={!isFetchNextPageError && !loadAllRunning && !paused}
                   onLoadMore={loadMore}
                   pageCostCredits={PAGE_COST_CREDITS}
-                />
-              ) : null}
-              {showList ? (
-                <LoadAllControl
-                  key={`load-all-${activeUserId}`}
-                  hasNextPage={hasNextPage}
-                  pageCostCredits={PAGE_COST_CREDITS}
-                  loadNextPage={loadNextPage}
-                  onRunningChange={setLoadAllRunning}
+                  pause={paused ? { pages: pagesFetched, nextPages: PAUSE_EVERY_PAGES, onContinue: continuePaging } : null}
                 />
               ) : null}
             </LookupResultSection>

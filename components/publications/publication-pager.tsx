@@ -16,25 +16,51 @@ export type PublicationPagerProps = {
 
 const numberFormat = new Intl.NumberFormat("en-US");
 
-/** Page numbers to show: all of them up to 7, else first, last and the current one's neighbours. */
-export const pagerItems = (page: number, totalPages: number): Array<number | "gap"> => {
-  if (totalPages <= 7) return Array.from({ length: totalPages }, (_, index) => index + 1);
-  const shown = new Set([1, totalPages, page - 1, page, page + 1].filter((value) => value >= 1 && value <= totalPages));
+/** Where an item of the pager shows: on every screen, only from `sm` up, or only below `sm`. */
+type Shown = "always" | "wide" | "narrow";
+
+export type PagerItem = { kind: "page"; page: number; shown: Shown } | { kind: "gap"; shown: Shown };
+
+/** Wide screens: every page up to 7, else the first, the last, the current one's neighbours and a few near an end. */
+const widePages = (page: number, totalPages: number): Set<number> => {
+  if (totalPages <= 7) return new Set(Array.from({ length: totalPages }, (_, index) => index + 1));
+  const shown = new Set([1, totalPages, page - 1, page, page + 1]);
   if (page <= 3) [2, 3, 4].forEach((value) => shown.add(value));
   if (page >= totalPages - 2) [totalPages - 3, totalPages - 2, totalPages - 1].forEach((value) => shown.add(value));
-  const sorted = [...shown].sort((left, right) => left - right);
-  const items: Array<number | "gap"> = [];
-  sorted.forEach((value, index) => {
-    const previous = sorted[index - 1];
-    if (previous !== undefined && value - previous > 1) items.push("gap");
-    items.push(value);
-  });
+  return shown;
+};
+
+/** A phone: the first, the last, the current page and its neighbours. */
+const narrowPages = (page: number, totalPages: number): Set<number> => new Set([1, totalPages, page - 1, page, page + 1]);
+
+const shownOn = (wide: boolean, narrow: boolean): Shown => (wide && narrow ? "always" : wide ? "wide" : "narrow");
+
+/**
+ * The pager's items for both widths at once (CSS picks per screen): on each, an ellipsis stands
+ * wherever pages are skipped, so no page goes missing without a mark.
+ */
+export const pagerItems = (page: number, totalPages: number): PagerItem[] => {
+  const inRange = (value: number) => value >= 1 && value <= totalPages;
+  const wide = new Set([...widePages(page, totalPages)].filter(inRange));
+  const narrow = new Set([...narrowPages(page, totalPages)].filter(inRange));
+  const all = [...new Set([...wide, ...narrow])].sort((left, right) => left - right);
+  const items: PagerItem[] = [];
+  let lastWide: number | undefined;
+  let lastNarrow: number | undefined;
+  for (const value of all) {
+    const isWide = wide.has(value);
+    const isNarrow = narrow.has(value);
+    const wideGap = isWide && lastWide !== undefined && value - lastWide > 1;
+    const narrowGap = isNarrow && lastNarrow !== undefined && value - lastNarrow > 1;
+    if (wideGap || narrowGap) items.push({ kind: "gap", shown: shownOn(wideGap, narrowGap) });
+    items.push({ kind: "page", page: value, shown: shownOn(isWide, isNarrow) });
+    if (isWide) lastWide = value;
+    if (isNarrow) lastNarrow = value;
+  }
   return items;
 };
 
-/** Pages a narrow screen still shows: the first, the last, the current one and its neighbours. */
-const nearOrEnd = (item: number, page: number, totalPages: number): boolean =>
-  item === 1 || item === totalPages || Math.abs(item - page) <= 1;
+const shownClass: Record<Shown, string | undefined> = { always: undefined, wide: "hidden sm:block", narrow: "sm:hidden" };
 
 /** Previous / page numbers / next, the "Page X of Y · N publications" line and the cost of a page. */
 export function PublicationPager({
@@ -64,7 +90,7 @@ export function PublicationPager({
           <span className="sr-only">marked</span>) are free to open again.
         </p>
       </div>
-      {/* One line down to a phone's width: there, Prev/Next keep their arrows and only the first, last and nearby pages show. */}
+      {/* One line down to a phone's width: there, Prev/Next keep their arrows and only the first, last and nearby pages show, with an ellipsis for the pages between. */}
       <ul className="flex flex-nowrap items-center gap-1" data-testid="pager-buttons">
         <li>
           <Button
@@ -79,13 +105,17 @@ export function PublicationPager({
             <span className="hidden sm:inline">Prev</span>
           </Button>
         </li>
-        {pagerItems(page, totalPages).map((item, index) =>
-          item === "gap" ? (
-            <li key={`gap-${index}`} aria-hidden="true" className="hidden px-1 text-sm text-muted sm:block">
-              …
-            </li>
-          ) : (
-            <li key={item} className={nearOrEnd(item, page, totalPages) ? undefined : "hidden sm:block"}>
+        {pagerItems(page, totalPages).map((entry, index) => {
+          if (entry.kind === "gap") {
+            return (
+              <li key={`gap-${index}`} aria-hidden="true" data-testid="pager-gap" className={cx("px-1 text-sm text-muted", shownClass[entry.shown])}>
+                …
+              </li>
+            );
+          }
+          const item = entry.page;
+          return (
+            <li key={item} className={shownClass[entry.shown]}>
               <button
                 type="button"
                 data-testid={`pager-page-${item}`}
@@ -106,8 +136,8 @@ export function PublicationPager({
                 ) : null}
               </button>
             </li>
-          ),
-        )}
+          );
+        })}
         <li>
           <Button
             variant="secondary"

@@ -2,11 +2,12 @@
 
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
-import { useRef, type FormEvent } from "react";
+import { useRef, useState, type FormEvent } from "react";
 import { safeFileName } from "@/components/export/download-buttons";
 import { LookupErrorPanel } from "@/components/lookup/lookup-error-panel";
 import { LookupResultSection } from "@/components/lookup/lookup-result-section";
 import { LookupSkeleton } from "@/components/lookup/lookup-skeleton";
+import { NotRunPanel } from "@/components/lookup/not-run-panel";
 import { PagedLookupForm } from "@/components/lookup/paged-lookup-form";
 import { submittedValue, useUrlField } from "@/components/lookup/use-url-field";
 import { Button } from "@/components/ui/button";
@@ -39,8 +40,9 @@ const publicationsUrl = (pathname: string, urn: string, page: number) =>
 
 /**
  * The /publications page. The URL is the state (`?urn=…&page=3`): the pager pushes a new URL,
- * so a page can be shared and Back goes to the page before. Opening such a URL shows that page —
- * one lookup, 1 credit, which the user asked for by opening it; pages already seen are free.
+ * so a page can be shared and Back goes to the page before. Opening such a URL never buys the page
+ * by itself: it shows at once only if this session already holds it, otherwise the page says what
+ * the link would look up and its cost, and waits for Run. Pages already seen are free.
  */
 export function PublicationsView() {
   const searchParams = useSearchParams();
@@ -52,10 +54,16 @@ export function PublicationsView() {
   const urnValid = isProfileUrn(urn);
 
   const field = useUrlField(urn, urnProblem);
+  // Profiles the user ran in this visit: their pages load as the pager asks. Any other profile
+  // (a shared link, a reload) shows only what this session holds.
+  const [requested, setRequested] = useState<ReadonlySet<string>>(() => new Set());
+  const request = (value: string) => setRequested((current) => (current.has(value) ? current : new Set(current).add(value)));
+  const held = urnValid && queryClient.getQueryData(publicationsQuery(urn, page).queryKey) !== undefined;
+  const active = urnValid && (held || requested.has(urn));
 
   const { data, error, errorUpdatedAt, isError, isFetching, isPending, isPlaceholderData, refetch } = useQuery({
     ...publicationsQuery(urn, page),
-    enabled: urnValid,
+    enabled: active,
     // While another page of the same profile loads, keep showing the current one (no jump).
     placeholderData: (previous, previousQuery) => (previousQuery?.queryKey[1] === urn ? previous : undefined),
   });
@@ -63,6 +71,8 @@ export function PublicationsView() {
   const headingRef = useRef<HTMLHeadingElement>(null);
   const goToPage = (target: number, { fromBottom = false }: { fromBottom?: boolean } = {}) => {
     if (target < 1 || target === page) return;
+    // A page asked for with the pager is the user's own request (pages held cost nothing).
+    request(urn);
     router.push(publicationsUrl(pathname, urn, target), { scroll: false });
     // From the pager under the list, bring the top of the new page into view.
     if (fromBottom) headingRef.current?.scrollIntoView({ block: "start" });
@@ -71,6 +81,9 @@ export function PublicationsView() {
   const onSubmit = (event: FormEvent<HTMLFormElement>) => {
     const value = submittedValue(event, field, isProfileUrn, URN_PROBLEM);
     if (value === null) return;
+    request(value);
+    // Run on the link's own profile buys the page the link names; otherwise it starts at page 1.
+    if (value === urn && !active) return;
     if (value !== urn || page !== 1) {
       router.push(publicationsUrl(pathname, value, 1), { scroll: false });
     } else if (isError) {
@@ -88,7 +101,7 @@ export function PublicationsView() {
 
   const result = data?.data;
   const totalPages = result ? Math.max(1, Math.ceil(result.total / PUBLICATIONS_PAGE_SIZE)) : 1;
-  const showError = isError && !isFetching;
+  const showError = active && isError && !isFetching;
   // While the placeholder (the previous page) shows, its has_more is not this page's.
   const hasMore = result ? (isPlaceholderData ? page < totalPages : result.has_more) : false;
 
@@ -115,9 +128,22 @@ export function PublicationsView() {
             <LookupErrorPanel error={error} subject="profile" errorAt={errorUpdatedAt} onRetry={() => void refetch()} retrying={isFetching} />
           ) : null}
 
-          {urnValid && isPending && isFetching ? <PublicationsSkeleton /> : null}
+          {urnValid && !active ? (
+            <NotRunPanel
+              testId="publications-not-run"
+              costCredits={PAGE_COST_CREDITS}
+              onRun={() => request(urn)}
+              what={
+                <>
+                  Page {page} of the publications of <span className="font-medium text-foreground">{urn}</span>
+                </>
+              }
+            />
+          ) : null}
 
-          {result && !showError ? (
+          {active && isPending && isFetching ? <PublicationsSkeleton /> : null}
+
+          {active && result && !showError ? (
             <LookupResultSection
               headingId="publications-heading"
               heading={`Publications of ${urn}`}

@@ -41,8 +41,20 @@ export const batchListQuery = () =>
     staleTime: 0,
   });
 
+/**
+ * One batch as the list holds it, or null when the list does not (it keeps the newest ones). The
+ * batch's card reads this entry, so the card and its row in the list show the same state at the
+ * same moment: one poll, one source.
+ */
+export const batchInListQuery = (id: string) =>
+  queryOptions({
+    ...batchListQuery(),
+    select: (batches: BatchView[]) => batches.find((batch) => batch.id === id) ?? null,
+  });
+
 const batchPath = (id: string) => `/api/batches/${encodeURIComponent(id)}`;
 
+/** One batch by id, with its completion webhook: for what the list does not carry. */
 export const batchQuery = (id: string) =>
   queryOptions({
     queryKey: [...batchesQueryKey, "one", id],

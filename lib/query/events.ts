@@ -66,6 +66,19 @@ export const parseEventInput = (raw: string, hosts: readonly string[] = []): Par
   return { kind: "valid", input: { by: "url", url: value, eventId: match[1] } };
 };
 
+/**
+ * The by-URL operation's id when `values` were given to the by-id operation but read as event page
+ * URLs (pasted under the wrong choice); null otherwise. The caller offers the switch.
+ */
+export const byUrlInstead = (operationId: string, values: readonly string[], hosts: readonly string[]): string | null => {
+  if (operationId !== eventDetailsId.id) return null;
+  const looksLikeUrl = values.some((value) => {
+    const parsed = parseEventInput(value, hosts);
+    return parsed.kind === "valid" && parsed.input.by === "url";
+  });
+  return looksLikeUrl ? eventDetails.id : null;
+};
+
 /** What goes into ?q= and back into the input: the URL or the id as typed (trimmed). */
 export const eventInputValue = (input: EventInput): string =>
   input.by === "url" ? input.url : input.eventId;

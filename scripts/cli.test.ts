@@ -189,15 +189,22 @@ describe("CLI exit codes", () => {
     expect(seed.code).toBe(EXIT.ok);
   }, 180_000);
 
-  it("5 while the embedded database is held by another process (the server)", async () => {
+  it("5 while the embedded database is held by another process (the server), leaving its folder as it was", async () => {
     const dataDir = tempDir("sl-cli-locked-");
     const db = await openDb({ dataDir, timeoutMs: 5000 });
     try {
       const file = path.join(dataDir, "good.ndjson");
       fs.writeFileSync(file, `${goodLine(4)}\n`);
-      const results = await Promise.all([run(dataDir, "import.ts", [file]), run(dataDir, "keys.ts", ["list"])]);
-      expect(results.map((result) => result.code)).toEqual([EXIT.databaseLocked, EXIT.databaseLocked]);
-      expect(results[0]?.stderr).toMatch(/in use by process/);
+      // A mode of the running server's folder that a refused command would have tightened first.
+      fs.chmodSync(dataDir, 0o750);
+      const results = await Promise.all([
+        run(dataDir, "import.ts", [file]),
+        run(dataDir, "keys.ts", ["list"]),
+        run(dataDir, "start.ts", [], { AUTH_SECRET: "s".repeat(40) }),
+      ]);
+      expect(results.map((result) => result.code)).toEqual([EXIT.databaseLocked, EXIT.databaseLocked, EXIT.databaseLocked]);
+      for (const result of results) expect(result.stderr).toMatch(/^error: The embedded database at .* is in use by process \d+/);
+      expect(fs.statSync(dataDir).mode & 0o777).toBe(0o750);
     } finally {
       await db.close();
     }

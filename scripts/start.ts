@@ -5,7 +5,8 @@ import path from "node:path";
 import { env, EnvError } from "@/lib/env";
 import { openDb } from "@/lib/db/client";
 import { DataDirError, secureDataDir } from "@/lib/db/data-dir";
-import { DatabaseLockedError } from "@/lib/db/lock";
+import { assertNotLocked, DatabaseLockedError, pgliteLockPath } from "@/lib/db/lock";
+import { EXIT } from "@/lib/cli/open";
 import { grantDemoKey, seedIfEmpty } from "@/lib/demo/seed";
 import type { ApiKey } from "@/lib/keys/repository";
 import { ensureBuild } from "@/lib/cli/build";
@@ -24,6 +25,8 @@ const root = process.cwd();
 
 const prepare = async () => {
   const config = env();
+  // A running server holds the embedded database: refuse before touching its folder or its build.
+  if (config.DATABASE_URL === undefined) assertNotLocked(pgliteLockPath(config.dataDir));
   const secured = secureDataDir(config.dataDir);
   if (secured.tightened.length > 0) console.log(`Made DATA_DIR ${secured.dataDir} owner-only (it was readable by other users).`);
   authSecret();
@@ -117,5 +120,6 @@ const main = async () => {
 main().catch((error: unknown) => {
   if (error instanceof EnvError || error instanceof DatabaseLockedError || error instanceof DataDirError) console.error(`error: ${error.message}`);
   else console.error(`error: ${error instanceof Error ? error.message : String(error)}`);
-  process.exit(1);
+  // The same code as every other command-line tool refused by a running server.
+  process.exit(error instanceof DatabaseLockedError ? EXIT.databaseLocked : EXIT.failed);
 });

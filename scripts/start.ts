@@ -9,7 +9,7 @@ import { assertNotLocked, DatabaseLockedError, pgliteLockPath } from "@/lib/db/l
 import { EXIT } from "@/lib/cli/open";
 import { grantDemoKey, seedIfEmpty } from "@/lib/demo/seed";
 import type { ApiKey } from "@/lib/keys/repository";
-import { ensureBuild } from "@/lib/cli/build";
+import { ensureBuild, nextProcessEnv } from "@/lib/cli/build";
 import { checkNodeLine, nodeCacheDir } from "@/lib/cli/node-line";
 import { signInHint } from "@/lib/cli/sign-in-hint";
 import { authSecret } from "@/lib/security/secrets";
@@ -106,7 +106,7 @@ const main = async () => {
   if (!onSupportedNode()) return;
   const { config, admin, demoKey } = await prepare();
   // The process front (server.ts): /v1 on its own, everything else through Next.
-  foreground(process.execPath, serverArgs(root), { ...process.env, NODE_ENV: "production" });
+  foreground(process.execPath, serverArgs(root), { ...nextProcessEnv(process.env), NODE_ENV: "production" });
   if (await waitUntilHealthy(`http://${localHost(config.HOST)}:${config.PORT}/api/health`, 60_000)) {
     console.log(`\nSocial Lookup is ready at ${config.publicUrl}`);
     console.log(`  Console: ${config.publicUrl}/signin`);

@@ -55,7 +55,10 @@ export const recordBuild = (root: string): void => {
  * usage telemetry off: a self-hosted product reports nothing to a third party, and its first build
  * prints no telemetry notice.
  */
-export const nextProcessEnv = (base: NodeJS.ProcessEnv): NodeJS.ProcessEnv => ({ ...base, NEXT_TELEMETRY_DISABLED: "1" });
+export const nextProcessEnv = <Env extends Record<string, string | undefined>>(base: Env): Env & { NEXT_TELEMETRY_DISABLED: "1" } => ({
+  ...base,
+  NEXT_TELEMETRY_DISABLED: "1",
+});
 
 /** Runs `next build` unless the current build was made from these very sources. */
 export const ensureBuild = (root: string): "current" | "built" => {

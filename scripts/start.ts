@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -47,7 +47,7 @@ const prepare = async () => {
 
 /** Where this machine reaches the server: the bound address, or loopback when bound to all interfaces. */
 const localHost = (host: string): string => {
-  if (host === "0.0.0.0") return "127.0.0.1";
+  if (host === "0.0.0.0" || host.toLowerCase() === "localhost") return "127.0.0.1";
   if (host === "::") return "[::1]";
   return host.includes(":") ? `[${host}]` : host;
 };
@@ -95,15 +95,35 @@ const onSupportedNode = (): boolean => {
     isExecutable,
   });
   if (line.ok) return true;
-  if (line.relaunchWith === null) throw new Error(line.message);
-  console.log(line.notice);
+  let node: string;
+  if (line.relaunchWith !== null) {
+    console.log(line.notice);
+    node = line.relaunchWith;
+  } else {
+    if (line.fetch === null) throw new Error(line.message);
+    console.log(line.fetch.notice);
+    // npm is the one that runs this script (npm start), on this machine's PATH.
+    const fetched = spawnSync("npm", line.fetch.npmArgs, { stdio: ["ignore", "ignore", "inherit"], env: process.env });
+    if (fetched.status !== 0 || !isExecutable(line.fetch.node)) {
+      const why = fetched.error ? fetched.error.message : `npm exited with ${fetched.status ?? fetched.signal ?? "?"}`;
+      throw new Error(`fetching Node.js ${line.lowestMajor} failed (${why}).\n${line.message}`);
+    }
+    node = line.fetch.node;
+  }
   // Under tsx, execArgv carries its loader: the same script on the other node, same arguments.
-  foreground(line.relaunchWith, [...process.execArgv, ...process.argv.slice(1)], process.env);
+  foreground(node, [...process.execArgv, ...process.argv.slice(1)], process.env);
   return false;
 };
 
+/** `npm start -- --check-node`: the Node.js line check (and fetch) alone; prints the node it ends up on. */
+const CHECK_NODE_ONLY = process.argv.slice(2).includes("--check-node");
+
 const main = async () => {
   if (!onSupportedNode()) return;
+  if (CHECK_NODE_ONLY) {
+    console.log(`Running on Node.js ${process.versions.node} (${process.execPath}).`);
+    return;
+  }
   const { config, admin, demoKey } = await prepare();
   // The process front (server.ts): /v1 on its own, everything else through Next.
   foreground(process.execPath, serverArgs(root), { ...nextProcessEnv(process.env), NODE_ENV: "production" });

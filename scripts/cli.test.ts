@@ -58,6 +58,17 @@ describe("CLI exit codes", () => {
     expect(result.stdout).toMatch(/^2 records/);
   }, 120_000);
 
+  it("import: the sample the docs start a user's own data from (samples/my-data.ndjson) imports cleanly, even with --strict", async () => {
+    const dataDir = tempDir("sl-cli-sample-");
+    const sample = path.resolve(__dirname, "..", "samples", "my-data.ndjson");
+    const result = await run(dataDir, "import.ts", ["--strict", sample]);
+    expect(result.stderr).toBe("");
+    expect(result.code).toBe(EXIT.ok);
+    expect(result.stdout).toMatch(/^3 records in .*: 3 written, 0 unchanged, 0 bad values skipped\n {2}events 1, follower lists 1 \(3 followers\), publication lists 1 \(2 publications\)$/m);
+    const exported = await run(dataDir, "export.ts", ["--kind", "events", "--source", "import"]);
+    expect(exported.stdout.trim().split("\n").map((line) => (JSON.parse(line) as { event_id: string }).event_id)).toEqual(["7000000000000001"]);
+  }, 120_000);
+
   it("import: 3 when bad records were skipped and the good ones written; 4 with --strict, nothing written", async () => {
     const dataDir = tempDir("sl-cli-skip-");
     const file = path.join(dataDir, "mixed.ndjson");

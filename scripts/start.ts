@@ -102,7 +102,7 @@ const onSupportedNode = (): boolean => {
   } else {
     if (line.fetch === null) throw new Error(line.message);
     console.log(line.fetch.notice);
-    // npm is the one that runs this script (npm start), on this machine's PATH.
+    // The npm on PATH: the one `npm start` was run with.
     const fetched = spawnSync("npm", line.fetch.npmArgs, { stdio: ["ignore", "ignore", "inherit"], env: process.env });
     if (fetched.status !== 0 || !isExecutable(line.fetch.node)) {
       const why = fetched.error ? fetched.error.message : `npm exited with ${fetched.status ?? fetched.signal ?? "?"}`;

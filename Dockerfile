@@ -11,6 +11,8 @@
 # tsconfig.json (its path aliases).
 FROM node:22-bookworm-slim AS deps
 WORKDIR /app
+# Next's anonymous usage telemetry stays off in every stage that runs Next (build and server).
+ENV NEXT_TELEMETRY_DISABLED=1
 COPY package.json package-lock.json ./
 RUN npm ci
 
@@ -27,6 +29,7 @@ RUN npm ci --omit=dev && npm cache clean --force
 FROM node:22-bookworm-slim AS run
 WORKDIR /app
 ENV NODE_ENV=production
+ENV NEXT_TELEMETRY_DISABLED=1
 ENV HOST=0.0.0.0
 ENV PORT=3000
 ENV DATA_DIR=/data

@@ -6,6 +6,7 @@ import { closeDb, getDb } from "@/lib/db/client";
 import { env, EnvError } from "@/lib/env";
 import { limitConnections, serverTimeouts, type ConnectionLimits } from "@/lib/front/connections";
 import { answerHalfClosedRequests, createFront, MAX_HEADER_BYTES } from "@/lib/front/front";
+import { hostPort, listenOnHost } from "@/lib/front/listen";
 import { pagePolicy, securityHeaders, transportSecurityHeaders } from "@/lib/http/security-headers";
 import { createMcpHandler, MCP_PATH } from "@/lib/mcp/http";
 import { buildOpenApiDocument } from "@/lib/openapi/document";
@@ -59,23 +60,21 @@ const main = async (): Promise<void> => {
     maxConnections: config.MAX_CONNECTIONS,
     maxPerAddress: config.TRUSTED_PROXY_HOPS === 0 ? config.MAX_CONNECTIONS_PER_ADDRESS : null,
   };
-  const server = http.createServer({ maxHeaderSize: MAX_HEADER_BYTES, ...serverTimeouts(limits) }, (request, response) => {
-    void front.handleRequest(request, response);
-  });
-  limitConnections(server, limits);
-  answerHalfClosedRequests(server);
-  server.on("connect", front.handleConnect);
-  // Next's development server reloads pages over a WebSocket.
-  if (dev) server.on("upgrade", app.getUpgradeHandler());
-
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(config.PORT, config.HOST, () => {
-      server.off("error", reject);
-      resolve();
+  // One server per listening address (HOST=localhost, the default: 127.0.0.1 and ::1), alike.
+  const createServer = (): http.Server => {
+    const server = http.createServer({ maxHeaderSize: MAX_HEADER_BYTES, ...serverTimeouts(limits) }, (request, response) => {
+      void front.handleRequest(request, response);
     });
-  });
-  console.log(`> Ready on http://${config.HOST.includes(":") ? `[${config.HOST}]` : config.HOST}:${config.PORT} (${dev ? "development" : "production"})`);
+    limitConnections(server, limits);
+    answerHalfClosedRequests(server);
+    server.on("connect", front.handleConnect);
+    // Next's development server reloads pages over a WebSocket.
+    if (dev) server.on("upgrade", app.getUpgradeHandler());
+    return server;
+  };
+  const { servers, addresses, skipped } = await listenOnHost(createServer, config.HOST, config.PORT);
+  for (const { address, reason } of skipped) console.log(`> Not listening on ${address} (${reason}: no such address on this machine)`);
+  console.log(`> Ready on http://${hostPort(config.HOST, config.PORT)} (${dev ? "development" : "production"}; listening on ${addresses.join(" and ")})`);
 
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {
@@ -85,8 +84,9 @@ const main = async (): Promise<void> => {
     // In-flight requests finish (each lookup settles its charge before it answers); idle
     // keep-alive connections are closed so close() can complete.
     // Then the embedded database closes on its thread and its lock file is removed.
-    server.close(() => void closeDb().finally(() => process.exit(0)));
-    server.closeIdleConnections();
+    const closed = servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve())));
+    void Promise.all(closed).then(() => closeDb().finally(() => process.exit(0)));
+    for (const server of servers) server.closeIdleConnections();
     setTimeout(() => process.exit(0), SHUTDOWN_GRACE_MS).unref();
   };
   process.on("SIGTERM", () => stop("SIGTERM"));

@@ -7,6 +7,7 @@ import { Badge } from "@/components/ui/badge";
 import { buttonStyles } from "@/components/ui/button";
 import { Card, CardContent, CardDescription, CardTitle } from "@/components/ui/card";
 import { CodeBlock } from "@/components/ui/code-block";
+import { YourDataPointer } from "@/components/your-data/your-data-pointer";
 
 export const metadata: Metadata = {
   title: { absolute: "Social Lookup · Event, follower and publication lookups" },
@@ -224,6 +225,8 @@ export default async function HomePage() {
           </Card>
         </div>
       </section>
+
+      <YourDataPointer />
     </>
   );
 }

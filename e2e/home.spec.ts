@@ -33,6 +33,17 @@ test.describe("home page", () => {
     expect(errors).toEqual([]);
   });
 
+  test("points from the demo data set to the user's own data: a sample file to import, the upload page", async ({ page }) => {
+    await page.goto("/");
+    const pointer = page.getByTestId("your-data");
+    await expect(pointer.getByRole("heading", { level: 2, name: "Your own data" })).toBeVisible();
+    // The suite's server answers from its store (DATA_SOURCE=store): the import path.
+    await expect(pointer).toContainText("samples/my-data.ndjson");
+    await expect(pointer).toContainText("docs/operations.md");
+    await expect(pointer.getByRole("link", { name: "Upload records (administrators)" })).toHaveAttribute("href", "/admin/upload");
+    await expect(pointer.getByRole("link", { name: "Add your provider key" })).toHaveCount(0);
+  });
+
   test("links to the API reference, which lists the four operations", async ({ page }) => {
     const errors = collectErrors(page);
     await page.goto("/");

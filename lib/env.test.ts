@@ -25,7 +25,7 @@ describe("environment", () => {
 
   it("listens on loopback, trusts no proxy and opens /v1 to no other origin by default", () => {
     const config = parseEnv({});
-    expect(config.HOST).toBe("127.0.0.1");
+    expect(config.HOST).toBe("localhost");
     expect(config.TRUSTED_PROXY_HOPS).toBe(0);
     expect(config.CORS_ALLOWED_ORIGINS).toEqual([]);
   });

@@ -69,9 +69,10 @@ const schema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
   PORT: z.coerce.number().int().min(1).max(65535).default(3000),
   /**
-   * The interface the server listens on. Loopback by default: a first `npm start` is not
-   * reachable from the network until the operator says so (0.0.0.0 or :: for all interfaces;
-   * the container image sets 0.0.0.0).
+   * The interface the server listens on. Loopback by default — `localhost`, both 127.0.0.1 and
+   * ::1, so the printed http://localhost:PORT works whichever the resolver puts first — and a
+   * first `npm start` is not reachable from the network until the operator says so (0.0.0.0 or
+   * :: for all interfaces; the container image sets 0.0.0.0).
    */
   HOST: z
     .string()
@@ -79,7 +80,7 @@ const schema = z.object({
     .min(1)
     .max(253)
     .regex(/^[A-Za-z0-9.:_-]+$/, "must be an IP address or a host name")
-    .default("127.0.0.1"),
+    .default("localhost"),
   DATA_DIR: z.string().trim().min(1).default("./.data"),
   DATABASE_URL: optionalUrl(["postgres://", "postgresql://"]),
   REDIS_URL: optionalUrl(["redis://", "rediss://"]),

@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -28,6 +29,20 @@ const goodLine = (index: number): string => {
   return JSON.stringify({ ...event, event_id: `${9_100_000_000 + index}` });
 };
 
+/** A Node.js older than the lowest line package.json admits: this machine's, or one fetched as npm test fetches further lines. */
+const olderNode = (lowestMajor: number): string => {
+  const onPath = (process.env.PATH ?? "").split(path.delimiter).map((directory) => path.join(directory, "node"));
+  for (const candidate of ["/usr/bin/node", "/usr/local/bin/node", ...onPath]) {
+    const probe = spawnSync(candidate, ["-p", "process.versions.node"], { encoding: "utf8" });
+    if (probe.status === 0 && Number(probe.stdout.split(".")[0]) < lowestMajor) return candidate;
+  }
+  const prefix = fs.mkdtempSync(path.join(os.tmpdir(), "sl-old-node-"));
+  directories.push(prefix);
+  const installed = spawnSync("npm", ["install", "--prefix", prefix, "--no-save", "--no-audit", "--no-fund", `node-linux-${process.arch}@${lowestMajor - 2}`]);
+  if (installed.status !== 0) throw new Error(`no Node.js older than ${lowestMajor} here, and npm could not fetch one`);
+  return path.join(prefix, "node_modules", `node-linux-${process.arch}`, "bin", "node");
+};
+
 afterAll(() => {
   for (const directory of directories) fs.rmSync(directory, { recursive: true, force: true });
 });
@@ -41,6 +56,17 @@ describe("CLI exit codes", () => {
     expect(result.stderr).not.toMatch(/error/);
     expect(result.code).toBe(EXIT.ok);
     expect(result.stdout).toMatch(/^2 records/);
+  }, 120_000);
+
+  it("import: the sample the docs start a user's own data from (samples/my-data.ndjson) imports cleanly, even with --strict", async () => {
+    const dataDir = tempDir("sl-cli-sample-");
+    const sample = path.resolve(__dirname, "..", "samples", "my-data.ndjson");
+    const result = await run(dataDir, "import.ts", ["--strict", sample]);
+    expect(result.stderr).toBe("");
+    expect(result.code).toBe(EXIT.ok);
+    expect(result.stdout).toMatch(/^3 records in .*: 3 written, 0 unchanged, 0 bad values skipped\n {2}events 1, follower lists 1 \(3 followers\), publication lists 1 \(2 publications\)$/m);
+    const exported = await run(dataDir, "export.ts", ["--kind", "events", "--source", "import"]);
+    expect(exported.stdout.trim().split("\n").map((line) => (JSON.parse(line) as { event_id: string }).event_id)).toEqual(["7000000000000001"]);
   }, 120_000);
 
   it("import: 3 when bad records were skipped and the good ones written; 4 with --strict, nothing written", async () => {
@@ -189,15 +215,49 @@ describe("CLI exit codes", () => {
     expect(seed.code).toBe(EXIT.ok);
   }, 180_000);
 
-  it("5 while the embedded database is held by another process (the server)", async () => {
+  it("npm start on a Node.js older than the lowest line runs itself again on that line from the cache npm test fills", () => {
+    const root = path.resolve(__dirname, "..");
+    const engines = (JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8")) as { engines: { node: string } }).engines.node;
+    const lowestMajor = Number(/\d+/.exec(engines)?.[0]);
+    const node = olderNode(lowestMajor);
+    const dataDir = path.join(tempDir("sl-cli-old-node-"), "data");
+    // The script npm start runs, with this machine's old node (tsx itself runs on it), and the
+    // cache npm test keeps Node.js 22 in (fetched now if it is not there yet).
+    const cache = Object.fromEntries(
+      (["NODE_CACHE_DIR", "XDG_CACHE_HOME"] as const).flatMap((name) => (process.env[name] ? [[name, process.env[name]]] : [])),
+    );
+    const started = spawnSync(node, [path.join(root, "node_modules", "tsx", "dist", "cli.mjs"), "scripts/start.ts", "--check-node"], {
+      cwd: root,
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: "test", DATA_DIR: dataDir, ...cache },
+      encoding: "utf8",
+      timeout: 300_000,
+    });
+    expect(started.stderr).toBe("");
+    const [notice, ranOn, ...rest] = started.stdout.trim().split("\n");
+    expect(notice).toMatch(new RegExp(`^Node\\.js \\d+\\.\\d+\\.\\d+ is older than Node\\.js ${lowestMajor}, the lowest line Social Lookup runs on: (running on|fetching)`));
+    expect(ranOn).toMatch(new RegExp(`^Running on Node\\.js ${lowestMajor}\\.\\d+\\.\\d+ \\(.*/${lowestMajor}/node_modules/node-linux-\\w+/bin/node\\)\\.$`));
+    expect(rest).toEqual([]);
+    expect(started.status).toBe(EXIT.ok);
+    // The check alone touches nothing.
+    expect(fs.existsSync(dataDir)).toBe(false);
+  }, 320_000);
+
+  it("5 while the embedded database is held by another process (the server), leaving its folder as it was", async () => {
     const dataDir = tempDir("sl-cli-locked-");
     const db = await openDb({ dataDir, timeoutMs: 5000 });
     try {
       const file = path.join(dataDir, "good.ndjson");
       fs.writeFileSync(file, `${goodLine(4)}\n`);
-      const results = await Promise.all([run(dataDir, "import.ts", [file]), run(dataDir, "keys.ts", ["list"])]);
-      expect(results.map((result) => result.code)).toEqual([EXIT.databaseLocked, EXIT.databaseLocked]);
-      expect(results[0]?.stderr).toMatch(/in use by process/);
+      // A mode of the running server's folder that a refused command would have tightened first.
+      fs.chmodSync(dataDir, 0o750);
+      const results = await Promise.all([
+        run(dataDir, "import.ts", [file]),
+        run(dataDir, "keys.ts", ["list"]),
+        run(dataDir, "start.ts", [], { AUTH_SECRET: "s".repeat(40) }),
+      ]);
+      expect(results.map((result) => result.code)).toEqual([EXIT.databaseLocked, EXIT.databaseLocked, EXIT.databaseLocked]);
+      for (const result of results) expect(result.stderr).toMatch(/^error: The embedded database at .* is in use by process \d+/);
+      expect(fs.statSync(dataDir).mode & 0o777).toBe(0o750);
     } finally {
       await db.close();
     }

@@ -1,14 +1,15 @@
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { env, EnvError } from "@/lib/env";
 import { openDb } from "@/lib/db/client";
 import { DataDirError, secureDataDir } from "@/lib/db/data-dir";
-import { DatabaseLockedError } from "@/lib/db/lock";
+import { assertNotLocked, DatabaseLockedError, pgliteLockPath } from "@/lib/db/lock";
+import { EXIT } from "@/lib/cli/open";
 import { grantDemoKey, seedIfEmpty } from "@/lib/demo/seed";
 import type { ApiKey } from "@/lib/keys/repository";
-import { ensureBuild } from "@/lib/cli/build";
+import { ensureBuild, nextProcessEnv } from "@/lib/cli/build";
 import { checkNodeLine, nodeCacheDir } from "@/lib/cli/node-line";
 import { signInHint } from "@/lib/cli/sign-in-hint";
 import { authSecret } from "@/lib/security/secrets";
@@ -24,6 +25,8 @@ const root = process.cwd();
 
 const prepare = async () => {
   const config = env();
+  // A running server holds the embedded database: refuse before touching its folder or its build.
+  if (config.DATABASE_URL === undefined) assertNotLocked(pgliteLockPath(config.dataDir));
   const secured = secureDataDir(config.dataDir);
   if (secured.tightened.length > 0) console.log(`Made DATA_DIR ${secured.dataDir} owner-only (it was readable by other users).`);
   authSecret();
@@ -44,7 +47,7 @@ const prepare = async () => {
 
 /** Where this machine reaches the server: the bound address, or loopback when bound to all interfaces. */
 const localHost = (host: string): string => {
-  if (host === "0.0.0.0") return "127.0.0.1";
+  if (host === "0.0.0.0" || host.toLowerCase() === "localhost") return "127.0.0.1";
   if (host === "::") return "[::1]";
   return host.includes(":") ? `[${host}]` : host;
 };
@@ -92,18 +95,38 @@ const onSupportedNode = (): boolean => {
     isExecutable,
   });
   if (line.ok) return true;
-  if (line.relaunchWith === null) throw new Error(line.message);
-  console.log(line.notice);
+  let node: string;
+  if (line.relaunchWith !== null) {
+    console.log(line.notice);
+    node = line.relaunchWith;
+  } else {
+    if (line.fetch === null) throw new Error(line.message);
+    console.log(line.fetch.notice);
+    // The npm on PATH: the one `npm start` was run with.
+    const fetched = spawnSync("npm", line.fetch.npmArgs, { stdio: ["ignore", "ignore", "inherit"], env: process.env });
+    if (fetched.status !== 0 || !isExecutable(line.fetch.node)) {
+      const why = fetched.error ? fetched.error.message : `npm exited with ${fetched.status ?? fetched.signal ?? "?"}`;
+      throw new Error(`fetching Node.js ${line.lowestMajor} failed (${why}).\n${line.message}`);
+    }
+    node = line.fetch.node;
+  }
   // Under tsx, execArgv carries its loader: the same script on the other node, same arguments.
-  foreground(line.relaunchWith, [...process.execArgv, ...process.argv.slice(1)], process.env);
+  foreground(node, [...process.execArgv, ...process.argv.slice(1)], process.env);
   return false;
 };
 
+/** `npm start -- --check-node`: the Node.js line check (and fetch) alone; prints the node it ends up on. */
+const CHECK_NODE_ONLY = process.argv.slice(2).includes("--check-node");
+
 const main = async () => {
   if (!onSupportedNode()) return;
+  if (CHECK_NODE_ONLY) {
+    console.log(`Running on Node.js ${process.versions.node} (${process.execPath}).`);
+    return;
+  }
   const { config, admin, demoKey } = await prepare();
   // The process front (server.ts): /v1 on its own, everything else through Next.
-  foreground(process.execPath, serverArgs(root), { ...process.env, NODE_ENV: "production" });
+  foreground(process.execPath, serverArgs(root), { ...nextProcessEnv(process.env), NODE_ENV: "production" });
   if (await waitUntilHealthy(`http://${localHost(config.HOST)}:${config.PORT}/api/health`, 60_000)) {
     console.log(`\nSocial Lookup is ready at ${config.publicUrl}`);
     console.log(`  Console: ${config.publicUrl}/signin`);
@@ -117,5 +140,6 @@ const main = async () => {
 main().catch((error: unknown) => {
   if (error instanceof EnvError || error instanceof DatabaseLockedError || error instanceof DataDirError) console.error(`error: ${error.message}`);
   else console.error(`error: ${error instanceof Error ? error.message : String(error)}`);
-  process.exit(1);
+  // The same code as every other command-line tool refused by a running server.
+  process.exit(error instanceof DatabaseLockedError ? EXIT.databaseLocked : EXIT.failed);
 });

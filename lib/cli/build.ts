@@ -50,12 +50,22 @@ export const recordBuild = (root: string): void => {
   fs.writeFileSync(stampPath(root), sourceFingerprint(root));
 };
 
+/**
+ * The environment of a process that runs Next (the build, the server), with Next's anonymous
+ * usage telemetry off: a self-hosted product reports nothing to a third party, and its first build
+ * prints no telemetry notice.
+ */
+export const nextProcessEnv = <Env extends Record<string, string | undefined>>(base: Env): Env & { NEXT_TELEMETRY_DISABLED: "1" } => ({
+  ...base,
+  NEXT_TELEMETRY_DISABLED: "1",
+});
+
 /** Runs `next build` unless the current build was made from these very sources. */
 export const ensureBuild = (root: string): "current" | "built" => {
   if (buildIsCurrent(root)) return "current";
   console.log("Building the application (first start or sources changed)…");
   const nextBin = path.join(root, "node_modules", "next", "dist", "bin", "next");
-  const result = spawnSync(process.execPath, [nextBin, "build"], { stdio: "inherit", env: process.env });
+  const result = spawnSync(process.execPath, [nextBin, "build"], { stdio: "inherit", env: nextProcessEnv(process.env) });
   if (result.status !== 0) throw new Error("next build failed (see above)");
   recordBuild(root);
   return "built";

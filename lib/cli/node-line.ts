@@ -2,14 +2,24 @@ import path from "node:path";
 
 /**
  * Whether this Node.js is one `npm start` may run on: the lowest line package.json's engines admit
- * (README names it) or a later one. On an older node, `npm start` runs itself again on that line
- * when `npm test` has already fetched it into NODE_CACHE_DIR (scripts/test.sh installs
- * node-linux-<arch>@<major> there, a bin/node inside); otherwise it says what to install.
+ * (README names it) or a later one. On an older node, `npm start` runs itself again on that line,
+ * from NODE_CACHE_DIR: the one `npm test` fetched there (scripts/test.sh installs
+ * node-linux-<arch>@<major>, a bin/node inside), or one it fetches there itself the same way.
+ * Where npm carries no Node.js for this machine (or the fetch fails) it says what to install.
  */
+export type NodeFetch = {
+  /** The npm command (arguments of `npm`) that installs the lowest line into the cache. */
+  npmArgs: string[];
+  /** The node it installs. */
+  node: string;
+  /** The one line `npm start` prints before fetching. */
+  notice: string;
+};
+
 export type NodeLineCheck =
   | { ok: true }
   | { ok: false; lowestMajor: number; relaunchWith: string; notice: string }
-  | { ok: false; lowestMajor: number; relaunchWith: null; message: string };
+  | { ok: false; lowestMajor: number; relaunchWith: null; fetch: NodeFetch | null; message: string };
 
 type NodeLineInput = {
   /** process.versions.node */
@@ -46,6 +56,17 @@ export const checkNodeLine = (input: NodeLineInput): NodeLineCheck => {
       notice: `Node.js ${input.version} is older than Node.js ${lowestMajor}, the lowest line Social Lookup runs on: running on ${cached} instead.`,
     };
   }
+  const fetch: NodeFetch | null =
+    packageName && cached
+      ? {
+          // The same install as scripts/test.sh's, so npm test and npm start share one copy.
+          npmArgs: ["install", "--prefix", prefix, "--no-save", "--no-audit", "--no-fund", "--loglevel=error", `${packageName}@${lowestMajor}`],
+          node: cached,
+          notice:
+            `Node.js ${input.version} is older than Node.js ${lowestMajor}, the lowest line Social Lookup runs on: ` +
+            `fetching Node.js ${lowestMajor} from npm (${packageName}@${lowestMajor}, once) into ${prefix} and running on it.`,
+        }
+      : null;
   const lines = [
     `Social Lookup needs Node.js ${lowestMajor} or later (package.json engines: ${input.engines}); this is Node.js ${input.version}.`,
     `  Install Node.js ${lowestMajor} or a later LTS line from https://nodejs.org/en/download (or: nvm install ${lowestMajor}), then run npm start again.`,
@@ -56,5 +77,5 @@ export const checkNodeLine = (input: NodeLineInput): NodeLineCheck => {
       `    npm install --prefix ${prefix} --no-save ${packageName}@${lowestMajor}`,
     );
   }
-  return { ok: false, lowestMajor, relaunchWith: null, message: lines.join("\n") };
+  return { ok: false, lowestMajor, relaunchWith: null, fetch, message: lines.join("\n") };
 };

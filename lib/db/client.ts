@@ -2,7 +2,7 @@ import path from "node:path";
 import type { Pool } from "pg";
 import { env } from "@/lib/env";
 import { secureDataDir } from "./data-dir";
-import { acquireLock } from "./lock";
+import { acquireLock, assertNotLocked, pgliteLockPath } from "./lock";
 import { migrate } from "./migrate";
 import { startPgliteThread } from "./pglite-thread";
 import type { Db, Transaction } from "./types";
@@ -18,11 +18,14 @@ export type OpenOptions = { dataDir: string; databaseUrl?: string; timeoutMs: nu
 
 const openPglite = async (dataDir: string): Promise<Db> => {
   const dbDir = path.join(dataDir, "pglite");
+  const lockPath = pgliteLockPath(dataDir);
+  // Refused while another process holds the database, before its folder is touched.
+  assertNotLocked(lockPath);
   const secured = secureDataDir(dataDir);
   if (secured.tightened.length > 0) {
     console.warn(`[db] DATA_DIR ${secured.dataDir} was readable by other users: made ${secured.tightened.length} entries owner-only.`);
   }
-  const release = acquireLock(path.join(dataDir, "pglite.lock"));
+  const release = acquireLock(lockPath);
   try {
     const thread = await startPgliteThread(dbDir);
     const on = (tx?: number): Transaction => ({

@@ -15,6 +15,9 @@ export class DatabaseLockedError extends Error {
   }
 }
 
+/** Where the embedded database in DATA_DIR keeps its lock. */
+export const pgliteLockPath = (dataDir: string): string => path.join(dataDir, "pglite.lock");
+
 const isAlive = (pid: number): boolean => {
   try {
     process.kill(pid, 0);
@@ -24,8 +27,31 @@ const isAlive = (pid: number): boolean => {
   }
 };
 
+/** The live process other than this one that holds the lock, or null (no lock, or a stale one). */
+const liveHolder = (lockPath: string): number | null => {
+  let text: string;
+  try {
+    text = fs.readFileSync(lockPath, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
+    throw error;
+  }
+  const holderPid = Number.parseInt(text, 10);
+  return Number.isInteger(holderPid) && holderPid !== process.pid && isAlive(holderPid) ? holderPid : null;
+};
+
+/**
+ * Refuses, before anything in DATA_DIR is touched, when another live process holds the database:
+ * a command that is going to be refused anyway must not change the running server's folder first.
+ */
+export const assertNotLocked = (lockPath: string): void => {
+  const holderPid = liveHolder(lockPath);
+  if (holderPid !== null) throw new DatabaseLockedError(lockPath, holderPid);
+};
+
 export const acquireLock = (lockPath: string): (() => void) => {
-  fs.mkdirSync(path.dirname(lockPath), { recursive: true });
+  // Owner-only from the start when the lock is the first thing in a new DATA_DIR.
+  fs.mkdirSync(path.dirname(lockPath), { recursive: true, mode: 0o700 });
   for (let attempt = 0; attempt < 2; attempt += 1) {
     try {
       fs.writeFileSync(lockPath, String(process.pid), { flag: "wx", mode: 0o600 });
@@ -44,10 +70,7 @@ export const acquireLock = (lockPath: string): (() => void) => {
       return release;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-      const holderPid = Number.parseInt(fs.readFileSync(lockPath, "utf8"), 10);
-      if (Number.isInteger(holderPid) && holderPid !== process.pid && isAlive(holderPid)) {
-        throw new DatabaseLockedError(lockPath, holderPid);
-      }
+      assertNotLocked(lockPath);
       fs.rmSync(lockPath, { force: true });
     }
   }

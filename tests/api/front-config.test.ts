@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import fs from "node:fs";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { CLIENT_ADDRESS_HEADER } from "@/lib/auth/client-ip";
 import { createKeyWithCli, randomSecret, type ApiTarget, type IssuedKey } from "./harness";
 import { startOwnServer, stopOwnServer } from "./own-server";
@@ -67,6 +68,18 @@ describe("HOST", () => {
   it("binds the server to the configured address only", async () => {
     expect((await fetch(`${target.baseUrl}/api/health`)).status).toBe(200);
     await expect(fetch(`http://127.0.0.1:${target.port}/api/health`)).rejects.toThrow();
+    await expect(fetch(`http://[::1]:${target.port}/api/health`)).rejects.toThrow();
+  });
+
+  // The suite's shared servers run with HOST unset: localhost, where `localhost` may resolve to
+  // ::1 first (then a server on 127.0.0.1 alone refuses the URL it printed).
+  it.each(inject("apiTargets"))("unset: the $kind server prints http://localhost:PORT and answers it on 127.0.0.1 and on [::1]", async (shared) => {
+    const readyLines = [...fs.readFileSync(shared.logFile, "utf8").matchAll(/^> Ready on (\S+) /gm)].map((match) => match[1]);
+    expect(readyLines.at(-1)).toBe(`http://localhost:${shared.port}`);
+    for (const loopback of ["127.0.0.1", "[::1]"]) {
+      const answer = await fetch(`http://${loopback}:${shared.port}/api/health`);
+      expect([loopback, answer.status]).toEqual([loopback, 200]);
+    }
   });
 });
 

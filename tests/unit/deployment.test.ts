@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
+import { nextProcessEnv } from "@/lib/cli/build";
 import { envVariableNames, parseEnv } from "@/lib/env";
 import { serverArgs } from "@/scripts/server-process";
 
@@ -28,8 +29,11 @@ const readCompose = (): ComposeFile => parse(read("compose.yaml"), { merge: true
 const appVariables = (compose: ComposeFile, service = "app-1"): Map<string, string> =>
   new Map(Object.entries(compose.services?.[service]?.environment ?? {}).map(([name, value]) => [name, String(value)]));
 
+/** Read by Next itself rather than by the app's env module. */
+const READ_BY_NEXT = ["NEXT_TELEMETRY_DISABLED"];
+
 describe("deployment files", () => {
-  const known = new Set(envVariableNames());
+  const known = new Set([...envVariableNames(), ...READ_BY_NEXT]);
 
   it("the Dockerfile sets only variables the app reads, and runs the process front as a non-root user", () => {
     const text = read("Dockerfile");
@@ -63,6 +67,24 @@ describe("deployment files", () => {
     }
     const ignored = read(".dockerignore").split("\n").map((line) => line.trim());
     for (const entry of ["node_modules", ".next", ".data"]) expect(ignored).toContain(entry);
+  });
+
+  it("Next's telemetry is off wherever Next runs: npm scripts, the build and server npm start spawn, the image, compose", () => {
+    const scripts = (JSON.parse(read("package.json")) as { scripts: Record<string, string> }).scripts;
+    for (const name of ["dev", "build", "start", "serve"]) expect(scripts[name], `npm run ${name}`).toMatch(/^(\S+=\S+ )*NEXT_TELEMETRY_DISABLED=1 /);
+    expect(nextProcessEnv({ PATH: "/bin" })).toEqual({ PATH: "/bin", NEXT_TELEMETRY_DISABLED: "1" });
+    expect(nextProcessEnv({ NEXT_TELEMETRY_DISABLED: "0" }).NEXT_TELEMETRY_DISABLED).toBe("1");
+    const text = read("Dockerfile");
+    // Set in the first stage (the build stage is built from it) and in the image that runs.
+    const stages = text.split(/^FROM /m).slice(1);
+    expect(stages.map((stage) => stage.split("\n")[0])).toEqual([
+      "node:22-bookworm-slim AS deps",
+      "deps AS build",
+      "node:22-bookworm-slim AS prod-deps",
+      "node:22-bookworm-slim AS run",
+    ]);
+    for (const stage of [stages[0], stages[3]]) expect(stage).toMatch(/^ENV NEXT_TELEMETRY_DISABLED=1$/m);
+    expect(appVariables(readCompose()).get("NEXT_TELEMETRY_DISABLED")).toBe("1");
   });
 
   it("compose.yaml puts the two instances behind its balancer and trusts exactly that one proxy", () => {

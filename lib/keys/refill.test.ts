@@ -186,6 +186,10 @@ describe.each(await testDatabases())("automatic refills on $name", (database) =>
       expect((await stopsOf(unpaid)).map((row) => row.details)).toEqual([
         expect.objectContaining({ period: "2031-02-02", creditsOwed: 300, payerId: analyst.id }),
       ]);
+      // No next refill anywhere it is shown: /v1/account's figures and the forecast say none.
+      expect((await keyAccount(db(), unpaid))?.nextRefillAt).toBeNull();
+      const forecast = await burnRateForecast(db(), { kind: "keys", keyIds: [unpaid] }, new Date("2031-02-02T12:00:00Z"));
+      expect(forecast.keys[0]?.nextRefillAt).toBeNull();
       expect(stopped && (await keyView(db(), analyst.id, stopped))).toMatchObject({
         refillPayerId: analyst.id,
         refillStopped: { at: "2031-02-02T00:00:00.000Z", credits: 300 },

@@ -1,5 +1,5 @@
 import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
-import { adminCredentials, signIn } from "./support/session";
+import { adminCredentials, createAnalyst, signIn } from "./support/session";
 import { collectErrors } from "./support/page-errors";
 
 /**
@@ -254,5 +254,41 @@ test.describe("/keys: a key limited to some operations and addresses", () => {
       body: { code: 403, message: "apiKey is not allowed from this address" },
     });
     expect(errors).toEqual([]);
+  });
+});
+
+test.describe("/keys: an analyst's refill is paid from their allowance", () => {
+  test("a refill the allowance cannot hold is refused with the sentence that says so, and no key is made", async ({ page, browser }) => {
+    await signIn(page, adminCredentials());
+    const analyst = await createAnalyst(page, { creditAllowance: 100 });
+    const context = await browser.newContext();
+    try {
+      const own = await context.newPage();
+      // The refused creation is a 422 the browser logs as a failed resource.
+      const errors = collectErrors(own, { expectFailedRequests: true });
+      await signIn(own, analyst.email, analyst.password);
+      await own.goto("/keys");
+      await expect(own.getByTestId("new-key-form")).toBeVisible();
+      await own.getByTestId("new-key-name").fill(uniqueName("e2e minting"));
+      await own.getByTestId("new-key-credits").fill("0");
+      await own.getByTestId("new-key-limits").locator("summary").click();
+      await own.getByTestId("new-key-refill-interval").selectOption("daily");
+      await own.getByTestId("new-key-refill-credits").fill("1000000000");
+      await expect(own.getByTestId("new-key-form")).toContainText("paid from their credit allowance");
+      const refused = own.waitForResponse((response) => response.request().method() === "POST" && new URL(response.url()).pathname === "/api/keys");
+      await own.getByTestId("create-key").click();
+      expect((await refused).status()).toBe(422);
+      await expect(own.getByTestId("create-key-error")).toHaveText(
+        "Not enough credit allowance for a refill of 1,000,000,000 credits a day: your allowance holds 100. Ask an administrator for more.",
+      );
+      await expect(own.getByTestId("keys-empty")).toBeVisible();
+      // What the allowance holds is accepted, and the key says how it is refilled.
+      await own.getByTestId("new-key-refill-credits").fill("100");
+      const { key } = await createKeyInUi(own, { name: uniqueName("e2e paid refill"), credits: 0, qpsLimit: 5 });
+      await expect(own.getByTestId(`key-row-${key.id}`)).toContainText("Top up to 100 daily; next");
+      expect(errors).toEqual([]);
+    } finally {
+      await context.close();
+    }
   });
 });

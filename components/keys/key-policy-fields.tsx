@@ -74,11 +74,24 @@ export const policyInput = (fields: PolicyFields): { input: KeyPolicyInput | nul
 };
 
 /** One line about a key's refill, as the keys table and the forecast say it. */
-export const describeRefill = (key: Pick<ApiKeyView, "refill" | "nextRefillAt">): string => {
+export const describeRefill = (key: Pick<ApiKeyView, "refill" | "nextRefillAt" | "refillStopped">): string => {
   if (!key.refill) return "None";
   const how = key.refill.mode === "top_up_to" ? `Top up to ${formatCount(key.refill.credits)}` : `Add ${formatCount(key.refill.credits)}`;
   const when = key.refill.interval === "daily" ? "daily" : `monthly on day ${key.refill.dayOfMonth ?? 1}`;
-  return `${how} ${when}; next ${formatDateTime(key.nextRefillAt)}`;
+  return key.refillStopped ? `${how} ${when}; stopped` : `${how} ${when}; next ${formatDateTime(key.nextRefillAt)}`;
+};
+
+/**
+ * Why a key's refill stopped (its payer's allowance could not pay a period's credits), in the
+ * words of whoever reads it; null while the refill runs.
+ */
+export const describeRefillStop = (key: Pick<ApiKeyView, "refillStopped" | "refillPayerId">, viewerId: string): string | null => {
+  if (!key.refillStopped) return null;
+  const whose = key.refillPayerId === viewerId ? "your allowance" : "its payer's allowance";
+  return (
+    `Refill stopped on ${formatDateTime(key.refillStopped.at)}: ${whose} could not pay ` +
+    `${formatCount(key.refillStopped.credits)} credits. Set the refill again under Limits once the allowance holds it.`
+  );
 };
 
 const checkboxClass = "mt-0.5 size-4 shrink-0 accent-accent";
@@ -180,6 +193,7 @@ export function KeyPolicyFieldset({
             value={fields.refillCredits}
             onChange={(event) => set("refillCredits", event.target.value)}
             error={errors.refillCredits}
+            hint="An analyst's refill is paid from their credit allowance, each time it adds credits, and must fit in it; an administrator's is granted."
             data-testid={`${testIdPrefix}-refill-credits`}
           />
           <fieldset className="flex flex-col gap-1.5">

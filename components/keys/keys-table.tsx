@@ -8,7 +8,7 @@ import { cx } from "@/components/ui/class-names";
 import { Meter, type MeterVariant } from "@/components/ui/meter";
 import type { ApiKeyView } from "@/lib/query/keys";
 import { formatCount, formatDateTime } from "./format";
-import { describeRefill } from "./key-policy-fields";
+import { describeRefill, describeRefillStop } from "./key-policy-fields";
 import { KeyStatusBadge } from "./key-status-badge";
 
 export type KeyAction = "revoke" | "roll" | "console" | "topup" | "limits";
@@ -118,6 +118,7 @@ export function KeysTable({ keys, viewerId, isAdmin, showOwner, ownerEmails, onA
           {keys.map((key) => {
             const active = key.status === "active";
             const own = key.ownerId === viewerId;
+            const refillStop = describeRefillStop(key, viewerId);
             return (
               <tr key={key.id} className={rowClass} data-testid={`key-row-${key.id}`}>
                 <td className={cx(cellClass, "sm:col-span-2")}>
@@ -178,6 +179,11 @@ export function KeysTable({ keys, viewerId, isAdmin, showOwner, ownerEmails, onA
                         : ["Revoked", formatDateTime(key.revokedAt)],
                     ]}
                   />
+                  {refillStop ? (
+                    <p className="mt-1 max-w-prose text-xs text-danger" data-testid={`key-refill-stopped-${key.id}`}>
+                      {refillStop}
+                    </p>
+                  ) : null}
                 </td>
                 <td className={cx(cellClass, "sm:col-span-2 xl:w-px")}>
                   {active ? (

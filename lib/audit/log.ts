@@ -9,6 +9,7 @@ export type AuditAction =
   | "key.console"
   | "key.policy"
   | "key.refill"
+  | "key.refill_stopped"
   | "user.create"
   | "user.disable"
   | "user.enable"

@@ -690,6 +690,22 @@ DELETE FROM suppressions s USING (
 UPDATE suppressions SET subject = ${canonicalSubjectSql} WHERE subject <> ${canonicalSubjectSql};
 `;
 
+// Who pays a key's automatic refill (lib/keys/refill.sql): refill_payer_id is the user whose credit
+// allowance each refill is taken from, NULL for a refill an administrator or the operator's CLI
+// granted. When the allowance cannot pay a period's refill, the refill stops: refill_stopped_at
+// says when, refill_stopped_credits what could not be paid; setting the refill again re-arms it.
+// Refills already set on an analyst's key are paid by its owner from now on.
+const refillPayer = /* sql */ `
+ALTER TABLE api_keys ADD COLUMN refill_payer_id text REFERENCES users(id);
+ALTER TABLE api_keys ADD COLUMN refill_stopped_at timestamptz;
+ALTER TABLE api_keys ADD COLUMN refill_stopped_credits bigint CHECK (refill_stopped_credits >= 0);
+ALTER TABLE api_keys ADD CONSTRAINT api_keys_refill_stop_whole CHECK (
+  (refill_stopped_at IS NULL) = (refill_stopped_credits IS NULL) AND (refill_credits IS NOT NULL OR refill_stopped_at IS NULL));
+UPDATE api_keys k SET refill_payer_id = k.owner_id
+FROM users u
+WHERE u.id = k.owner_id AND u.role <> 'admin' AND k.refill_credits IS NOT NULL;
+`;
+
 export const migrations: Migration[] = [
   { id: "0001_init", sql: () => init },
   { id: "0002_accounts", sql: () => accounts },
@@ -702,11 +718,15 @@ export const migrations: Migration[] = [
   { id: "0008_sessions", sql: () => sessions },
   { id: "0009_privacy", sql: () => privacy },
   { id: "0010_key_policies", sql: () => keyPolicies },
-  // The refill and threshold functions over 0010's columns (lib/db/policy.ts KEY_POLICY_FILES).
-  { id: "0011_key_policies_sql", sql: () => keyPolicySql(), repeatable: true },
   { id: "0012_console_lookups", sql: () => consoleLookups },
   { id: "0013_batches_bulk", sql: () => batchesBulk },
   { id: "0014_refusal_aggregates", sql: () => refusalAggregates },
   { id: "0015_usage_channel", sql: () => usageChannel },
+  { id: "0016_refill_payer", sql: () => refillPayer },
+  // The refill and threshold functions (lib/db/policy.ts KEY_POLICY_FILES) read columns of 0010
+  // and 0016, so they are applied after both. The id is the one they were first recorded under:
+  // a database migrated before 0016 existed knows it, and applies it again because its text
+  // changed. A new migration whose columns these functions read goes above this line.
+  { id: "0011_key_policies_sql", sql: () => keyPolicySql(), repeatable: true },
   { id: "0017_canonical_subjects", sql: () => canonicalSubjects },
 ];

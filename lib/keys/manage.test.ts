@@ -13,6 +13,7 @@ import {
   revokeVisibleKey,
   rollVisibleKey,
   topUpAnyKey,
+  updateVisibleKeyPolicy,
   visibleKey,
   visibleKeys,
   type Principal,
@@ -86,6 +87,47 @@ describe("key management", () => {
       ip: "10.0.0.1",
       details: { credits: 500, reason: "quarterly budget" },
     });
+  });
+});
+
+describe("a refill set in the console", () => {
+  const everyDay = (credits: number) => ({ credits, interval: "daily" as const, dayOfMonth: null, mode: "top_up_to" as const });
+  const carol = async (creditAllowance: number): Promise<Principal> => {
+    const user = await createUser(db(), { email: `carol-${crypto.randomUUID()}@example.com`, name: "c", role: "analyst", passwordHash: null, creditAllowance });
+    return { id: user.id, email: user.email, role: "analyst", ip: "127.0.0.1" };
+  };
+
+  it("is refused at creation when it is more than the allowance holds after the key's credits, writing nothing", async () => {
+    const analyst = await carol(1000);
+    const refused = issueKey(db(), SECRET, analyst, { ...input(400), refill: { ...everyDay(1_000_000_000), interval: "monthly", mode: "increase_by" } });
+    await expect(refused).rejects.toThrow(
+      "Not enough credit allowance for a refill of 1,000,000,000 credits a month: your allowance holds 600. Ask an administrator for more.",
+    );
+    // 400 credits and a refill of 601: the allowance would hold 600 once the credits are taken.
+    await expect(issueKey(db(), SECRET, analyst, { ...input(400), refill: everyDay(601) })).rejects.toThrow(/refill of 601 credits a day: your allowance holds 600\./);
+    expect((await getUser(db(), analyst.id))?.creditAllowance).toBe(1000);
+    expect(await visibleKeys(db(), analyst)).toEqual([]);
+    const { key } = await issueKey(db(), SECRET, analyst, { ...input(400), refill: everyDay(600) });
+    expect(key).toMatchObject({ refill: everyDay(600), refillPayerId: analyst.id, refillStopped: null });
+    // The refill is not taken at creation: each period's refill takes what it adds.
+    expect((await getUser(db(), analyst.id))?.creditAllowance).toBe(600);
+  });
+
+  it("is refused on a change when it is more than the allowance holds, leaving the key as it was", async () => {
+    const analyst = await carol(0);
+    const { key } = await issueKey(db(), SECRET, analyst, input(0));
+    await expect(updateVisibleKeyPolicy(db(), analyst, key.id, { refill: everyDay(1_000_000_000), operations: ["followers"] })).rejects.toThrow(
+      "Not enough credit allowance for a refill of 1,000,000,000 credits a day: your allowance holds 0. Ask an administrator for more.",
+    );
+    expect(await visibleKey(db(), analyst, key.id)).toMatchObject({ refill: null, refillPayerId: null, operations: null });
+    // Removing a refill needs no allowance; an administrator's refill on the analyst's key is granted.
+    expect(await updateVisibleKeyPolicy(db(), analyst, key.id, { refill: null })).toMatchObject({ refill: null });
+    expect(await updateVisibleKeyPolicy(db(), admin, key.id, { refill: everyDay(1_000_000_000) })).toMatchObject({ refillPayerId: null });
+    const audit = await listAudit(db(), { limit: 1 });
+    expect(audit[0]).toMatchObject({ action: "key.policy", targetId: key.id, details: { refillPayerId: null } });
+    // The analyst setting it again makes it theirs to pay, and is checked again.
+    await expect(updateVisibleKeyPolicy(db(), analyst, key.id, { refill: everyDay(1_000_000_000) })).rejects.toThrow(/your allowance holds 0/);
+    expect((await visibleKey(db(), analyst, key.id))?.refillPayerId).toBeNull();
   });
 });
 

@@ -4,11 +4,12 @@ import { env } from "@/lib/env";
 import { recordAudit, type Actor } from "@/lib/audit/log";
 import { decryptSecret, encryptSecret } from "@/lib/security/aead";
 import { derivedKey } from "@/lib/security/secrets";
-import { spendAllowance, type Role } from "@/lib/users/repository";
+import { allowanceCovers, spendAllowance, type Role } from "@/lib/users/repository";
 import { replaceThresholds } from "@/lib/alerts/thresholds";
 import { keyChanged } from "./events";
 import type { KeyPolicyPatch } from "./policy-input";
-import { createKey, getKey, listKeys, revokeKey, rollKey, setKeyPolicy, topUpKey, type ApiKey, type KeyPolicy } from "./repository";
+import type { KeyRefill } from "./refill";
+import { createKey, getKey, listKeys, lockKey, revokeKey, rollKey, setKeyPolicy, topUpKey, type ApiKey, type KeyPolicy } from "./repository";
 import { hashToken, sameHash } from "./tokens";
 
 /**
@@ -56,6 +57,29 @@ const policyAfter = (patch: KeyPolicyPatch, current: KeyPolicy | null): KeyPolic
 });
 
 /**
+ * Who pays a refill this principal sets: an administrator grants it (null), anyone else pays it
+ * from their own allowance, each period what it adds (lib/keys/refill.sql).
+ */
+const refillPayerOf = (principal: Principal): string | null => (principal.role === "admin" ? null : principal.id);
+
+const perPeriod = (refill: KeyRefill) => (refill.interval === "daily" ? "a day" : "a month");
+
+/**
+ * A refill its payer sets must fit what their allowance holds now (after what the same change
+ * already took from it): its per-period maximum, in both modes. The payer's row stays locked until
+ * the transaction ends. Nothing is taken here; each period's refill takes what it adds.
+ */
+const checkRefillAllowance = async (tx: Queryable, payerId: string | null, refill: KeyRefill | null): Promise<void> => {
+  if (payerId === null || refill === null) return;
+  const allowance = await allowanceCovers(tx, payerId, refill.credits);
+  if (allowance?.covers) return;
+  throw new KeyRuleError(
+    `Not enough credit allowance for a refill of ${refill.credits.toLocaleString("en-US")} credits ${perPeriod(refill)}: ` +
+      `your allowance holds ${(allowance?.creditAllowance ?? 0).toLocaleString("en-US")}. Ask an administrator for more.`,
+  );
+};
+
+/**
  * Room for one more active key of this owner (MAX_KEYS_PER_USER): keys are cheap to make, and
  * each may be flooded with free refusals, so their number is bounded. Revoked and expired keys do
  * not count. The owner's row is locked first, so two requests at once are counted one after the
@@ -83,13 +107,17 @@ export const issueKey = (db: Db, secret: string, principal: Principal, input: Ne
     if (input.credits > 0 && !(await spendAllowance(tx, principal.id, input.credits))) {
       throw new KeyRuleError("Not enough credit allowance for that many credits. Ask an administrator for more.");
     }
+    const policy = policyAfter(input, null);
+    const refillPayerId = policy.refill === null ? null : refillPayerOf(principal);
+    await checkRefillAllowance(tx, refillPayerId, policy.refill);
     const issued = await createKey(tx, secret, {
       name: input.name,
       ownerId: principal.id,
       credits: input.credits,
       qpsLimit: input.qpsLimit,
       expiresAt: input.expiresAt,
-      ...policyAfter(input, null),
+      ...policy,
+      refillPayerId,
     });
     if (input.alertThresholds) await replaceThresholds(tx, issued.key.id, input.alertThresholds);
     if (input.useForConsole) {
@@ -106,7 +134,8 @@ export const issueKey = (db: Db, secret: string, principal: Principal, input: Ne
       qpsLimit: input.qpsLimit,
       expiresAt: input.expiresAt?.toISOString() ?? null,
       console: input.useForConsole,
-      ...policyAfter(input, null),
+      ...policy,
+      refillPayerId,
       alertThresholds: input.alertThresholds ?? [],
     });
     return issued;
@@ -114,18 +143,24 @@ export const issueKey = (db: Db, secret: string, principal: Principal, input: Ne
 
 /**
  * Changes what a key may call, from where, how it is refilled and when it alerts. The owner or an
- * admin may; every instance forgets the key's cached credentials at once (keyChanged).
+ * admin may; every instance forgets the key's cached credentials at once (keyChanged). A change
+ * that sets the refill makes whoever sets it its payer (refillPayerOf), checked against their
+ * allowance, and re-arms it if it had stopped; one that leaves the refill out keeps who pays.
  */
 export const updateVisibleKeyPolicy = async (db: Db, principal: Principal, id: string, patch: KeyPolicyPatch): Promise<ApiKey | null> => {
   const updated = await db.transaction(async (tx) => {
-    const key = await getKey(tx, id);
+    // The key before its payer, in the order the refill sweep locks them.
+    const key = await lockKey(tx, id);
     if (!key || !canSee(principal, key)) return null;
     if (key.status !== "active") throw new KeyRuleError("Only an active key can be changed.");
     const policy = policyAfter(patch, key);
-    const result = await setKeyPolicy(tx, id, policy);
+    const refillSet = patch.refill === undefined ? undefined : { payerId: patch.refill === null ? null : refillPayerOf(principal) };
+    if (refillSet) await checkRefillAllowance(tx, refillSet.payerId, policy.refill);
+    const result = await setKeyPolicy(tx, id, policy, refillSet);
     if (patch.alertThresholds) await replaceThresholds(tx, id, patch.alertThresholds);
     await recordAudit(tx, actorOf(principal), "key.policy", { type: "key", id }, {
       ...policy,
+      ...(refillSet ? { refillPayerId: refillSet.payerId } : {}),
       ...(patch.alertThresholds ? { alertThresholds: patch.alertThresholds } : {}),
     });
     return result;

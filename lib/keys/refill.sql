@@ -1,9 +1,16 @@
 -- Automatic refills (issue 21). A key with a refill gets, at each period start (UTC), its credits
 -- topped up to refill_credits ('top_up_to') or increased by them ('increase_by'), exactly once
--- per period: refilled_period records the period start it was last refilled for, and the one
--- statement of refill_keys() moves it and the credits together, so instances sweeping at the same
--- moment cannot both refill (the second finds the row locked, then no longer due). A period missed
--- while no instance ran is not made up: the next sweep refills once, for the current period.
+-- per period: refilled_period records the period start it was last refilled for, and
+-- refill_keys() moves it and the credits together under the key's row lock, so instances
+-- sweeping at the same moment cannot both refill (the second finds the row locked, then no longer
+-- due). A period missed while no instance ran is not made up: the next sweep refills once, for the
+-- current period.
+--
+-- Who pays: a refill an analyst set is paid from their credit allowance (refill_payer_id), each
+-- period exactly what it adds, in the same transaction; one an administrator or the operator's
+-- CLI set (refill_payer_id NULL) is granted. When the allowance cannot pay a period's amount in
+-- full, nothing is added and the refill stops (refill_stopped_at, refill_stopped_credits, audit
+-- entry key.refill_stopped) until it is set again.
 
 -- The day_of_month-th day of the month starting at month_start, or its last day when shorter
 -- (a refill on the 31st runs on 28 or 29 February).
@@ -35,37 +42,78 @@ LANGUAGE sql IMMUTABLE AS $f$
   FROM (SELECT refill_period_start(refill_interval, day_of_month, at) AS start) p
 $f$;
 
--- Refills every usable key whose period (as of `at`) has not been refilled yet, with an audit
--- entry each; returns what each got.
+-- Refills every usable key whose period (as of `at`) has not been refilled yet and whose refill
+-- has not stopped, with an audit entry each; returns what each got (a stopped refill got nothing
+-- and is not returned).
+--
+-- Locks: every due key first, in id order, in one statement (FOR NO KEY UPDATE: what the UPDATE
+-- takes anyway, and it leaves foreign-key checks of other rows pointing at the key alone); then,
+-- key by key, the payer's row, so the keys of one payer are paid one after the other from what the
+-- previous one left. Whoever else locks a key and its payer (a PATCH of the refill) takes the key
+-- first too, so the two cannot wait on each other.
 CREATE OR REPLACE FUNCTION refill_keys(at timestamptz)
 RETURNS TABLE (r_key_id text, r_period date, r_added bigint, r_remaining bigint)
-LANGUAGE sql AS $f$
-  WITH due AS (
-    SELECT k.id, k.credits_remaining AS before, refill_period_start(k.refill_interval, k.refill_day_of_month, at) AS period
-    FROM api_keys k
-    WHERE k.refill_credits IS NOT NULL
-      AND (k.refilled_period IS NULL OR k.refilled_period < refill_period_start(k.refill_interval, k.refill_day_of_month, at))
-      AND k.id IN (SELECT id FROM usable_keys)
-    ORDER BY k.id
-    FOR UPDATE OF k
-  ), refilled AS (
-    UPDATE api_keys k SET
-      credits_remaining = CASE WHEN k.refill_mode = 'increase_by' THEN k.credits_remaining + k.refill_credits
-                               ELSE GREATEST(k.credits_remaining, k.refill_credits) END,
-      credits_granted = k.credits_granted + CASE WHEN k.refill_mode = 'increase_by' THEN k.refill_credits
-                                                 ELSE GREATEST(0, k.refill_credits - k.credits_remaining) END,
-      refilled_period = d.period
-    FROM due d
-    WHERE k.id = d.id
-    RETURNING k.id, d.period, d.before, k.credits_remaining, k.refill_mode, k.refill_credits, k.refill_interval, k.refill_day_of_month
-  ), audited AS (
+LANGUAGE plpgsql AS $f$
+DECLARE
+  due_ids text[];
+  due_key record;
+  v_period date;
+  v_owed bigint;
+BEGIN
+  SELECT array_agg(locked.id ORDER BY locked.id) INTO due_ids FROM (
+    SELECT ak.id FROM api_keys ak
+    WHERE ak.refill_credits IS NOT NULL
+      AND ak.refill_stopped_at IS NULL
+      AND (ak.refilled_period IS NULL OR ak.refilled_period < refill_period_start(ak.refill_interval, ak.refill_day_of_month, at))
+      AND ak.id IN (SELECT id FROM usable_keys)
+    ORDER BY ak.id
+    FOR NO KEY UPDATE OF ak
+  ) locked;
+  IF due_ids IS NULL THEN
+    RETURN;
+  END IF;
+
+  FOR due_key IN
+    SELECT ak.id, ak.credits_remaining, ak.refill_credits, ak.refill_interval, ak.refill_day_of_month, ak.refill_mode, ak.refill_payer_id
+    FROM api_keys ak WHERE ak.id = ANY (due_ids) ORDER BY ak.id
+  LOOP
+    v_period := refill_period_start(due_key.refill_interval, due_key.refill_day_of_month, at);
+    v_owed := CASE WHEN due_key.refill_mode = 'increase_by' THEN due_key.refill_credits
+                   ELSE GREATEST(0, due_key.refill_credits - due_key.credits_remaining) END;
+
+    IF due_key.refill_payer_id IS NOT NULL AND v_owed > 0 THEN
+      -- One statement: takes the amount only if the allowance holds it (an administrator's is never taken from).
+      UPDATE users SET credit_allowance = credit_allowance - CASE WHEN role = 'admin' THEN 0 ELSE v_owed END,
+                       updated_at = now()
+      WHERE id = due_key.refill_payer_id AND (role = 'admin' OR credit_allowance >= v_owed);
+      IF NOT FOUND THEN
+        UPDATE api_keys SET refill_stopped_at = at, refill_stopped_credits = v_owed WHERE id = due_key.id;
+        INSERT INTO audit_log (actor_id, actor_email, action, target_type, target_id, details, ip)
+        VALUES (NULL, 'refill', 'key.refill_stopped', 'key', due_key.id,
+                json_build_object('period', v_period, 'interval', due_key.refill_interval, 'dayOfMonth', due_key.refill_day_of_month,
+                                  'mode', due_key.refill_mode, 'credits', due_key.refill_credits,
+                                  'creditsOwed', v_owed, 'payerId', due_key.refill_payer_id,
+                                  'creditsRemaining', due_key.credits_remaining),
+                '');
+        CONTINUE;
+      END IF;
+    END IF;
+
+    UPDATE api_keys SET credits_remaining = credits_remaining + v_owed, credits_granted = credits_granted + v_owed,
+                        refilled_period = v_period
+    WHERE id = due_key.id;
     INSERT INTO audit_log (actor_id, actor_email, action, target_type, target_id, details, ip)
-    SELECT NULL, 'refill', 'key.refill', 'key', r.id,
-           json_build_object('period', r.period, 'interval', r.refill_interval, 'dayOfMonth', r.refill_day_of_month,
-                             'mode', r.refill_mode, 'credits', r.refill_credits,
-                             'creditsBefore', r.before, 'creditsAfter', r.credits_remaining),
-           ''
-    FROM refilled r
-  )
-  SELECT r.id, r.period, r.credits_remaining - r.before, r.credits_remaining FROM refilled r
+    VALUES (NULL, 'refill', 'key.refill', 'key', due_key.id,
+            json_build_object('period', v_period, 'interval', due_key.refill_interval, 'dayOfMonth', due_key.refill_day_of_month,
+                              'mode', due_key.refill_mode, 'credits', due_key.refill_credits,
+                              'creditsBefore', due_key.credits_remaining, 'creditsAfter', due_key.credits_remaining + v_owed,
+                              'payerId', due_key.refill_payer_id),
+            '');
+    r_key_id := due_key.id;
+    r_period := v_period;
+    r_added := v_owed;
+    r_remaining := due_key.credits_remaining + v_owed;
+    RETURN NEXT;
+  END LOOP;
+END
 $f$;

@@ -3,9 +3,12 @@ import { createSettler } from "@/lib/credits/settle";
 import type { Db } from "@/lib/db/client";
 import { keyAccount } from "@/lib/usage/account";
 import { burnRateForecast } from "@/lib/usage/forecast";
+import { createUser, getUser, setCreditAllowance, type Role } from "@/lib/users/repository";
 import { openForSuite, testDatabases } from "@/tests/support/databases";
+import { issueKey, updateVisibleKeyPolicy, type Principal } from "./manage";
 import { refillDueKeys, type KeyRefill } from "./refill";
-import { createKey } from "./repository";
+import { createKey, getKey } from "./repository";
+import { keyView } from "./view";
 
 const SECRET = "unit-test-secret-unit-test-secret-0123456789";
 
@@ -126,5 +129,134 @@ describe.each(await testDatabases())("automatic refills on $name", (database) =>
     } finally {
       await Promise.all(instances.map((instance) => instance.close()));
     }
+  });
+
+  describe("who pays", () => {
+    let userCount = 0;
+    const principal = async (role: Role, creditAllowance: number): Promise<Principal> => {
+      userCount += 1;
+      const user = await createUser(db(), { email: `payer-${userCount}@example.com`, name: "p", role, passwordHash: null, creditAllowance });
+      return { id: user.id, email: user.email, role, ip: "127.0.0.1" };
+    };
+    const allowanceOf = async (who: Principal) => (await getUser(db(), who.id))?.creditAllowance;
+    /** A key issued in the console by `who`, as if last refilled for `lastPeriod`. */
+    const issuedBy = async (who: Principal, credits: number, refill: KeyRefill, lastPeriod: string) => {
+      const { key } = await issueKey(db(), SECRET, who, { name: "paid", credits, qpsLimit: 5, expiresAt: null, useForConsole: false, refill });
+      await db().query("UPDATE api_keys SET refilled_period = $2::date WHERE id = $1", [key.id, lastPeriod]);
+      return key.id;
+    };
+    const stopsOf = async (keyId: string) =>
+      db().query<{ details: { period: string; creditsOwed: number; payerId: string } }>(
+        "SELECT details FROM audit_log WHERE action = 'key.refill_stopped' AND target_id = $1 ORDER BY id",
+        [keyId],
+      );
+    const daily = (credits: number, mode: KeyRefill["mode"] = "increase_by"): KeyRefill => ({ credits, interval: "daily", dayOfMonth: null, mode });
+
+    it("takes what an analyst's refill adds from their allowance, each period, in both modes", async () => {
+      const analyst = await principal("analyst", 1000);
+      const adds = await issuedBy(analyst, 100, daily(300), "2031-01-01");
+      const tops = await issuedBy(analyst, 50, daily(200, "top_up_to"), "2031-01-01");
+      expect(await allowanceOf(analyst)).toBe(850);
+      expect((await getKey(db(), adds))?.refillPayerId).toBe(analyst.id);
+      expect(await refillAt("2031-01-02T00:00:00Z", adds)).toEqual([{ keyId: adds, period: "2031-01-02", creditsAdded: 300, creditsRemaining: 400 }]);
+      // top_up_to adds, and so takes, only what lifts the balance to the amount: 200 − 50.
+      expect(await creditsOf(tops)).toEqual({ c: 200, g: 200 });
+      expect(await allowanceOf(analyst)).toBe(850 - 300 - 150);
+      // Next day: 300 more for one, nothing for the other (still at its amount), nothing taken for it.
+      await refillDueKeys(db(), new Date("2031-01-03T00:00:00Z"));
+      expect(await creditsOf(adds)).toEqual({ c: 700, g: 700 });
+      expect(await allowanceOf(analyst)).toBe(100);
+      const [audit] = await refillsOf(adds);
+      expect(audit?.details).toMatchObject({ creditsBefore: 100, creditsAfter: 400, payerId: analyst.id });
+    });
+
+    it("pays two keys of one payer one after the other: the one the allowance cannot pay stops, with an audit entry", async () => {
+      const analyst = await principal("analyst", 500);
+      const first = await issuedBy(analyst, 0, daily(300), "2031-02-01");
+      const second = await issuedBy(analyst, 0, daily(300), "2031-02-01");
+      const [paid, unpaid] = [first, second].sort();
+      if (paid === undefined || unpaid === undefined) throw new Error("two keys");
+      const refilled = (await refillDueKeys(db(), new Date("2031-02-02T00:00:00Z"))).filter((row) => row.keyId === first || row.keyId === second);
+      expect(refilled).toEqual([{ keyId: paid, period: "2031-02-02", creditsAdded: 300, creditsRemaining: 300 }]);
+      expect(await allowanceOf(analyst)).toBe(200);
+      expect(await creditsOf(unpaid)).toEqual({ c: 0, g: 0 });
+      const stopped = await getKey(db(), unpaid);
+      expect(stopped?.refillStopped).toEqual({ at: new Date("2031-02-02T00:00:00Z"), credits: 300 });
+      expect(stopped?.nextRefillAt).toBeNull();
+      expect((await stopsOf(unpaid)).map((row) => row.details)).toEqual([
+        expect.objectContaining({ period: "2031-02-02", creditsOwed: 300, payerId: analyst.id }),
+      ]);
+      // No next refill anywhere it is shown: /v1/account's figures and the forecast say none.
+      expect((await keyAccount(db(), unpaid))?.nextRefillAt).toBeNull();
+      const forecast = await burnRateForecast(db(), { kind: "keys", keyIds: [unpaid] }, new Date("2031-02-02T12:00:00Z"));
+      expect(forecast.keys[0]?.nextRefillAt).toBeNull();
+      expect(stopped && (await keyView(db(), analyst.id, stopped))).toMatchObject({
+        refillPayerId: analyst.id,
+        refillStopped: { at: "2031-02-02T00:00:00.000Z", credits: 300 },
+        nextRefillAt: null,
+      });
+      // A stopped refill stays stopped; the other stops the next day, when 200 cannot pay 300.
+      await refillDueKeys(db(), new Date("2031-02-03T00:00:00Z"));
+      expect(await stopsOf(unpaid)).toHaveLength(1);
+      expect((await getKey(db(), paid))?.refillStopped).toEqual({ at: new Date("2031-02-03T00:00:00Z"), credits: 300 });
+      expect(await creditsOf(paid)).toEqual({ c: 300, g: 300 });
+      expect(await allowanceOf(analyst)).toBe(200);
+    });
+
+    it("is re-armed by setting the refill again, checked against the allowance; a change that leaves the refill out keeps it stopped", async () => {
+      const analyst = await principal("analyst", 100);
+      const keyId = await issuedBy(analyst, 0, daily(100), "2031-03-01");
+      await setCreditAllowance(db(), analyst.id, 50);
+      await refillDueKeys(db(), new Date("2031-03-02T00:00:00Z"));
+      expect((await getKey(db(), keyId))?.refillStopped).toEqual({ at: new Date("2031-03-02T00:00:00Z"), credits: 100 });
+      expect((await updateVisibleKeyPolicy(db(), analyst, keyId, { operations: ["followers"] }))?.refillStopped).not.toBeNull();
+      await expect(updateVisibleKeyPolicy(db(), analyst, keyId, { refill: daily(100) })).rejects.toThrow(
+        "Not enough credit allowance for a refill of 100 credits a day: your allowance holds 50. Ask an administrator for more.",
+      );
+      await setCreditAllowance(db(), analyst.id, 250);
+      const rearmed = await updateVisibleKeyPolicy(db(), analyst, keyId, { refill: daily(100) });
+      expect(rearmed).toMatchObject({ refillStopped: null, refillPayerId: analyst.id });
+      // The same schedule keeps its count: the period the stop missed is refilled at the next sweep, and paid.
+      expect(await refillAt("2031-03-02T00:01:00Z", keyId)).toEqual([{ keyId, period: "2031-03-02", creditsAdded: 100, creditsRemaining: 100 }]);
+      expect(await allowanceOf(analyst)).toBe(150);
+    });
+
+    it("never takes from any allowance for a refill an administrator set, on their key or an analyst's", async () => {
+      const admin = await principal("admin", 0);
+      const analyst = await principal("analyst", 10);
+      const granted = await issuedBy(admin, 0, daily(1_000_000_000), "2031-04-01");
+      const analystKey = await issuedBy(analyst, 0, daily(10), "2031-04-01");
+      const set = await updateVisibleKeyPolicy(db(), admin, analystKey, { refill: daily(5000) });
+      expect(set?.refillPayerId).toBeNull();
+      await refillDueKeys(db(), new Date("2031-04-02T00:00:00Z"));
+      expect(await creditsOf(granted)).toEqual({ c: 1_000_000_000, g: 1_000_000_000 });
+      expect(await creditsOf(analystKey)).toEqual({ c: 5000, g: 5000 });
+      expect([await allowanceOf(admin), await allowanceOf(analyst)]).toEqual([0, 10]);
+      // The analyst's own change of another field keeps the administrator's grant.
+      expect((await updateVisibleKeyPolicy(db(), analyst, analystKey, { allowedAddresses: null }))?.refillPayerId).toBeNull();
+    });
+
+    it.runIf(database.name === "postgres")("takes exactly what it adds when three instances sweep one payer's keys at once", async () => {
+      const instances: Db[] = [await database.open(), await database.open(), await database.open()];
+      try {
+        // 20 keys of 7 credits a day, an allowance for 10 of them.
+        const analyst = await principal("analyst", 7 * 20);
+        const keyIds = await Promise.all(Array.from({ length: 20 }, () => issuedBy(analyst, 0, daily(7), "2031-05-01")));
+        await setCreditAllowance(db(), analyst.id, 7 * 10);
+        const rounds = await Promise.all(instances.flatMap((instance) => [0, 1].map(() => refillDueKeys(instance, new Date("2031-05-02T00:00:00Z")))));
+        const refilled = rounds.flat().filter((row) => keyIds.includes(row.keyId));
+        expect(refilled).toHaveLength(10);
+        expect(new Set(refilled.map((row) => row.keyId)).size).toBe(10);
+        expect(await allowanceOf(analyst)).toBe(0);
+        const stopped = await db().query<{ n: number }>("SELECT count(*)::int AS n FROM api_keys WHERE id = ANY($1) AND refill_stopped_at IS NOT NULL", [keyIds]);
+        expect(stopped[0]?.n).toBe(10);
+        const stops = await db().query<{ n: number }>("SELECT count(*)::int AS n FROM audit_log WHERE action = 'key.refill_stopped' AND target_id = ANY($1)", [keyIds]);
+        expect(stops[0]?.n).toBe(10);
+        const granted = await db().query<{ total: number }>("SELECT sum(credits_granted)::int AS total FROM api_keys WHERE id = ANY($1)", [keyIds]);
+        expect(granted[0]?.total).toBe(70);
+      } finally {
+        await Promise.all(instances.map((instance) => instance.close()));
+      }
+    });
   });
 });

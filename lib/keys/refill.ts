@@ -2,9 +2,10 @@ import type { Queryable } from "@/lib/db/client";
 import { log } from "@/lib/log";
 
 /**
- * Automatic refills (issue 21): the policy is refill_keys() in lib/keys/refill.sql — one
- * statement that refills every key whose period has started and not been refilled, with its
- * audit entry, so any number of instances may sweep at once and each period is refilled once.
+ * Automatic refills: the policy is refill_keys() in lib/keys/refill.sql — one call that locks
+ * every key whose period has started and not been refilled, then refills each with its audit
+ * entry, taking what it adds from its payer's allowance (or stopping the refill when the allowance
+ * cannot pay), so any number of instances may sweep at once and each period is refilled once.
  */
 export type RefillInterval = "daily" | "monthly";
 /** top_up_to: the balance is raised to `credits` (never lowered); increase_by: `credits` are added. */

@@ -25,8 +25,15 @@ export type ApiKey = {
   /** Addresses and CIDR ranges the key may be used from; null: any. */
   allowedAddresses: string[] | null;
   refill: KeyRefill | null;
+  /** The user whose credit allowance pays each refill; null: granted (an administrator or the CLI set it). */
+  refillPayerId: string | null;
+  /** Set when a period's refill could not be paid: when, and the credits it would have added. */
+  refillStopped: RefillStop | null;
+  /** null: no refill, or a stopped one. */
   nextRefillAt: Date | null;
 };
+
+export type RefillStop = { at: Date; credits: number };
 
 /**
  * What the request path needs to authenticate a token, cached briefly per process: only ever
@@ -64,6 +71,9 @@ type KeyRow = {
   refill_interval: KeyRefill["interval"] | null;
   refill_day_of_month: number | null;
   refill_mode: KeyRefill["mode"] | null;
+  refill_payer_id: string | null;
+  refill_stopped_at: Date | string | null;
+  refill_stopped_credits: number | string | null;
   next_refill_at: Date | string | null;
 };
 
@@ -88,13 +98,17 @@ const toApiKey = (row: KeyRow): ApiKey => ({
     row.refill_credits === null || row.refill_interval === null || row.refill_mode === null
       ? null
       : { credits: Number(row.refill_credits), interval: row.refill_interval, dayOfMonth: row.refill_day_of_month, mode: row.refill_mode },
+  refillPayerId: row.refill_payer_id,
+  refillStopped:
+    row.refill_stopped_at === null ? null : { at: new Date(row.refill_stopped_at), credits: Number(row.refill_stopped_credits ?? 0) },
   nextRefillAt: toDate(row.next_refill_at),
 });
 
 const KEY_COLUMNS =
   "id, name, owner_id, token_prefix, credits_remaining, credits_granted, qps_limit, status, created_at, last_used_at, revoked_at, expires_at, " +
   "operations, allowed_addresses, refill_credits, refill_interval, refill_day_of_month, refill_mode, " +
-  "CASE WHEN refill_credits IS NOT NULL THEN next_refill_at(refill_interval, refill_day_of_month, now()) END AS next_refill_at";
+  "refill_payer_id, refill_stopped_at, refill_stopped_credits, " +
+  "CASE WHEN refill_credits IS NOT NULL AND refill_stopped_at IS NULL THEN next_refill_at(refill_interval, refill_day_of_month, now()) END AS next_refill_at";
 
 export const newKeyId = (): string => `key_${crypto.randomBytes(9).toString("base64url")}`;
 
@@ -104,6 +118,8 @@ export type CreateKeyInput = {
   credits: number;
   qpsLimit: number;
   expiresAt: Date | null;
+  /** Whose allowance pays the refill (lib/keys/refill.sql); null or omitted: granted. */
+  refillPayerId?: string | null;
 } & Partial<KeyPolicy>;
 
 /** What a key may call, from where, and how it is refilled: set at issuance and on edit. */
@@ -119,9 +135,10 @@ export const createKey = async (
   const token = await issueToken(id, secret);
   const rows = await db.query<KeyRow>(
     `INSERT INTO api_keys (id, name, owner_id, token_hash, token_prefix, credits_remaining, credits_granted, qps_limit, expires_at,
-       operations, allowed_addresses, refill_credits, refill_interval, refill_day_of_month, refill_mode, refilled_period)
+       operations, allowed_addresses, refill_credits, refill_interval, refill_day_of_month, refill_mode, refilled_period, refill_payer_id)
      VALUES ($1, $2, $3, $4, $5, $6, $6, $7, $8, $9, $10, $11, $12, $13, $14,
-       CASE WHEN $11::bigint IS NOT NULL THEN refill_period_start($12, $13, now()) END) RETURNING ${KEY_COLUMNS}`,
+       CASE WHEN $11::bigint IS NOT NULL THEN refill_period_start($12, $13, now()) END,
+       CASE WHEN $11::bigint IS NOT NULL THEN $15::text END) RETURNING ${KEY_COLUMNS}`,
     [
       id,
       input.name,
@@ -132,6 +149,7 @@ export const createKey = async (
       input.qpsLimit,
       input.expiresAt,
       ...policyParams({ operations: input.operations ?? null, allowedAddresses: input.allowedAddresses ?? null, refill: input.refill ?? null }),
+      input.refillPayerId ?? null,
     ],
   );
   const row = rows[0];
@@ -150,18 +168,29 @@ const policyParams = (policy: KeyPolicy) => [
 
 /**
  * Replaces a key's policy in one statement. The period a refill is set (or changed) in counts as
- * refilled: the first automatic refill runs at the next period start.
+ * refilled: the first automatic refill runs at the next period start (a refill set again on the
+ * same schedule keeps its count, so a period a stopped refill missed is refilled at the next sweep).
+ * `refillSet`: the refill itself was set by this change, paid by `payerId` (null: granted) — it
+ * re-arms a stopped refill; omitted, the refill's payer and stop stay as they are.
  */
-export const setKeyPolicy = async (db: Queryable, id: string, policy: KeyPolicy): Promise<ApiKey | null> => {
+export const setKeyPolicy = async (
+  db: Queryable,
+  id: string,
+  policy: KeyPolicy,
+  refillSet?: { payerId: string | null },
+): Promise<ApiKey | null> => {
   const rows = await db.query<KeyRow>(
     `UPDATE api_keys SET operations = $2, allowed_addresses = $3, refill_credits = $4, refill_interval = $5,
        refill_day_of_month = $6, refill_mode = $7,
        refilled_period = CASE
          WHEN $4::bigint IS NULL THEN NULL
          WHEN refill_interval IS NOT DISTINCT FROM $5 AND refill_day_of_month IS NOT DISTINCT FROM $6::integer THEN refilled_period
-         ELSE refill_period_start($5, $6, now()) END
+         ELSE refill_period_start($5, $6, now()) END,
+       refill_payer_id = CASE WHEN $4::bigint IS NULL THEN NULL WHEN $8::boolean THEN $9::text ELSE refill_payer_id END,
+       refill_stopped_at = CASE WHEN $4::bigint IS NULL OR $8::boolean THEN NULL ELSE refill_stopped_at END,
+       refill_stopped_credits = CASE WHEN $4::bigint IS NULL OR $8::boolean THEN NULL ELSE refill_stopped_credits END
      WHERE id = $1 RETURNING ${KEY_COLUMNS}`,
-    [id, ...policyParams(policy)],
+    [id, ...policyParams(policy), refillSet !== undefined, refillSet?.payerId ?? null],
   );
   return rows[0] ? toApiKey(rows[0]) : null;
 };
@@ -179,6 +208,15 @@ export const listKeys = async (db: Queryable, ownerId?: string): Promise<ApiKey[
 
 export const getKey = async (db: Queryable, id: string): Promise<ApiKey | null> => {
   const rows = await db.query<KeyRow>(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE id = $1`, [id]);
+  return rows[0] ? toApiKey(rows[0]) : null;
+};
+
+/**
+ * The key, its row locked until the transaction ends (FOR NO KEY UPDATE, as the refill sweep
+ * takes it): a change that also locks the key's payer takes the key first, as the sweep does.
+ */
+export const lockKey = async (db: Queryable, id: string): Promise<ApiKey | null> => {
+  const rows = await db.query<KeyRow>(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE id = $1 FOR NO KEY UPDATE`, [id]);
   return rows[0] ? toApiKey(rows[0]) : null;
 };
 

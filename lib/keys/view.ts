@@ -34,6 +34,11 @@ export type ApiKeyView = {
   /** Addresses and CIDR ranges it may be used from; null: any. */
   allowedAddresses: string[] | null;
   refill: KeyRefill | null;
+  /** Whose credit allowance pays each refill; null: granted by an administrator (or the CLI). */
+  refillPayerId: string | null;
+  /** A refill the allowance could not pay stopped: when, and the credits it would have added. */
+  refillStopped: { at: string; credits: number } | null;
+  /** null: no refill, or a stopped one. */
   nextRefillAt: string | null;
   alertThresholds: AlertThresholdView[];
 };
@@ -68,6 +73,8 @@ export const toKeyView = (key: ApiKey, marks: ConsoleMarks, alertThresholds: Ale
   operations: key.operations,
   allowedAddresses: key.allowedAddresses,
   refill: key.refill,
+  refillPayerId: key.refillPayerId,
+  refillStopped: key.refillStopped === null ? null : { at: key.refillStopped.at.toISOString(), credits: key.refillStopped.credits },
   nextRefillAt: iso(key.nextRefillAt),
   alertThresholds,
 });

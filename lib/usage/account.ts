@@ -27,7 +27,7 @@ export const keyAccount = async (db: Queryable, keyId: string): Promise<AccountD
     `SELECT k.id, k.name, k.credits_remaining::float8 AS credits_remaining, k.credits_granted::float8 AS credits_granted,
        k.qps_limit, k.daily_credit_cap::float8 AS daily_credit_cap,
        k.refill_credits::float8 AS refill_credits, k.refill_interval, k.refill_day_of_month, k.refill_mode,
-       CASE WHEN k.refill_credits IS NOT NULL THEN next_refill_at(k.refill_interval, k.refill_day_of_month, now()) END AS next_refill_at,
+       CASE WHEN k.refill_credits IS NOT NULL AND k.refill_stopped_at IS NULL THEN next_refill_at(k.refill_interval, k.refill_day_of_month, now()) END AS next_refill_at,
        credits_spent_today(k.id)::float8 AS today,
        (COALESCE((SELECT sum(d.credits) FROM usage_daily d
                   WHERE d.key_id = k.id AND d.day >= date_trunc('month', now() AT TIME ZONE 'UTC')::date), 0)

@@ -23,7 +23,7 @@ export type KeyForecast = {
   /** null: no spend in the window. 0: already empty. */
   daysLeft: number | null;
   runsOutAt: string | null;
-  /** When the key's automatic refill next runs; null: it has none. */
+  /** When the key's automatic refill next runs; null: it has none, or it stopped (its allowance could not pay). */
   nextRefillAt: string | null;
   /** Whether it runs out before that refill at this rate; null: no refill, or no rate. */
   runsOutBeforeRefill: boolean | null;
@@ -58,7 +58,7 @@ export const burnRateForecast = async (db: Queryable, scope: UsageScope, now = n
        WHERE day >= $1::date AND ${spendScope} GROUP BY key_id
      )
      SELECT k.id, k.name, k.credits_remaining::float8 AS credits_remaining, k.created_at, COALESCE(s.credits, 0)::float8 AS spent,
-       CASE WHEN k.refill_credits IS NOT NULL THEN next_refill_at(k.refill_interval, k.refill_day_of_month, $${params.length + 1}::timestamptz) END AS next_refill_at
+       CASE WHEN k.refill_credits IS NOT NULL AND k.refill_stopped_at IS NULL THEN next_refill_at(k.refill_interval, k.refill_day_of_month, $${params.length + 1}::timestamptz) END AS next_refill_at
      FROM api_keys k LEFT JOIN spend s ON s.key_id = k.id
      WHERE k.id IN (SELECT id FROM usable_keys) AND ${keyScope}`,
     [...params, now.toISOString()],

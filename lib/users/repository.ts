@@ -149,6 +149,25 @@ export const spendAllowance = async (db: Queryable, id: string, credits: number)
 };
 
 /**
+ * Whether the user's allowance holds `credits` (administrators': always), with their row locked
+ * until the transaction ends, so nothing spends it meanwhile; null when there is no active user.
+ * Nothing is taken: for a charge that comes later (each period's refill), which takes it then.
+ */
+export const allowanceCovers = async (
+  tx: Queryable,
+  id: string,
+  credits: number,
+): Promise<{ covers: boolean; creditAllowance: number } | null> => {
+  const rows = await tx.query<{ covers: boolean; credit_allowance: number | string }>(
+    `SELECT role = 'admin' OR credit_allowance >= $2 AS covers, credit_allowance FROM users
+     WHERE id = $1 AND status = 'active' FOR UPDATE`,
+    [id, credits],
+  );
+  const row = rows[0];
+  return row ? { covers: row.covers, creditAllowance: Number(row.credit_allowance) } : null;
+};
+
+/**
  * Creates the admin or updates an existing account to admin with this password (bootstrap, at
  * every start). Sessions survive: the same configured password is not a reason to sign out.
  */

@@ -1,3 +1,4 @@
+import pg from "pg";
 import { beforeAll, describe, expect, inject, it } from "vitest";
 import type { ApiTarget } from "@/tests/api/harness";
 import { consoleClient, expectReadableError, type Session } from "./console-session";
@@ -6,7 +7,8 @@ import { consoleClient, expectReadableError, type Session } from "./console-sess
  * Issue 13 over HTTP, against the API suite's production servers: a cross-site GET spends
  * nothing (#4), a signed-out cookie is dead (#5), an admin never obtains another user's token
  * (#9), webhook URLs pointing inside are refused when saved (#1), and the bad strings the issue
- * found answer a readable 400 (#7).
+ * found answer a readable 400 (#7). And an analyst cannot mint credits with an automatic refill:
+ * it is paid from their allowance, refused when that holds less, and stops when it cannot pay.
  */
 const targets = inject("apiTargets");
 
@@ -14,6 +16,7 @@ const EVENT_ID = "1000000000000007";
 const NOT_PUBLIC = "The webhook URL is refused: not a public address.";
 
 type KeyAnswer = { key: { id: string; creditsRemaining: number; ownerId: string | null }; token?: string };
+type RefillView = { refill: unknown; refillPayerId: string | null; refillStopped: { at: string; credits: number } | null; nextRefillAt: string | null };
 
 describe.each(targets)("$kind server: hardening (issue 13)", (target: ApiTarget) => {
   const client = consoleClient(target);
@@ -162,6 +165,53 @@ describe.each(targets)("$kind server: hardening (issue 13)", (target: ApiTarget)
         expectReadableError(await api(admin, method, path, { json }), 400, label);
       }
       expect(await creditsOf(user, key.id)).toBe(10);
+    });
+  });
+
+  describe("a refill set by an analyst", () => {
+    const DAILY_BILLION = { credits: 1_000_000_000, interval: "daily" };
+    const refusal = (held: number) =>
+      `Not enough credit allowance for a refill of 1,000,000,000 credits a day: your allowance holds ${held}. Ask an administrator for more.`;
+    const allowanceOf = async (user: Session) => ((await api(user, "GET", "/api/me")).body as { creditAllowance: number }).creditAllowance;
+    const keyOf = async (user: Session, keyId: string) => (await api(user, "GET", `/api/keys/${keyId}`)).body as { key: KeyAnswer["key"] & RefillView };
+
+    it("is refused with 422 when the allowance cannot pay it, at creation and on a change, and nothing is written", async () => {
+      const user = await client.analyst(admin, "refill-mint", 0);
+      const created = await api(user, "POST", "/api/keys", { json: { name: "mint", credits: 0, refill: DAILY_BILLION } });
+      expectReadableError(created, 422, "POST /api/keys with a refill of 10^9", "key_rule");
+      expect((created.body as { error: { message: string } }).error.message).toBe(refusal(0));
+      expect(((await api(user, "GET", "/api/keys")).body as { keys: unknown[] }).keys).toEqual([]);
+
+      const { key } = await newKey(user, { credits: 0 });
+      const patched = await api(user, "PATCH", `/api/keys/${key.id}`, { json: { refill: DAILY_BILLION } });
+      expectReadableError(patched, 422, "PATCH /api/keys/:id with a refill of 10^9", "key_rule");
+      expect((patched.body as { error: { message: string } }).error.message).toBe(refusal(0));
+      expect((await keyOf(user, key.id)).key).toMatchObject({ refill: null, refillPayerId: null, creditsRemaining: 0 });
+    });
+
+    it("is paid from the allowance at each refill, and one the allowance cannot pay stops instead of adding credits", async () => {
+      const user = await client.analyst(admin, "refill-paid", 1000);
+      const refill = { credits: 600, interval: "daily", mode: "increase_by" };
+      const first = await newKey(user, { credits: 0, refill });
+      const second = await newKey(user, { credits: 0, refill });
+      expect((await keyOf(user, first.key.id)).key).toMatchObject({ refillPayerId: user.id, refillStopped: null });
+      expect(await allowanceOf(user)).toBe(1000);
+      // The sweep needs the server's database: only where it is PostgreSQL can the test run it beside the server.
+      if (target.databaseUrl === null) return;
+      const sweep = new pg.Client({ connectionString: target.databaseUrl });
+      await sweep.connect();
+      try {
+        // As if both keys had last been refilled yesterday: the server's own sweep function runs for today.
+        await sweep.query("UPDATE api_keys SET refilled_period = refilled_period - 1 WHERE id = ANY($1)", [[first.key.id, second.key.id]]);
+        await sweep.query("SELECT * FROM refill_keys(now())");
+      } finally {
+        await sweep.end();
+      }
+      const [paid, unpaid] = [first.key.id, second.key.id].sort();
+      expect((await keyOf(user, paid ?? "")).key).toMatchObject({ creditsRemaining: 600, refillStopped: null });
+      const stopped = (await keyOf(user, unpaid ?? "")).key;
+      expect(stopped).toMatchObject({ creditsRemaining: 0, refillStopped: { credits: 600 }, nextRefillAt: null });
+      expect(await allowanceOf(user)).toBe(400);
     });
   });
 });

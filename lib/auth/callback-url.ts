@@ -46,24 +46,52 @@ export const ownOriginRedirect = (url: string, baseUrl: string): string => {
 export const AUTH_ROUTES_PREFIX = "/api/auth/";
 
 /**
- * The query of a next-auth request with a malformed absolute `callbackUrl` removed (next-auth's
- * own check throws on it: a 500), or null when there is nothing to remove. Relative paths and
- * well-formed URLs stay: the redirect callback (ownOriginRedirect) decides where they lead.
+ * Whether next-auth's own check takes this callback URL: a path, or an absolute http(s) URL.
+ * Anything else — malformed, `javascript:`, `data:`, `ftp:` — it refuses with an error-level log
+ * entry (a stack) and a 500, so the front drops such a value first and next-auth never sees it.
+ */
+const passesNextAuthCheck = (value: string): boolean => {
+  if (value.startsWith("/") && !value.startsWith("//")) return true;
+  try {
+    return /^https?:$/.test(new URL(value).protocol);
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * The query of a next-auth request with every `callbackUrl` next-auth would refuse removed, or
+ * null when there is nothing to remove. Relative paths and well-formed http(s) URLs stay: the
+ * redirect callback (ownOriginRedirect) decides where they lead.
  */
 export const withoutMalformedCallbackUrl = (search: string): string | null => {
   const query = new URLSearchParams(search);
-  const values = query.getAll("callbackUrl");
-  const malformed = values.some((value) => {
-    if (value.startsWith("/") && !value.startsWith("//")) return false;
-    try {
-      new URL(value);
-      return false;
-    } catch {
-      return true;
-    }
-  });
-  if (!malformed) return null;
+  if (query.getAll("callbackUrl").every(passesNextAuthCheck)) return null;
   query.delete("callbackUrl");
   const rest = query.toString();
   return rest === "" ? "" : `?${rest}`;
+};
+
+/** next-auth's callback-URL cookie, under both of its names (the second on https). */
+const CALLBACK_COOKIE = /^(?:__Secure-)?next-auth\.callback-url$/;
+
+/**
+ * The Cookie header of a next-auth request without a callback-URL cookie next-auth would refuse
+ * (it runs the same check on the cookie as on the query), or null when there is nothing to remove.
+ */
+export const withoutMalformedCallbackCookie = (cookieHeader: string): string | null => {
+  const pairs = cookieHeader.split(";");
+  const kept = pairs.filter((pair) => {
+    const separator = pair.indexOf("=");
+    if (separator < 0 || !CALLBACK_COOKIE.test(pair.slice(0, separator).trim())) return true;
+    const raw = pair.slice(separator + 1).trim();
+    let value: string;
+    try {
+      value = decodeURIComponent(raw);
+    } catch {
+      return false;
+    }
+    return passesNextAuthCheck(value);
+  });
+  return kept.length === pairs.length ? null : kept.join(";");
 };

@@ -1,6 +1,6 @@
 import type http from "node:http";
 import type { Duplex } from "node:stream";
-import { AUTH_ROUTES_PREFIX, withoutMalformedCallbackUrl } from "@/lib/auth/callback-url";
+import { AUTH_ROUTES_PREFIX, withoutMalformedCallbackCookie, withoutMalformedCallbackUrl } from "@/lib/auth/callback-url";
 import { CLIENT_ADDRESS_HEADER, clientIp } from "@/lib/auth/client-ip";
 import type { V1Answer, V1Router } from "@/lib/api/v1-router";
 import { describeError, log } from "@/lib/log";
@@ -282,6 +282,8 @@ export const createFront = (options: FrontOptions) => {
       if (target.kind === "path" && target.pathname.startsWith(AUTH_ROUTES_PREFIX)) {
         const search = withoutMalformedCallbackUrl(target.search);
         if (search !== null) request.url = `${target.pathname}${search}`;
+        const cookie = request.headers.cookie === undefined ? null : withoutMalformedCallbackCookie(request.headers.cookie);
+        if (cookie !== null) request.headers.cookie = cookie;
       }
       if (target.kind === "path" && target.pathname.startsWith("/api/") && hasMalformedEscapes(target.pathname)) {
         // The console API's own error shape; answered here because Next's router would 500.

@@ -1,3 +1,4 @@
+import fs from "node:fs";
 import http from "node:http";
 import net from "node:net";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
@@ -239,6 +240,26 @@ describe.each(targets.map((target) => [target.kind, target] as const))("issue 25
       });
       await posted.arrayBuffer();
       expect(posted.status).toBeLessThan(500);
+    });
+
+    it("a callbackUrl of another scheme (javascript:, data:, ftp:) in the query or the cookie is dropped quietly: no 500, no error in the log", async () => {
+      const logBefore = fs.readFileSync(target.logFile, "utf8").length;
+      for (const callbackUrl of ["javascript:alert(1)", "JavaScript:alert(document.cookie)", "data:text/html,<script>alert(1)</script>", "ftp://files.example/x"]) {
+        for (const path of ["/api/auth/signin", "/api/auth/providers", "/api/auth/csrf", "/api/auth/session"]) {
+          const inQuery = await fetch(`${target.baseUrl}${path}?${new URLSearchParams({ callbackUrl })}`, { redirect: "manual" });
+          await inQuery.arrayBuffer();
+          expect(inQuery.status, `${path}?callbackUrl=${callbackUrl}`).toBeLessThan(500);
+          const inCookie = await fetch(`${target.baseUrl}${path}`, {
+            redirect: "manual",
+            headers: { Cookie: `a=1; next-auth.callback-url=${encodeURIComponent(callbackUrl)}; b=2` },
+          });
+          await inCookie.arrayBuffer();
+          expect(inCookie.status, `${path} with the cookie ${callbackUrl}`).toBeLessThan(500);
+        }
+      }
+      await delay(200);
+      const written = fs.readFileSync(target.logFile, "utf8").slice(logBefore);
+      expect(written).not.toMatch(/INVALID_CALLBACK_URL|Invalid callback URL|\[error\]/i);
     });
   });
 });

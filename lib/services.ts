@@ -6,6 +6,7 @@ import { connectKeyChangesOverRedis } from "@/lib/keys/events-redis";
 import { createTokenVerifier } from "@/lib/keys/tokens";
 import { createRateLimiter, createRedisClient, type RateLimiter } from "@/lib/ratelimit/limiter";
 import { createSettler, type Settler } from "@/lib/credits/settle";
+import { createAccountReader, type AccountReader } from "@/lib/usage/account-reader";
 import { createCursorCodec, type CursorCodec } from "@/lib/connectors/cursor";
 import { createStoreConnector } from "@/lib/connectors/store";
 import { selectConnector, type DataConnector } from "@/lib/connectors/select";
@@ -21,6 +22,8 @@ export type Services = {
   authenticator: Authenticator;
   limiter: RateLimiter;
   settler: Settler;
+  /** GET /v1/account's balance reads, grouped (lib/usage/account-reader.ts). */
+  accounts: AccountReader;
   connector: DataConnector;
   cursors: CursorCodec;
   eventSiteHosts: readonly string[];
@@ -44,6 +47,7 @@ const build = async (): Promise<Services> => {
     authenticator,
     limiter: createRateLimiter({ redis }),
     settler: createSettler(db, { timeoutMs: config.DB_TIMEOUT_MS }),
+    accounts: createAccountReader(db),
     connector: selectConnector({
       settings: config,
       db,

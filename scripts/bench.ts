@@ -6,6 +6,7 @@ import path from "node:path";
 import { z } from "zod";
 import { openDb } from "@/lib/db/client";
 import { DatabaseLockedError } from "@/lib/db/lock";
+import { ACCOUNT_PATH } from "@/lib/api/v1-router";
 import { followersOperation } from "@/lib/operations/followers/descriptor";
 import {
   addAnswers,
@@ -39,7 +40,8 @@ import { parseCliOptions } from "@/lib/cli/options";
 /**
  * `npm run bench`: the production server (scripts/start.ts → server.ts) on a fresh embedded
  * database, loaded on Next's trivial /api/ping, on the front's own trivial answer, and on a paid
- * /v1 lookup without and with gzip, and on the same lookup as an MCP tool call; then the server's
+ * /v1 lookup without and with gzip, on the same key's balance (GET /v1/account, free: it must cost
+ * no more than the lookup), and on the same lookup as an MCP tool call; then the server's
  * CPU time per call of each, over rounds of the two loads in turns (CPU_ROUNDS); afterwards a check that every 200 was charged exactly once and
  * every request left exactly one usage row. The last line is `ratio=` (followers ÷ Next's ping).
  */
@@ -338,6 +340,16 @@ const main = async () => {
   const followersGzip = await runLoad(followersUrl, durationSeconds, connections, { ...authHeaders, "Accept-Encoding": "gzip" });
   tally = addRun(tally, followersGzip.result);
 
+  // The balance of the same key, polled as scripts and agents poll it, right after the lookups
+  // (its usage rows are there to be summed). Free: it changes neither the credits nor the usage.
+  const accountUrl = `${baseUrl}${ACCOUNT_PATH}`;
+  console.log(`warming up GET ${ACCOUNT_PATH} (${WARMUP_SECONDS} s)…`);
+  const accountWarmup = await runLoad(accountUrl, WARMUP_SECONDS, connections, authHeaders);
+  console.log(`loading GET ${ACCOUNT_PATH} (${durationSeconds} s)…`);
+  const cpuBeforeAccount = processGroupCpuMs(server.pid ?? -1);
+  const account = await runLoad(accountUrl, durationSeconds, connections, authHeaders);
+  const accountServerMs = serverMsPerRequest(cpuBeforeAccount, processGroupCpuMs(server.pid ?? -1), account.result);
+
   // The same lookup as an MCP tool call (stateless: nothing kept between requests), on its own key.
   const mcpHeaders = { Authorization: `Bearer ${mcpKey.token}`, "Content-Type": "application/json", Accept: "application/json, text/event-stream" };
   const mcpRequest = { method: "POST" as const, body: MCP_FOLLOWERS_CALL };
@@ -377,12 +389,13 @@ const main = async () => {
     { label: `GET ${FRONT_PING_PATH} (front)`, ...frontPing },
     { label: `GET ${FOLLOWERS_PATH}`, ...followers },
     { label: `  … Accept-Encoding: gzip`, ...followersGzip },
+    { label: `GET ${ACCOUNT_PATH} (same key)`, ...account },
     { label: `POST ${MCP_PATH} (tool ${followersOperation.id})`, ...mcp },
   ]);
   console.log("");
 
   let problems = 0;
-  for (const [name, run] of [["ping", ping], ["front ping", frontPing]] as const) {
+  for (const [name, run] of [["ping", ping], ["front ping", frontPing], ["account warm-up", accountWarmup], ["account", account]] as const) {
     if (run.result.non2xx > 0 || run.result.errors > 0) {
       problems += 1;
       console.log(`${name}: ERRORS: answers ${describeStatuses(statusCounts(run.result))}, ${run.result.errors} connection errors${run.firstError ? ` (first: ${run.firstError})` : ""}`);
@@ -440,6 +453,15 @@ const main = async () => {
   if (problems > 0) process.exitCode = 1;
   await cleanup();
   console.log(`p99_v1_ms=${followers.result.latency.p99} (at ${connections} connections; gzip: ${followersGzip.result.latency.p99})`);
+  console.log(
+    `account: ${account.result.requests.average.toFixed(1)} req/s p99 ${account.result.latency.p99} ms; ` +
+      `followers: ${followers.result.requests.average.toFixed(1)} req/s p99 ${followers.result.latency.p99} ms (at ${connections} connections)`,
+  );
+  if (accountServerMs !== null && v1ServerMs !== null) {
+    // Less noisy than requests/s on a shared machine: the server's own CPU time per answer.
+    console.log(`server_cpu_ms_per_answer: account=${accountServerMs.toFixed(3)} followers=${v1ServerMs.toFixed(3)} (the two 10 s windows)`);
+  }
+  console.log(`account_ratio=${(account.result.requests.average / followers.result.requests.average).toFixed(2)}`);
   console.log(`gzip_ratio=${(followersGzip.result.requests.average / ping.result.requests.average).toFixed(2)}`);
   console.log(`ceiling_share=${ceilingShare.toFixed(2)}`);
   if (v1ServerMs !== null && mcpServerMs !== null) {

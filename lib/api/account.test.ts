@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Db } from "@/lib/db/client";
+import type { Db, Queryable } from "@/lib/db/client";
 import { createAuthenticator } from "@/lib/keys/authenticate";
 import { createKey, revokeKey } from "@/lib/keys/repository";
 import { createTokenVerifier } from "@/lib/keys/tokens";
 import { createRateLimiter } from "@/lib/ratelimit/limiter";
 import { pgliteDatabase } from "@/tests/support/databases";
+import { createAccountReader } from "@/lib/usage/account-reader";
 import { accountDataSchema } from "@/lib/usage/account-schema";
 import { runAccount, type AccountDeps } from "./account";
 import { settleScript, TEST_SECRET } from "@/tests/support/usage";
@@ -24,7 +25,7 @@ const envelope = (body: string) => JSON.parse(body) as { code: number; message: 
 beforeAll(async () => {
   db = await database.open();
   deps = {
-    db: async () => db,
+    accounts: createAccountReader(async () => db),
     authenticator: createAuthenticator({ db: async () => db, verify: createTokenVerifier(TEST_SECRET), ttlMs: 0 }),
     limiter: createRateLimiter({}),
   };
@@ -99,10 +100,101 @@ describe("GET /v1/account", () => {
 
   it("answers 500 Internal server error when the database fails, and nothing else leaks", async () => {
     const { token } = await issue(10);
-    const broken: AccountDeps = { ...deps, db: async () => ({ query: async () => { throw new Error("db down: secret detail"); } }) };
+    const broken: AccountDeps = { ...deps, accounts: createAccountReader(async () => ({ query: async () => { throw new Error("db down: secret detail"); } })) };
     const result = await runAccount({ authorization: `Bearer ${token}`, clientAddress: "127.0.0.1" }, broken);
     expect(result.status).toBe(500);
     expect(envelope(result.body).message).toBe("Internal server error");
     expect(result.body).not.toContain("secret detail");
+  });
+
+  describe("polled by many at once", () => {
+    /**
+     * The real database, counting the statements sent to it (`sent`) and the reads asked of the
+     * reader (`asked`); `hold` keeps the statements' answers back until released.
+     */
+    const watched = () => {
+      const sent: string[] = [];
+      let asked = 0;
+      let held: Array<() => void> | null = null;
+      const queryable: Queryable = {
+        query: async <Row>(text: string, params?: unknown[]) => {
+          sent.push(text);
+          const rows = await db.query<Row>(text, params);
+          if (held !== null) {
+            const queue = held;
+            await new Promise<void>((resolve) => queue.push(resolve));
+          }
+          return rows;
+        },
+      };
+      // Credentials are cached, as in the server: a key revoked after it was loaded reaches the read.
+      const authenticator = createAuthenticator({ db: async () => db, verify: createTokenVerifier(TEST_SECRET), ttlMs: 60_000 });
+      const reader = createAccountReader(async () => queryable);
+      return {
+        sent,
+        asked: () => asked,
+        deps: {
+          ...deps,
+          authenticator,
+          accounts: {
+            read: (keyId: string) => {
+              asked += 1;
+              return reader.read(keyId);
+            },
+          },
+        },
+        hold: () => {
+          held = [];
+        },
+        release: () => {
+          const queue = held ?? [];
+          held = null;
+          for (const resolve of queue) resolve();
+        },
+      };
+    };
+    const poll = (accountDeps: AccountDeps, token: string) => runAccount({ authorization: `Bearer ${token}`, clientAddress: "127.0.0.1" }, accountDeps);
+    const remaining = (result: { body: string }) => (envelope(result.body).data as { key: { credits_remaining: number } }).key.credits_remaining;
+
+    it("answers concurrent polls of several keys with one statement, each with its own key's figures", async () => {
+      const keys = await Promise.all([issue(11), issue(22), issue(33)]);
+      const revoked = await issue(44);
+      const { sent, deps: watchedDeps } = watched();
+      for (const { token } of [...keys, revoked]) expect((await poll(watchedDeps, token)).status).toBe(200);
+      sent.length = 0;
+      await revokeKey(db, revoked.key.id);
+      const polls = Array.from({ length: 30 }, (_, index) => keys[index % 3] ?? revoked);
+      const answers = await Promise.all([...polls.map(({ token }) => poll(watchedDeps, token)), poll(watchedDeps, revoked.token)]);
+      expect(sent).toHaveLength(1);
+      expect(answers.slice(0, 30).map(remaining)).toEqual(polls.map(({ key }) => key.creditsRemaining));
+      expect(answers.slice(0, 30).map((answer) => (envelope(answer.body).data as { key: { id: string } }).key.id)).toEqual(polls.map(({ key }) => key.id));
+      expect(new Set(answers.map((answer) => envelope(answer.body).requestId)).size).toBe(31);
+      expect([answers[30]?.status, envelope(answers[30]?.body ?? "{}").message]).toEqual([401, "apiKey is invalid"]);
+    });
+
+    it("never answers a poll from a statement that started before it: a charge settled meanwhile is in its answer", async () => {
+      const { key, token } = await issue(100);
+      const { sent, asked, deps: watchedDeps, hold, release } = watched();
+      hold();
+      const early = poll(watchedDeps, token);
+      // The early poll's statement has run (its answer is held back) before the charge.
+      await expect.poll(() => sent.length).toBe(1);
+      await settleScript(db, [{ keyId: key.id, operation: "followers", costCredits: 2, outcome: "found", agoMs: 0, latencyMs: 1 }]);
+      const late = poll(watchedDeps, token);
+      await expect.poll(asked).toBe(2);
+      release();
+      expect(remaining(await early)).toBe(100);
+      expect(remaining(await late)).toBe(98);
+      expect(sent).toHaveLength(2);
+    });
+
+    it("shows a charge in the very next poll", async () => {
+      const { key, token } = await issue(50);
+      for (let charge = 1; charge <= 3; charge += 1) {
+        await settleScript(db, [{ keyId: key.id, operation: "followers", costCredits: 2, outcome: "found", agoMs: 0, latencyMs: 1 }]);
+        const answer = envelope((await poll(deps, token)).body).data as { key: { credits_remaining: number; credits_spent_today: number } };
+        expect(answer.key).toMatchObject({ credits_remaining: 50 - 2 * charge, credits_spent_today: 2 * charge });
+      }
+    });
   });
 });

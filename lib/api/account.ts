@@ -1,7 +1,6 @@
-import type { Queryable } from "@/lib/db/client";
 import type { AuthOutcome } from "@/lib/keys/authenticate";
 import { describeError, log } from "@/lib/log";
-import { keyAccount } from "@/lib/usage/account";
+import type { AccountReader } from "@/lib/usage/account-reader";
 import { admit, type AdmitDeps, type Headers } from "./admit";
 import { errorBody, successBody } from "./envelope";
 import { messages } from "./errors";
@@ -13,9 +12,10 @@ import { messages } from "./errors";
  * `apiKey is null` / `apiKey is invalid`, then 429 `qps limit exceeded` — it counts against the
  * key's per-second limit like any call), and is FREE: nothing is charged and NO usage record is
  * written, so polling a balance never shows up as requests or errors in the usage charts, nor
- * writes a row per poll. Nothing in it can answer 400, 402 or 404.
+ * writes a row per poll. Nothing in it can answer 400, 402 or 404. The figures are read fresh for
+ * every request (`accounts` groups concurrent reads into one statement, never reuses an answer).
  */
-export type AccountDeps = AdmitDeps & { db: () => Promise<Queryable> };
+export type AccountDeps = AdmitDeps & { accounts: AccountReader };
 
 export type AccountResult = { status: 200 | 401 | 403 | 429 | 500; body: string; headers: Record<string, string> };
 
@@ -46,7 +46,7 @@ export const runAccount = async (
   if (admission.kind === "rate_limited") return fail(429, messages.qps, admission.headers);
 
   try {
-    const key = await keyAccount(await deps.db(), admission.key.id);
+    const key = await deps.accounts.read(admission.key.id);
     if (!key) {
       // Revoked or disabled since the credentials were cached.
       deps.authenticator.invalidate(admission.key.id);

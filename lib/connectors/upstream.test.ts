@@ -6,6 +6,7 @@ import { publications } from "@/lib/operations/publications";
 import { runLookup, type PipelineResult } from "@/lib/api/pipeline";
 import type { Operation } from "@/lib/operations";
 import type { EventRecord } from "@/lib/api/records";
+import { createAccountReader } from "@/lib/usage/account-reader";
 import { createSettler } from "@/lib/credits/settle";
 import type { Db } from "@/lib/db/client";
 import { generateDemoData } from "@/lib/demo/generate";
@@ -72,6 +73,7 @@ const build = (overrides: Partial<UpstreamSettings> = {}): { services: Services;
     authenticator: createAuthenticator({ db: async () => db, verify: createTokenVerifier(SECRET), ttlMs: 1000 }),
     limiter: createRateLimiter({}),
     settler: createSettler(async () => db),
+    accounts: createAccountReader(async () => db),
     connector,
     cursors,
     eventSiteHosts: ["events.demo.test"],

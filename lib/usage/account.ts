@@ -21,8 +21,28 @@ type AccountRow = {
   month: number;
 };
 
-/** The key's figures, read fresh; null when the key is not (or no longer) usable. */
-export const keyAccount = async (db: Queryable, keyId: string): Promise<AccountData["key"] | null> => {
+const accountOf = (row: AccountRow): AccountData["key"] => ({
+  id: row.id,
+  name: row.name,
+  credits_remaining: row.credits_remaining,
+  credits_granted: row.credits_granted,
+  qps_limit: row.qps_limit,
+  daily_credit_cap: row.daily_credit_cap,
+  credits_spent_today: row.today,
+  credits_spent_this_month: row.month,
+  refill:
+    row.refill_credits === null || row.refill_interval === null || row.refill_mode === null
+      ? null
+      : { credits: row.refill_credits, interval: row.refill_interval, dayOfMonth: row.refill_day_of_month, mode: row.refill_mode },
+  nextRefillAt: row.next_refill_at === null ? null : new Date(row.next_refill_at).toISOString(),
+});
+
+/**
+ * The figures of several keys in one statement (one round trip, one plan), read fresh: the
+ * statement starts after the caller asked, so it reflects every charge settled before. Keys that
+ * are not (or no longer) usable are absent from the map.
+ */
+export const keyAccounts = async (db: Queryable, keyIds: readonly string[]): Promise<Map<string, AccountData["key"]>> => {
   const rows = await db.query<AccountRow>(
     `SELECT k.id, k.name, k.credits_remaining::float8 AS credits_remaining, k.credits_granted::float8 AS credits_granted,
        k.qps_limit, k.daily_credit_cap::float8 AS daily_credit_cap,
@@ -33,24 +53,12 @@ export const keyAccount = async (db: Queryable, keyId: string): Promise<AccountD
                   WHERE d.key_id = k.id AND d.day >= date_trunc('month', now() AT TIME ZONE 'UTC')::date), 0)
         + COALESCE((SELECT sum(u.credits_charged) FROM usage_events u WHERE u.key_id = k.id AND u.status = 102), 0))::float8 AS month
      FROM api_keys k
-     WHERE k.id = $1 AND k.id IN (SELECT id FROM usable_keys)`,
-    [keyId],
+     WHERE k.id = ANY($1::text[]) AND k.id IN (SELECT id FROM usable_keys)`,
+    [keyIds],
   );
-  const row = rows[0];
-  if (!row) return null;
-  return {
-    id: row.id,
-    name: row.name,
-    credits_remaining: row.credits_remaining,
-    credits_granted: row.credits_granted,
-    qps_limit: row.qps_limit,
-    daily_credit_cap: row.daily_credit_cap,
-    credits_spent_today: row.today,
-    credits_spent_this_month: row.month,
-    refill:
-      row.refill_credits === null || row.refill_interval === null || row.refill_mode === null
-        ? null
-        : { credits: row.refill_credits, interval: row.refill_interval, dayOfMonth: row.refill_day_of_month, mode: row.refill_mode },
-    nextRefillAt: row.next_refill_at === null ? null : new Date(row.next_refill_at).toISOString(),
-  };
+  return new Map(rows.map((row) => [row.id, accountOf(row)]));
 };
+
+/** One key's figures, read fresh; null when the key is not (or no longer) usable. */
+export const keyAccount = async (db: Queryable, keyId: string): Promise<AccountData["key"] | null> =>
+  (await keyAccounts(db, [keyId])).get(keyId) ?? null;

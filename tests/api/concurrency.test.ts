@@ -18,6 +18,7 @@ import {
  */
 const targets = inject("apiTargets");
 
+const ACCOUNT = "/v1/account";
 const REQUESTS = 50;
 const FOLLOWERS_COST = 2;
 
@@ -71,6 +72,48 @@ describe.each(targets)("$kind server", (target: ApiTarget) => {
       const answer = await call(target, paths.followers, { auth: key, query: { userid: "2000000002" } });
       expectError(answer, 402, messages.quota);
       expectCredits(answer, { cost: FOLLOWERS_COST, charged: 0, remaining: 0 });
+    });
+  });
+
+  describe("GET /v1/account, polled by 20 at once while the key spends", () => {
+    const key = target.keys.concurrencyBalance;
+    const LOOKUPS = 10;
+
+    it("shows each charged lookup in the very next poll, and every poll a balance the key really had, never going back up", async () => {
+      let polling = true;
+      const pollers = Array.from({ length: 20 }, async () => {
+        const answers: Answer[] = [];
+        while (polling) answers.push(await call(target, ACCOUNT, { auth: key }));
+        return answers;
+      });
+      try {
+        for (let lookup = 1; lookup <= LOOKUPS; lookup += 1) {
+          const charged = await call(target, paths.followers, { auth: key, query: { userid: "2000000002" } });
+          expectCredits(charged, { cost: FOLLOWERS_COST, charged: FOLLOWERS_COST, remaining: key.credits - FOLLOWERS_COST * lookup });
+          const next = await call(target, ACCOUNT, { auth: key });
+          expect(next.status).toBe(200);
+          expect(remainingCredits(next)).toBe(key.credits - FOLLOWERS_COST * lookup);
+          expect(expectEnvelope(next).data).toMatchObject({
+            key: {
+              credits_remaining: key.credits - FOLLOWERS_COST * lookup,
+              credits_spent_today: FOLLOWERS_COST * lookup,
+              credits_spent_this_month: FOLLOWERS_COST * lookup,
+            },
+          });
+        }
+      } finally {
+        polling = false;
+      }
+      const polled = await Promise.all(pollers);
+      const possible = Array.from({ length: LOOKUPS + 1 }, (_, spent) => key.credits - FOLLOWERS_COST * spent);
+      for (const answers of polled) {
+        expect(answers.every((answer) => answer.status === 200)).toBe(true);
+        const balances = answers.map(remainingCredits);
+        expect(balances.every((balance) => possible.includes(balance))).toBe(true);
+        // One client's polls, one after another: a later one never shows credits an earlier one saw spent.
+        expect(balances).toEqual([...balances].sort((left, right) => right - left));
+      }
+      expect(polled.flat().length).toBeGreaterThan(20);
     });
   });
 

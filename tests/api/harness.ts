@@ -52,6 +52,8 @@ export const KEY_PLAN = {
   concurrency: { credits: 40, qps: 1000 },
   concurrencyVictim: { credits: 1000, qps: 10_000 },
   concurrencyAttacker: { credits: 10, qps: 1000 },
+  // …and its balance polled by many while it spends: 10 follower pages of 2 credits
+  concurrencyBalance: { credits: 1000, qps: 10_000 },
   // revocation.test.ts
   revocation: { credits: 100, qps: 100, viaKeysCli: true },
   // front.test.ts

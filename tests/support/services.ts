@@ -6,6 +6,7 @@ import { createAuthenticator } from "@/lib/keys/authenticate";
 import { createTokenVerifier } from "@/lib/keys/tokens";
 import { createRateLimiter } from "@/lib/ratelimit/limiter";
 import type { Services } from "@/lib/services";
+import { createAccountReader } from "@/lib/usage/account-reader";
 
 /** The pipeline's services over a test database and connector, as lib/services.ts wires them. */
 export const testServices = (db: Db, deps: { connector: DataConnector; cursors: CursorCodec; secret: string }): Services => ({
@@ -13,6 +14,7 @@ export const testServices = (db: Db, deps: { connector: DataConnector; cursors: 
   authenticator: createAuthenticator({ db: async () => db, verify: createTokenVerifier(deps.secret), ttlMs: 1000 }),
   limiter: createRateLimiter({}),
   settler: createSettler(async () => db),
+  accounts: createAccountReader(async () => db),
   connector: deps.connector,
   cursors: deps.cursors,
   eventSiteHosts: ["events.demo.test"],

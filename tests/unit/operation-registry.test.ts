@@ -17,6 +17,7 @@ import { createTokenVerifier } from "@/lib/keys/tokens";
 import { buildOpenApiDocument } from "@/lib/openapi/document";
 import { registry, type Registry } from "@/lib/operations";
 import { createRateLimiter } from "@/lib/ratelimit/limiter";
+import { createAccountReader } from "@/lib/usage/account-reader";
 import { summary } from "@/lib/usage/summary";
 import { createUser, type User } from "@/lib/users/repository";
 import { testDatabases } from "@/tests/support/databases";
@@ -169,7 +170,7 @@ describe.each(await testDatabases())("the stamp operation on $name", (database) 
   it("is routed at its /v1 path by the router built from the registry, and only there", async () => {
     const { key, token } = await issue(10);
     const router = (operations: Registry) =>
-      createV1Router(operations, { services: async () => ({ ...deps, db: async () => db }), openApiDocument: () => buildOpenApiDocument(operations) });
+      createV1Router(operations, { services: async () => ({ ...deps, accounts: createAccountReader(async () => db) }), openApiDocument: () => buildOpenApiDocument(operations) });
     const ask = (operations: Registry, query: string, method = "GET") =>
       router(operations).answer({
         method,

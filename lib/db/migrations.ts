@@ -672,6 +672,13 @@ ALTER TABLE usage_events ADD COLUMN channel text NOT NULL DEFAULT 'api'
   CHECK (channel IN ('api', 'console', 'batch', 'mcp'));
 `;
 
+// A batch belongs to a user, or, when the API key that creates it belongs to nobody (an
+// operator's key from the key CLI), to that key alone: user_id is then null and key_id says whose.
+const batchKeyOwner = /* sql */ `
+ALTER TABLE batches ALTER COLUMN user_id DROP NOT NULL;
+ALTER TABLE batches ADD CONSTRAINT batches_owner_check CHECK (user_id IS NOT NULL OR key_id IS NOT NULL);
+`;
+
 export const migrations: Migration[] = [
   { id: "0001_init", sql: () => init },
   { id: "0002_accounts", sql: () => accounts },
@@ -690,4 +697,5 @@ export const migrations: Migration[] = [
   { id: "0013_batches_bulk", sql: () => batchesBulk },
   { id: "0014_refusal_aggregates", sql: () => refusalAggregates },
   { id: "0015_usage_channel", sql: () => usageChannel },
+  { id: "0019_batch_key_owner", sql: () => batchKeyOwner },
 ];

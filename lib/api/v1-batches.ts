@@ -16,10 +16,12 @@ import { messages, type ApiErrorCode } from "./errors";
 
 /**
  * Batches for scripts: /v1/batches with an API key, in the contract's envelope. The checks run in
- * the contract's order — 401 the key, 429 its per-second limit (control calls count towards it
- * and are free: no charge, no usage record, like /v1/account), 400 the body, 402 the key cannot
- * pay for one lookup, 404 no such batch (or another key's). The batch itself is the console's
- * (lib/batches): the same creation, runner, cap and results; the creating key pays and paces.
+ * the contract's order — 401 the key, 403 its address allowlist, 429 its per-second limit (control
+ * calls count towards it and are free: no charge, no usage record, like /v1/account), 400 the
+ * body, 403 an operation the key may not call, 402 the key cannot pay for one lookup, 429 the
+ * owner's open-batch quota, 404 no such batch (or another key's). The batch itself is the
+ * console's (lib/batches): the same creation, runner, cap and results; the creating key pays and
+ * paces. A key that belongs to no user (an operator's key) owns its batches itself.
  */
 export const BATCHES_PATH = "/v1/batches";
 
@@ -122,12 +124,17 @@ const newBatchBody = z.strictObject({
   webhookUrl: z.string({ error: "webhookUrl must be a URL" }).max(2000, "webhookUrl is at most 2000 characters").nullable().optional(),
 });
 
+/** The value at `path` in a parsed JSON body, undefined when it is not there. */
+const valueAt = (body: unknown, path: readonly PropertyKey[]): unknown =>
+  path.reduce<unknown>((value, step) => (typeof value === "object" && value !== null ? (value as Record<PropertyKey, unknown>)[step] : undefined), body);
+
 /** A zod issue as one sentence naming the field: "Invalid parameter: inputs (give at least one input)". */
-const sentenceOf = (error: z.ZodError): string => {
+const sentenceOf = (error: z.ZodError, body: unknown): string => {
   const issue = error.issues[0];
   if (!issue) return "Invalid request body";
   const name = issue.path.filter((part) => typeof part !== "number").join(".") || "body";
-  if (issue.code === "invalid_type" && issue.input === undefined) return `Missing required parameter: ${name}`;
+  // zod does not keep the input on an issue: a field is missing only when the body has none.
+  if (issue.code === "invalid_type" && valueAt(body, issue.path) === undefined) return `Missing required parameter: ${name}`;
   if (issue.code === "unrecognized_keys") return `Invalid parameter: ${issue.keys.join(", ")} (not a field of this request)`;
   return `Invalid parameter: ${name} (${issue.message})`;
 };
@@ -139,8 +146,6 @@ const BAD_BODY: Partial<Record<BatchErrorCode, string>> = {
   cap_below_one_lookup: "maxCredits",
   invalid_webhook: "webhookUrl",
 };
-
-export const NO_OWNER = "apiKey has no owner: batches need a key that belongs to a user";
 
 const resultsUrl = (publicUrl: string, id: string) => `${publicUrl.replace(/\/$/, "")}${BATCHES_PATH}/${id}/results`;
 
@@ -166,9 +171,8 @@ export const runBatchRequest = async (route: BatchRoute, request: BatchRequest, 
   if (admission.kind === "rate_limited") return fail(429, messages.qps, admission.headers);
   const { key, headers } = admission;
   const ok = (data: unknown, status = 200): BatchAnswer => ({ status, body: successBody(JSON.stringify(data), requestId), headers });
-  // A batch belongs to a user (their Batches page lists it): an operator's key without an owner cannot start one.
-  if (key.ownerId === null) return fail(403, NO_OWNER, headers);
-  // The key's own view: its batches only; another key's batch is "not found".
+  // The key's own view: its batches only; another key's batch is "not found". A batch of a key
+  // with an owner is also the owner's (their Batches page lists it); one of an operator's key is the key's alone.
   const viewer = { id: key.ownerId, role: "analyst" as const, keyId: key.id };
 
   try {
@@ -203,7 +207,7 @@ export const runBatchRequest = async (route: BatchRoute, request: BatchRequest, 
           return fail(400, "Invalid parameter: body (a JSON object is expected)", headers);
         }
         const parsed = newBatchBody.safeParse(json);
-        if (!parsed.success) return fail(400, sentenceOf(parsed.error), headers);
+        if (!parsed.success) return fail(400, sentenceOf(parsed.error, json), headers);
         const body = parsed.data;
         const token = (request.authorization ?? "").replace(/^Bearer\s+/i, "").trim();
         const created = await createBatch(db, viewer, {
@@ -262,6 +266,9 @@ export const runBatchRequest = async (route: BatchRoute, request: BatchRequest, 
     if (error instanceof BatchError) {
       if (error.code === "not_found") return fail(404, "Batch not found", headers);
       if (error.code === "key_cannot_pay") return fail(402, messages.quota, headers);
+      if (error.code === "operation_not_allowed") return fail(403, messages.operationNotAllowed, headers);
+      // The quota's own sentence: how much is open, and that finishing or cancelling one makes room.
+      if (error.code === "quota_exceeded") return fail(429, error.message, headers);
       if (error.code === "wrong_state") return fail(409, error.message, headers);
       const field = BAD_BODY[error.code];
       if (field !== undefined) return fail(400, `Invalid parameter: ${field} (${error.message})`, headers);

@@ -1,6 +1,5 @@
 import type { Db } from "@/lib/db/client";
 import { env } from "@/lib/env";
-import { webhookUrlProblem } from "@/lib/alerts/settings";
 import { consoleToken } from "@/lib/keys/manage";
 import { BatchError } from "./errors";
 import { checkInputsInSlices, maxCostCredits, pagesPerInput, type BatchPagesOption, type RejectedInput } from "./inputs";
@@ -8,6 +7,7 @@ import { batchOperationById, batchOperationView } from "./operations";
 import { sealBatchToken } from "./payer";
 import { batchQuotaOf } from "./quota";
 import { failedInputs, findBatch, insertBatch, type BatchRow, type Viewer } from "./repository";
+import { batchWebhookProblem } from "./webhook";
 
 /**
  * Creating a batch: which inputs it takes, what it may cost at most, and whether the paying key
@@ -46,15 +46,23 @@ export const createBatch = async (db: Db, user: Viewer, request: CreateBatchInpu
   if (request.maxCredits < operation.costCredits) {
     throw new BatchError("cap_below_one_lookup", `The cap must cover at least one lookup (${operation.costCredits} credits).`);
   }
-  const webhookProblem = request.webhookUrl ? webhookUrlProblem(request.webhookUrl) : null;
+  // An empty URL is no URL: refused like any other, never stored to be delivered to later.
+  const webhookProblem = request.webhookUrl === undefined || request.webhookUrl === null ? null : batchWebhookProblem(request.webhookUrl);
   if (webhookProblem !== null) throw new BatchError("invalid_webhook", webhookProblem);
-  const credentials = request.payer ?? (await consoleToken(db, user.id));
+  const credentials = request.payer ?? (user.id === null ? null : await consoleToken(db, user.id));
   if (!credentials) throw new BatchError("no_console_key", "Choose a console key on the Keys page before starting a batch.");
-  const keyRows = await db.query<{ credits_remaining: number | string; status: string }>(
-    "SELECT credits_remaining, status FROM api_keys WHERE id = $1",
+  const keyRows = await db.query<{ credits_remaining: number | string; status: string; operations: string[] | null }>(
+    "SELECT credits_remaining, status, operations FROM api_keys WHERE id = $1",
     [credentials.keyId],
   );
   const key = keyRows[0];
+  // Every lookup of the batch would be refused for a key limited to other operations: refuse it now.
+  if (key !== undefined && key.operations !== null && !key.operations.includes(operation.id)) {
+    throw new BatchError(
+      "operation_not_allowed",
+      `Your ${request.payer ? "API" : "console"} key may not call ${operation.id}: it is limited to ${key.operations.join(", ")}. Use another key or allow this operation on the Keys page.`,
+    );
+  }
   const creditsRemaining = key && key.status === "active" ? Number(key.credits_remaining) : 0;
   if (creditsRemaining < operation.costCredits) {
     throw new BatchError(

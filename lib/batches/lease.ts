@@ -12,7 +12,7 @@ const leaseInterval = "($3::integer * interval '1 millisecond')";
 /**
  * Takes the oldest runnable batch no instance holds: queued, or running with a lapsed lease
  * (its instance died). Skips batches another instance is claiming right now (SKIP LOCKED) and
- * users who already have their share of batches running.
+ * owners who already have their share of batches running (a batch of a key of no user: that key).
  */
 export const claimBatch = async (db: Queryable, owner: string, leaseMs: number, perUser: number): Promise<BatchRow | null> => {
   const rows = await db.query<BatchRow>(
@@ -23,7 +23,8 @@ export const claimBatch = async (db: Queryable, owner: string, leaseMs: number, 
        WHERE b.status IN ('queued', 'running') AND (b.lease_expires_at IS NULL OR b.lease_expires_at < now())
          AND b.lease_owner IS DISTINCT FROM '${CREATING_OWNER}'
          AND (SELECT count(*) FROM batches o
-              WHERE o.user_id = b.user_id AND o.id <> b.id AND o.status = 'running' AND o.lease_expires_at >= now()) < $2
+              WHERE (o.user_id = b.user_id OR (b.user_id IS NULL AND o.user_id IS NULL AND o.key_id = b.key_id))
+                AND o.id <> b.id AND o.status = 'running' AND o.lease_expires_at >= now()) < $2
        ORDER BY b.created_at, b.id
        LIMIT 1 FOR UPDATE SKIP LOCKED)
      RETURNING ${BATCH_COLUMNS}`,

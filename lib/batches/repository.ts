@@ -1,6 +1,6 @@
 import type { Db, Queryable } from "@/lib/db/client";
 import { BatchError } from "./errors";
-import { claimBatchRoom, type BatchQuota } from "./quota";
+import { claimBatchRoom, quotaHolderOf, type BatchQuota } from "./quota";
 
 /**
  * The batches tables (migration 0007_batches) for the console side: creating a batch, reading
@@ -11,7 +11,8 @@ export type StopReason = "cap" | "credits" | "key";
 
 export type BatchRow = {
   id: string;
-  user_id: string;
+  /** The user it belongs to; null: it belongs to the API key that made it (key_id), a key of no user. */
+  user_id: string | null;
   operation: string;
   max_pages: number;
   status: BatchStatus;
@@ -54,7 +55,8 @@ export const normaliseBatch = (row: BatchRow): BatchRow => ({
 export type NewBatch = {
   /** Chosen by the caller when something must be bound to it before the insert (a sealed token). */
   id?: string;
-  userId: string;
+  /** null: the batch is the paying key's own (a key that belongs to no user). */
+  userId: string | null;
   operation: string;
   maxPages: number;
   maxCredits: number;
@@ -65,7 +67,7 @@ export type NewBatch = {
   payer: { keyId: string; tokenSealed: string } | null;
   webhookUrl: string | null;
   maxAgeS: number | null;
-  /** The user's open-work quota, claimed in the same transaction (lib/batches/quota.ts). */
+  /** The owner's open-work quota, claimed in the same transaction (lib/batches/quota.ts). */
   quota: BatchQuota;
 };
 
@@ -93,7 +95,8 @@ export const CREATING_LEASE = "interval '10 minutes'";
 export const insertBatch = async (db: Db, batch: NewBatch): Promise<BatchRow> => {
   const id = batch.id ?? crypto.randomUUID();
   const row = await db.transaction(async (tx) => {
-    await claimBatchRoom(tx, batch.userId, batch.inputs.length, batch.quota);
+    const holder = quotaHolderOf({ userId: batch.userId, keyId: batch.payer?.keyId ?? null });
+    await claimBatchRoom(tx, holder, batch.inputs.length, batch.quota);
     const rows = await tx.query<BatchRow>(
       `INSERT INTO batches (id, user_id, operation, max_pages, total, max_credits, max_cost_credits, retry_of,
          key_id, token_sealed, webhook_url, max_age_s, lease_owner, lease_expires_at)
@@ -140,13 +143,14 @@ export const insertBatch = async (db: Db, batch: NewBatch): Promise<BatchRow> =>
 
 /**
  * Who may see a batch: its owner, and administrators. An API key (keyId set) sees only the
- * batches it created.
+ * batches it created; `id` is the key's owner, null for a key that belongs to no user.
  */
-export type Viewer = { id: string; role: "admin" | "analyst"; keyId?: string };
+export type Viewer = { id: string | null; role: "admin" | "analyst"; keyId?: string };
 
 export const findBatch = async (db: Queryable, viewer: Viewer, id: string): Promise<BatchRow> => {
   const rows = await db.query<BatchRow>(
-    `SELECT ${BATCH_COLUMNS} FROM batches WHERE id = $1 AND ($2::boolean OR user_id = $3) AND ($4::text IS NULL OR key_id = $4)`,
+    `SELECT ${BATCH_COLUMNS} FROM batches
+     WHERE id = $1 AND CASE WHEN $4::text IS NULL THEN $2::boolean OR user_id = $3 ELSE key_id = $4 END`,
     [id, viewer.role === "admin" && viewer.keyId === undefined, viewer.id, viewer.keyId ?? null],
   );
   const row = rows[0];
@@ -204,7 +208,7 @@ export const changeBatch = async (
   }
   const rows = await db.transaction(async (tx) => {
     // Back in the queue counts as open again (its inputs never stopped counting).
-    if (action === "resume") await claimBatchRoom(tx, current.user_id, 0, options.quota);
+    if (action === "resume") await claimBatchRoom(tx, quotaHolderOf({ userId: current.user_id, keyId: current.key_id }), 0, options.quota);
     return tx.query<BatchRow>(
       `UPDATE batches SET ${transition.sql}, updated_at = now(),
          max_credits = CASE WHEN $3::bigint IS NULL THEN max_credits ELSE LEAST($3::bigint, max_cost_credits) END

@@ -25,7 +25,8 @@ export type BatchView = {
   /** Seconds left at the pace so far; null before the first input is done or once it ended. */
   etaSeconds: number | null;
   retryOf: string | null;
-  ownerId: string;
+  /** The user it belongs to; null: the API key that made it belongs to no user (the batch is the key's). */
+  ownerId: string | null;
   /** Created under /v1 by this API key (it pays); null: with the console key. */
   keyId: string | null;
   /** Oldest cached upstream answer accepted, in seconds; null: the operator's TTLs. */

@@ -1,4 +1,15 @@
+import { webhookUrlProblem } from "@/lib/alerts/settings";
 import type { Queryable } from "@/lib/db/client";
+
+/**
+ * What is wrong with a batch's webhookUrl, in a sentence, or null: an http or https URL only (a
+ * javascript:, data: or ftp: URL is named as such), then the alert webhooks' address rules.
+ */
+export const batchWebhookProblem = (raw: string): string | null => {
+  const scheme = /^\s*([a-z][a-z0-9+.-]*):/i.exec(raw)?.[1]?.toLowerCase();
+  if (scheme !== undefined && scheme !== "http" && scheme !== "https") return "The webhook URL must be an http or https URL.";
+  return webhookUrlProblem(raw);
+};
 
 /**
  * The batch.finished event: when a batch ends (done, stopped, canceled), one webhook delivery of
@@ -52,7 +63,7 @@ export const queueFinishedBatches = async (db: Queryable, publicUrl: string, max
        b.operation, b.status, b.stop_reason, b.total, b.done, b.succeeded, b.not_found, b.failed,
        b.credits_spent::bigint AS credits_spent, b.max_credits::bigint AS max_credits,
        to_char(b.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS at
-     FROM batches b JOIN users u ON u.id = b.user_id JOIN api_keys k ON k.id = COALESCE(b.key_id, u.console_key_id)
+     FROM batches b LEFT JOIN users u ON u.id = b.user_id JOIN api_keys k ON k.id = COALESCE(b.key_id, u.console_key_id)
      WHERE b.ended_count > 0 AND b.status IN ('done', 'stopped', 'canceled')
        AND b.updated_at > now() - make_interval(secs => $1::float8 / 1000)
        AND (b.lease_owner IS NULL OR b.lease_expires_at < now())

@@ -10,6 +10,7 @@ const STATUS: Record<BatchErrorCode, ConsoleError["status"]> = {
   no_console_key: 409,
   invalid_webhook: 400,
   key_cannot_pay: 402,
+  operation_not_allowed: 403,
   not_found: 404,
   wrong_state: 409,
   nothing_to_retry: 409,

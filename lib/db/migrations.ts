@@ -706,6 +706,13 @@ FROM users u
 WHERE u.id = k.owner_id AND u.role <> 'admin' AND k.refill_credits IS NOT NULL;
 `;
 
+// A batch belongs to a user, or, when the API key that creates it belongs to nobody (an
+// operator's key from the key CLI), to that key alone: user_id is then null and key_id says whose.
+const batchKeyOwner = /* sql */ `
+ALTER TABLE batches ALTER COLUMN user_id DROP NOT NULL;
+ALTER TABLE batches ADD CONSTRAINT batches_owner_check CHECK (user_id IS NOT NULL OR key_id IS NOT NULL);
+`;
+
 export const migrations: Migration[] = [
   { id: "0001_init", sql: () => init },
   { id: "0002_accounts", sql: () => accounts },
@@ -729,4 +736,5 @@ export const migrations: Migration[] = [
   // changed. A new migration whose columns these functions read goes above this line.
   { id: "0011_key_policies_sql", sql: () => keyPolicySql(), repeatable: true },
   { id: "0017_canonical_subjects", sql: () => canonicalSubjects },
+  { id: "0018_batch_key_owner", sql: () => batchKeyOwner },
 ];

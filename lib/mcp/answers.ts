@@ -1,4 +1,5 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { messages } from "@/lib/api/errors";
 import { fitForAgent, MCP_MAX_BYTES, MCP_MAX_ITEMS, utf8BytesAtMost, type Cut, type Json } from "./fit";
 import { outlineOf } from "./outline";
 
@@ -49,6 +50,8 @@ export const nextStep = (status: number, message: string, context: ErrorContext)
     case 404:
       return `${message}: there is no record for this input. Check the input; nothing was charged.`;
     case 429:
+      // Anything but the per-second limit (a batch quota) says itself what is over and what to do.
+      if (message !== messages.qps) return `${message} Nothing was charged.`;
       return `${message}: the key's per-second limit was reached. Retry after ${context.retryAfterS ?? "1"} s; nothing was charged.`;
     default:
       return `${message}. Retry later; nothing was charged.`;

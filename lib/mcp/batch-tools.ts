@@ -2,7 +2,8 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { runBatchRequest, type BatchAnswer, type BatchDeps, type BatchRoute } from "@/lib/api/v1-batches";
 import type { Registry } from "@/lib/operations";
 import { errorResult, readEnvelope, successResult } from "./answers";
-import type { Json } from "./fit";
+import { MCP_MAX_BYTES, type Json } from "./fit";
+import { wholeNumberArg } from "./schemas";
 import type { CallContext, McpTool } from "./tools";
 
 /**
@@ -15,6 +16,20 @@ export type BatchToolDeps = Pick<BatchDeps, "db" | "wake"> & { publicUrl: string
 /** Results per batch_results page (records of one input each). */
 export const BATCH_RESULTS_PAGE = 20;
 const MAX_RESULTS_PAGE = 100;
+/** The furthest offset: a batch has at most this many inputs (BATCH_MAX_INPUTS at its largest), so as many records. */
+export const MAX_RESULTS_OFFSET = 1_000_000;
+/** Room in a page's answer for what surrounds its records (the offsets, the list's brackets). */
+const PAGE_FRAME_BYTES = 100;
+
+/** Records, in order, as long as their JSON stays within `maxBytes` together; the first always (cut to size later if it alone is too large). */
+export const recordsThatFit = (records: readonly Json[], maxBytes: number): number => {
+  let bytes = PAGE_FRAME_BYTES;
+  for (let index = 0; index < records.length; index += 1) {
+    bytes += Buffer.byteLength(JSON.stringify(records[index])) + 1;
+    if (bytes > maxBytes) return Math.max(1, index);
+  }
+  return records.length;
+};
 
 const call = async (
   route: BatchRoute,
@@ -38,6 +53,12 @@ const call = async (
 
 const failed = (answer: BatchAnswer): CallToolResult =>
   errorResult(readEnvelope(answer.body), { costCredits: 0, creditsRemaining: undefined, retryAfterS: answer.headers["Retry-After"] });
+
+/** An argument the tool cannot take: said by name, before any call is made. */
+const badArgument = (message: string): CallToolResult => ({
+  isError: true,
+  content: [{ type: "text", text: `${message} Nothing was charged.` }],
+});
 
 const stringArg = (args: Record<string, unknown>, name: string): string => {
   const value = args[name];
@@ -118,9 +139,12 @@ export const batchTools = (registry: Registry, batch: BatchToolDeps): McpTool[] 
     },
     annotations: { title: "Batch results", readOnlyHint: true, openWorldHint: false },
     call: async (args, context) => {
-      const offset = typeof args.offset === "number" && Number.isInteger(args.offset) && args.offset >= 0 ? args.offset : 0;
-      const limit =
-        typeof args.limit === "number" && Number.isInteger(args.limit) ? Math.min(MAX_RESULTS_PAGE, Math.max(1, args.limit)) : BATCH_RESULTS_PAGE;
+      const offsetArg = wholeNumberArg(args, "offset", { min: 0, max: MAX_RESULTS_OFFSET, default: 0 });
+      if (!offsetArg.ok) return badArgument(offsetArg.message);
+      const limitArg = wholeNumberArg(args, "limit", { min: 1, max: MAX_RESULTS_PAGE, default: BATCH_RESULTS_PAGE });
+      if (!limitArg.ok) return badArgument(limitArg.message);
+      const offset = offsetArg.value;
+      const limit = limitArg.value;
       // Read from the page's first record on (found by the index), not from the batch's start.
       const answer = await call({ kind: "results", id: stringArg(args, "id") }, context, batch, {
         method: "GET",
@@ -146,11 +170,17 @@ export const batchTools = (registry: Registry, batch: BatchToolDeps): McpTool[] 
         for (const line of lines) if (!take(line)) break read;
       }
       if (!more) take(rest);
-      const nextOffset = more ? offset + limit : null;
+      // A page too large for an agent keeps whole records only: the rest start at nextOffset.
+      const taken = records.length;
+      const shown = recordsThatFit(records, MCP_MAX_BYTES);
+      records.length = shown;
+      const nextOffset = more || shown < taken ? offset + shown : null;
       const data: Json = { records, offset, nextOffset };
       return successResult(
         data,
-        `${records.length} records from offset ${offset}.`,
+        shown < taken
+          ? `${records.length} records from offset ${offset} (the page was cut to whole records that fit in ${MCP_MAX_BYTES / 1024} KB).`
+          : `${records.length} records from offset ${offset}.`,
         nextOffset === null ? null : `More: call batch_results with {"id":"${stringArg(args, "id")}","offset":${nextOffset}}.`,
       );
     },

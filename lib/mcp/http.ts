@@ -18,7 +18,7 @@ import type { AuthOutcome } from "@/lib/keys/authenticate";
 import { describeError, log } from "@/lib/log";
 import type { Registry } from "@/lib/operations";
 import { batchTools, type BatchToolDeps } from "./batch-tools";
-import { RequestMuxTransport } from "./request-mux";
+import { duplicateRequestId, RequestMuxTransport } from "./request-mux";
 import { listed, toolsOf, type ToolDeps } from "./tools";
 
 /**
@@ -217,6 +217,11 @@ export const createMcpHandler = (deps: McpHandlerDeps) => {
       message = JSON.parse(body.toString("utf8"));
     } catch {
       rpcError(response, 400, -32700, "Parse error: the body is not JSON.");
+      return;
+    }
+    const duplicate = Array.isArray(message) ? duplicateRequestId(message) : undefined;
+    if (duplicate !== undefined) {
+      rpcError(response, 400, -32600, `Invalid Request: two requests of this batch have the id ${JSON.stringify(duplicate)}; give each its own id. Nothing was run.`);
       return;
     }
     const authInfo = authInfoOf(authorization, auth, clientIp(request.headers));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { RequestMuxTransport, responseText } from "./request-mux";
+import { duplicateRequestId, RequestMuxTransport, responseText } from "./request-mux";
 
 describe("responseText", () => {
   it("sends a result's structuredContent as the offered JSON text, under the caller's id, with the rest serialised", () => {
@@ -36,5 +36,22 @@ describe("RequestMuxTransport", () => {
     expect(seen).toEqual([1, 2]);
     expect(JSON.parse(first ?? "")).toEqual({ jsonrpc: "2.0", id: 1, result: { structuredContent: { n: "first" } } });
     expect(JSON.parse(second ?? "")).toEqual({ jsonrpc: "2.0", id: 1, result: { structuredContent: { n: "parsed 2" } } });
+  });
+});
+
+describe("duplicateRequestId", () => {
+  const request = (id: unknown) => ({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "account_balance", arguments: {} } });
+
+  it("names the first id two requests share", () => {
+    expect(duplicateRequestId([request(1), request(2), request(1)])).toBe(1);
+    expect(duplicateRequestId([request("a"), request("a")])).toBe("a");
+  });
+
+  it("finds none among distinct ids, notifications and responses; 1 and \"1\" are different ids", () => {
+    expect(duplicateRequestId([request(1), request("1"), request(2)])).toBeUndefined();
+    const notification = { jsonrpc: "2.0", method: "notifications/initialized" };
+    const answer = { jsonrpc: "2.0", id: 1, result: {} };
+    expect(duplicateRequestId([request(1), notification, notification, answer])).toBeUndefined();
+    expect(duplicateRequestId([])).toBeUndefined();
   });
 });

@@ -66,3 +66,21 @@ export class RequestMuxTransport implements Transport {
     });
   }
 }
+
+/**
+ * The first id that two requests of a JSON-RPC batch share, if any. Their answers could not be
+ * told apart (a response names only its request's id), so such a batch is refused before any of
+ * its calls runs: answering one and charging both is what would happen otherwise. 1 and "1" are
+ * different ids; notifications (no id) and responses are not requests.
+ */
+export const duplicateRequestId = (batch: readonly unknown[]): RequestId | undefined => {
+  const seen = new Set<RequestId>();
+  for (const message of batch) {
+    if (!isObject(message) || typeof message.method !== "string") continue;
+    const id = message.id;
+    if (typeof id !== "string" && typeof id !== "number") continue;
+    if (seen.has(id)) return id;
+    seen.add(id);
+  }
+  return undefined;
+};

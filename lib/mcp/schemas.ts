@@ -35,3 +35,21 @@ export const inputSchemaOf = (operation: Operation): JsonObject => {
 };
 
 const asObject = (value: JsonValue): JsonObject => (isJsonObject(value) ? value : {});
+
+/** A whole-number tool argument: its value (the default when absent), or the sentence an agent reads. */
+export type WholeNumberArg = { ok: true; value: number } | { ok: false; message: string };
+
+/**
+ * Reads `args[name]` as a whole number from `min` to `max`: a number with a fraction, a numeric
+ * string, or one out of range is refused by name rather than read as something else.
+ */
+export const wholeNumberArg = (args: Record<string, unknown>, name: string, range: { min: number; max: number; default: number }): WholeNumberArg => {
+  const value = args[name];
+  if (value === undefined) return { ok: true, value: range.default };
+  if (typeof value === "number" && Number.isInteger(value) && value >= range.min && value <= range.max) return { ok: true, value };
+  const shown = typeof value === "string" ? JSON.stringify(value.slice(0, 40)) : String(JSON.stringify(value) ?? value).slice(0, 40);
+  return {
+    ok: false,
+    message: `${name} must be a whole number from ${range.min} to ${range.max} (a JSON number, not text); got ${shown}.`,
+  };
+};

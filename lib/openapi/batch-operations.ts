@@ -1,5 +1,5 @@
-import { NO_OWNER } from "@/lib/api/v1-batches";
 import { schemaRef } from "./json-schema";
+import { messages } from "@/lib/api/errors";
 import { EXAMPLE_REQUEST_ID, errorEnvelope, errorResponse, headerRefs, sharedErrorMessages, unauthorizedResponse } from "./responses";
 import type { OperationObject, ParameterObject, ResponseObject, SchemaObject } from "./types";
 
@@ -93,7 +93,9 @@ export const batchSchemas: Record<string, SchemaObject> = {
   BatchEnvelope: envelopeOf("Batch"),
   BatchListEnvelope: envelopeOf("BatchList"),
   ErrorEnvelope400Batch: freeTextError(400, "^(Missing required parameter|Invalid parameter): "),
-  ErrorEnvelope403Batch: errorEnvelope(403, [NO_OWNER]),
+  ErrorEnvelope403Batch: errorEnvelope(403, sharedErrorMessages[403]),
+  // The per-second limit, or (creating or resuming a batch) the owner's open-batch quota, whose sentence says how much is open.
+  ErrorEnvelope429Batch: freeTextError(429, "^(qps limit exceeded|You have |This key has )"),
   ErrorEnvelope404Batch: errorEnvelope(404, ["Batch not found"]),
   ErrorEnvelope409Batch: freeTextError(409, "cannot be"),
   ErrorEnvelope413Batch: errorEnvelope(413, ["Request body too large (at most 16 MiB)"]),
@@ -154,10 +156,16 @@ const exampleBatch = {
   maxCredits: 800,
 };
 
+/** The answers every batch call may give; `extra` adds its own (and may replace one, as creating a batch does 429's). */
 const common = (extra: Record<string, ResponseObject>): OperationObject["responses"] => ({
-  ...extra,
   "401": unauthorizedResponse(),
-  "403": errorResponse("The key belongs to no user (an operator's key): batches need a user's key.", "ErrorEnvelope403Batch", 403, [NO_OWNER], ["X-Request-Id"]),
+  "403": errorResponse(
+    "The key may not be used from this address, or (creating a batch) may not call the batch's operation.",
+    "ErrorEnvelope403Batch",
+    403,
+    sharedErrorMessages[403],
+    ["X-Request-Id"],
+  ),
   "429": errorResponse(
     "The key's per-second limit is exceeded (control calls count towards it). Retry after Retry-After seconds.",
     "ErrorEnvelope429",
@@ -166,7 +174,19 @@ const common = (extra: Record<string, ResponseObject>): OperationObject["respons
     ["X-Request-Id", "RateLimit-Policy", "RateLimit", "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset", "Retry-After"],
   ),
   "500": errorResponse("Any other failure; details stay in the server log under the requestId.", "ErrorEnvelope500", 500, sharedErrorMessages[500], ["X-Request-Id"]),
+  ...extra,
 });
+
+/** Creating or resuming a batch: the per-second limit, or the open-batch quota of the key's owner. */
+const tooManyOpen = errorResponse(
+  "The key's per-second limit is exceeded (Retry-After says when to retry), or its owner has as many batches queued or running, " +
+    "or as many inputs not yet done, as the server allows (BATCH_MAX_OPEN_PER_USER, BATCH_MAX_OPEN_INPUTS_PER_USER; a key of no user " +
+    "counts its own batches): the message says how much is open. Cancel a batch or wait for one to finish.",
+  "ErrorEnvelope429Batch",
+  429,
+  [messages.qps, "You have 10 batches queued or running, the most one user may have (10). Wait for one to finish, or cancel one to make room."],
+  ["X-Request-Id", "RateLimit-Policy", "RateLimit", "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset", "Retry-After"],
+);
 
 const notFound = errorResponse("No such batch, or another key's.", "ErrorEnvelope404Batch", 404, ["Batch not found"], ["X-Request-Id"]);
 
@@ -187,6 +207,7 @@ export const createBatchOperation: OperationObject = {
     "400": errorResponse("The body is not what the message says it should be.", "ErrorEnvelope400Batch", 400, ["Missing required parameter: inputs"], ["X-Request-Id"]),
     "402": errorResponse("The key's credits do not cover one lookup.", "ErrorEnvelope402", 402, sharedErrorMessages[402], ["X-Request-Id"]),
     "413": errorResponse("The body is larger than 16 MiB.", "ErrorEnvelope413Batch", 413, ["Request body too large (at most 16 MiB)"], ["X-Request-Id"]),
+    "429": tooManyOpen,
   }),
   "x-credits-cost": 0,
 };
@@ -229,6 +250,7 @@ export const batchActionOperation = (action: "pause" | "resume" | "cancel"): Ope
     "200": success("The batch after the change.", "BatchEnvelope", exampleBatch),
     "404": notFound,
     "409": errorResponse("The batch's status does not allow it.", "ErrorEnvelope409Batch", 409, ["A done batch cannot be paused."], ["X-Request-Id"]),
+    ...(action === "resume" ? { "429": tooManyOpen } : {}),
   }),
   "x-credits-cost": 0,
 });

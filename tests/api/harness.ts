@@ -73,6 +73,8 @@ export const KEY_PLAN = {
   accessScoped: { credits: 1000, qps: 1, operations: ["followers"], viaKeysCli: true },
   accessAllowlisted: { credits: 1000, qps: 1000, allowedAddresses: ["203.0.113.0/24", "2001:db8::/32", "198.51.100.7"] },
   accessBoth: { credits: 1000, qps: 1000, operations: ["get_user_publications"], allowedAddresses: ["2001:db8::/32"] },
+  // v1-batches.test.ts: a key of no user, made with `keys create` as the README shows, runs batches of its own
+  batchOwnerless: { credits: 1000, qps: 50, viaKeysCli: true },
 } as const satisfies Record<string, KeySpec>;
 
 export type KeyName = keyof typeof KEY_PLAN;

@@ -3,6 +3,8 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import Ajv from "ajv";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { demoFixtures } from "@/lib/demo/fixtures";
+import { MCP_MAX_BYTES } from "@/lib/mcp/fit";
 import { MCP_MAX_BODY_BYTES } from "@/lib/mcp/http";
 import { registry } from "@/lib/operations";
 import { consoleClient } from "./console-client";
@@ -360,6 +362,135 @@ describe.each(targets)("$kind server", (target: ApiTarget) => {
       const log = await client.api(analyst, "GET", `/api/usage/events?keyId=${key.id}&channel=batch`);
       const { events } = log.body as { events: { status: number; creditsCharged: number }[] };
       expect(events.filter((event) => event.status === 200).map((event) => event.creditsCharged)).toEqual([4, 4]);
+    });
+
+    it("refuses a JSON-RPC batch whose requests share an id with -32600 before any of them runs, charging nothing", async () => {
+      const headers = { "Content-Type": "application/json", Accept: "application/json, text/event-stream", Authorization: `Bearer ${target.keys.mcp.token}` };
+      const paid = (id: number | string) => ({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "event_details_id", arguments: { event_id: "1000000000000001" } } });
+      const creditsLeft = async () => ((await callTool(client, "account_balance", {})).structuredContent as { key: { credits_remaining: number } }).key.credits_remaining;
+      const before = await creditsLeft();
+      const refused = await fetch(`${target.baseUrl}/mcp`, { method: "POST", headers, body: JSON.stringify([paid(1), paid(1)]) });
+      expect(refused.status).toBe(400);
+      expect(await refused.json()).toEqual({
+        jsonrpc: "2.0",
+        error: { code: -32600, message: "Invalid Request: two requests of this batch have the id 1; give each its own id. Nothing was run." },
+        id: null,
+      });
+      expect(await creditsLeft()).toBe(before);
+      // 1 and "1" are two ids: both calls run, each answered under its own id.
+      const distinct = await fetch(`${target.baseUrl}/mcp`, { method: "POST", headers, body: JSON.stringify([paid(1), paid("1")]) });
+      expect(distinct.status).toBe(200);
+      const answers = (await distinct.json()) as { id: unknown }[];
+      expect(answers.map((answer) => typeof answer.id).sort()).toEqual(["number", "string"]);
+      expect(await creditsLeft()).toBe(before - 8);
+    });
+
+    it("refuses start_batch over the open-batch quota, or for an operation the key may not call, with isError and the reason", async () => {
+      const site = consoleClient(target);
+      const analyst = await site.analyst(await site.admin(), "mcp-batch-quota", 1000);
+      const key = await site.consoleKey(analyst, 100, 50);
+      const agent = await connect(target, { ...target.keys.mcp, token: key.token });
+      const open: string[] = [];
+      try {
+        // Unknown event ids: free 404s, many enough that every batch is still open at the end.
+        const inputs = (from: number) => Array.from({ length: 300 }, (_, index) => String(8_300_000_000_000_000 + from + index));
+        // The batches' own lookups use the key's per-second budget too: a start refused for it is made again.
+        const start = async (args: Record<string, unknown>): Promise<CallToolResult> => {
+          for (;;) {
+            const result = await callTool(agent, "start_batch", args);
+            if (!textOf(result).startsWith(messages.qps)) return result;
+            await new Promise((resolve) => setTimeout(resolve, 1000));
+          }
+        };
+        for (let index = 0; index < 10; index += 1) {
+          const started = await start({ operation: "event_details_id", inputs: inputs(1000 * index) });
+          expect(started.isError ?? false, textOf(started)).toBe(false);
+          open.push((started.structuredContent as { id: string }).id);
+        }
+        const refused = await start({ operation: "event_details_id", inputs: inputs(20_000) });
+        expect(refused.isError).toBe(true);
+        expect(textOf(refused)).toContain(
+          "You have 10 batches queued or running, the most one user may have (10). Wait for one to finish, or cancel one to make room. Nothing was charged.",
+        );
+
+        const limited = await site.api(analyst, "PATCH", `/api/keys/${key.id}`, { operations: ["followers"] });
+        expect(limited.status, limited.text).toBe(200);
+        const scoped = await start({ operation: "event_details_id", inputs: ["1000000000000001"] });
+        expect(scoped.isError).toBe(true);
+        expect(textOf(scoped)).toContain("apiKey is not allowed to call this operation. This key may not make this call");
+      } finally {
+        await agent.close();
+        for (const id of open) {
+          await fetch(`${target.baseUrl}/v1/batches/${id}/cancel`, { method: "POST", headers: { Authorization: `Bearer ${key.token}` } });
+        }
+      }
+    });
+
+    it("pages batch_results by whole records when a page is cut to size, nextOffset leading to every record once; refuses bad offset and limit by name", async () => {
+      const site = consoleClient(target);
+      const analyst = await site.analyst(await site.admin(), "mcp-batch-pages", 1000);
+      const key = await site.consoleKey(analyst, 1000, 200);
+      const agent = await connect(target, { ...target.keys.mcp, token: key.token });
+      try {
+        const started = await callTool(agent, "start_batch", { operation: "event_details_id", inputs: [...demoFixtures.eventIds] });
+        expect(started.isError ?? false, textOf(started)).toBe(false);
+        const id = (started.structuredContent as { id: string }).id;
+        let status = "queued";
+        for (let attempt = 0; attempt < 240 && status !== "done"; attempt += 1) {
+          await new Promise((resolve) => setTimeout(resolve, 250));
+          const polled = await callTool(agent, "batch_status", { id });
+          if (!polled.isError) status = (polled.structuredContent as { status: string }).status;
+        }
+        expect(status).toBe("done");
+        const all = await fetch(`${target.baseUrl}/v1/batches/${id}/results`, { headers: { Authorization: `Bearer ${key.token}` } });
+        const allText = await all.text();
+        // The 40 records are over what one answer may carry: a page of 100 has to be cut.
+        expect(Buffer.byteLength(allText)).toBeGreaterThan(MCP_MAX_BYTES);
+
+        type Page = { records: { event: { event_id: string } }[]; offset: number; nextOffset: number | null };
+        const seen: string[] = [];
+        let offset: number | null = 0;
+        let pages = 0;
+        while (offset !== null && pages < 10) {
+          const result = await callTool(agent, "batch_results", { id, offset, limit: 100 });
+          expect(result.isError ?? false, textOf(result)).toBe(false);
+          const page = result.structuredContent as Page;
+          expect(page.offset).toBe(offset);
+          expect(page.records.length).toBeGreaterThan(0);
+          seen.push(...page.records.map((record) => record.event.event_id));
+          if (pages === 0) {
+            expect(page.records.length).toBeLessThan(40);
+            expect(page.nextOffset).toBe(page.records.length);
+            expect(textOf(result)).toContain(`"offset":${page.records.length}`);
+          }
+          offset = page.nextOffset;
+          pages += 1;
+        }
+        expect(offset).toBeNull();
+        expect(seen).toEqual(allText.trim().split("\n").map((line) => (JSON.parse(line) as { event: { event_id: string } }).event.event_id));
+        expect(new Set(seen).size).toBe(40);
+
+        const refusals: [Record<string, unknown>, string][] = [
+          [{ offset: 1e30 }, "offset must be a whole number from 0 to 1000000"],
+          [{ offset: -5 }, "offset must be a whole number from 0 to 1000000"],
+          [{ offset: 1.5 }, "offset must be a whole number from 0 to 1000000"],
+          [{ offset: "10" }, "offset must be a whole number from 0 to 1000000"],
+          [{ limit: 0 }, "limit must be a whole number from 1 to 100"],
+          [{ limit: 101 }, "limit must be a whole number from 1 to 100"],
+          [{ limit: 2.5 }, "limit must be a whole number from 1 to 100"],
+          [{ limit: "5" }, "limit must be a whole number from 1 to 100"],
+        ];
+        for (const [args, message] of refusals) {
+          const result = await callTool(agent, "batch_results", { id, ...args });
+          expect(result.isError, JSON.stringify(args)).toBe(true);
+          expect(textOf(result), JSON.stringify(args)).toContain(message);
+        }
+        const badCap = await callTool(agent, "start_batch", { operation: "event_details_id", inputs: ["1000000000000001"], maxCredits: 1.5 });
+        expect(badCap.isError).toBe(true);
+        expect(textOf(badCap)).toContain("Invalid parameter: maxCredits (maxCredits must be a whole number of credits)");
+      } finally {
+        await agent.close();
+      }
     });
 
     it("charges exactly 20 of 60 concurrent 4-credit calls on an 80-credit key", async () => {

@@ -1,3 +1,4 @@
+import fs from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
@@ -20,6 +21,8 @@ const host = demoFixtures.eventUrlHost;
 const demoUrls = demoFixtures.eventIds.map((id) => `https://${host}/events/${id}/`);
 const unknownUrls = Array.from({ length: 10 }, (_, index) => `https://${host}/events/${8_100_000_000_000_001 + index}/`);
 const malformed = Array.from({ length: 10 }, (_, index) => `https://elsewhere.example/events/${index + 1}/`);
+/** Event ids the store does not have: each lookup is a free 404, so a batch of many stays open for a while and costs nothing. */
+const unknownIds = (count: number, from: number) => Array.from({ length: count }, (_, index) => String(8_200_000_000_000_000 + from + index));
 
 type Envelope<T> = { code: number; message: string; data: T; requestId: string };
 type Created = { id: string; status: string; total: number; rejected: { input: string; reason: string }[]; maxCostCredits: number; resultsUrl: string };
@@ -62,17 +65,18 @@ describe.each(targets.map((target) => [target.kind, target] as const))("/v1/batc
         body: raw ?? (body === undefined ? undefined : JSON.stringify(body)),
       });
       const text = await response.text();
-      if (response.status === 429) {
+      // Only the per-second limit says when to retry; a quota's 429 is the answer itself.
+      if (response.status === 429 && response.headers.get("retry-after") !== null) {
         await delay(Number(response.headers.get("retry-after") ?? "1") * 1000);
         continue;
       }
       return { status: response.status, headers: response.headers, text, json: () => JSON.parse(text) as Envelope<T> };
     }
   };
-  const waitFor = async (id: string, done: (view: View) => boolean, timeoutMs = 60_000): Promise<View> => {
+  const waitFor = async (id: string, done: (view: View) => boolean, timeoutMs = 60_000, token = key.token): Promise<View> => {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      const answer = await v1<View>(key.token, "GET", `/v1/batches/${id}`);
+      const answer = await v1<View>(token, "GET", `/v1/batches/${id}`);
       expect(answer.status, answer.text).toBe(200);
       const view = answer.json().data;
       if (done(view)) return view;
@@ -193,6 +197,11 @@ describe.each(targets.map((target) => [target.kind, target] as const))("/v1/batc
     await bad({ ...body, options: { maxAgeS: -1 } }, /^Invalid parameter: options\.maxAgeS/);
     await bad({ ...body, webhookUrl: "http://10.0.0.1/hook" }, /^Invalid parameter: webhookUrl/);
     await bad({ ...body, colour: "blue" }, /^Invalid parameter: colour/);
+    // A value of the wrong type is invalid, not missing.
+    await bad({ ...body, maxCredits: 1.5 }, "Invalid parameter: maxCredits (maxCredits must be a whole number of credits)");
+    await bad({ ...body, maxCredits: "10" }, "Invalid parameter: maxCredits (maxCredits must be a whole number of credits)");
+    await bad({ ...body, maxCredits: 1e30 }, "Invalid parameter: maxCredits (maxCredits must be a whole number of credits)");
+    await bad({ operation: "event_details", inputs: "x" }, "Invalid parameter: inputs (inputs must be an array of strings)");
     expect((await v1(key.token, "GET", "/v1/batches?limit=0")).status).toBe(400);
 
     const poor = await client.consoleKey(analyst, 3, 50);
@@ -200,6 +209,112 @@ describe.each(targets.map((target) => [target.kind, target] as const))("/v1/batc
     expect(refused.status).toBe(402);
     expect(refused.json()).toMatchObject({ code: 402, message: "apiKey quota is not enough" });
     expect((await v1(key.token, "DELETE", "/v1/batches")).status).toBe(405);
+  });
+
+  it("runs batches for a key of no user made with `keys create`, as the README shows: end to end, its own and nobody else's", async () => {
+    const own = target.keys.batchOwnerless;
+    const created = await v1<Created>(own.token, "POST", "/v1/batches", { operation: "event_details", inputs: demoUrls.slice(0, 3), webhookUrl: listener.url });
+    expect(created.status, created.text).toBe(202);
+    const id = created.json().data.id;
+    const done = await waitFor(id, (view) => view.status === "done", 60_000, own.token);
+    expect(done).toMatchObject({ total: 3, succeeded: 3, creditsSpent: 12, keyId: own.id, ownerId: null });
+    const ndjson = await fetch(`${target.baseUrl}/v1/batches/${id}/results`, { headers: { Authorization: `Bearer ${own.token}` } });
+    expect(ndjson.status).toBe(200);
+    expect((await ndjson.text()).trim().split("\n")).toHaveLength(3);
+    const listed = await v1<{ batches: View[] }>(own.token, "GET", "/v1/batches");
+    expect(listed.json().data.batches.map((entry) => entry.id)).toContain(id);
+
+    // Its batch.finished event goes to its webhookUrl, signed with the key's secret.
+    const deadline = Date.now() + 30_000;
+    while (!listener.received.some((entry) => entry.body.includes(id)) && Date.now() < deadline) await delay(200);
+    const delivery = listener.received.find((entry) => entry.body.includes(id));
+    expect(delivery, "a batch.finished delivery").toBeDefined();
+    expect(JSON.parse(delivery?.body ?? "{}")).toMatchObject({ event: "batch.finished", batchId: id, status: "done", keyId: own.id, creditsSpent: 12 });
+
+    // Nobody else's: another key and an analyst do not find it; an administrator sees it among everyone's.
+    expect((await v1(key.token, "GET", `/v1/batches/${id}`)).status).toBe(404);
+    expect((await client.api(analyst, "GET", `/api/batches/${id}`)).status).toBe(404);
+    const mine = await client.api(analyst, "GET", "/api/batches");
+    expect((mine.body as { batches: BatchView[] }).batches.map((entry) => entry.id)).not.toContain(id);
+    const admin = await client.admin();
+    const everyone = await client.api(admin, "GET", "/api/batches?scope=all");
+    expect((everyone.body as { batches: BatchView[] }).batches.find((entry) => entry.id === id)).toMatchObject({ ownerId: null, keyId: own.id });
+
+    // Pause, resume and cancel (unknown ids: free 404s, many enough that it is still running).
+    const long = await v1<Created>(own.token, "POST", "/v1/batches", { operation: "event_details_id", inputs: unknownIds(300, 0) });
+    expect(long.status, long.text).toBe(202);
+    const act = (action: string) => v1<View>(own.token, "POST", `/v1/batches/${long.json().data.id}/${action}`);
+    expect((await act("pause")).json().data.status).toBe("paused");
+    expect((await act("resume")).json().data.status).toBe("queued");
+    expect((await act("cancel")).json().data.status).toBe("canceled");
+  });
+
+  it("answers 429 with the quota's sentence once a key of no user has 10 batches open, counting that key's alone, and has room again after a cancel", async () => {
+    const own = target.keys.batchOwnerless;
+    const open: string[] = [];
+    for (let index = 0; index < 10; index += 1) {
+      const created = await v1<Created>(own.token, "POST", "/v1/batches", { operation: "event_details_id", inputs: unknownIds(300, 1000 * (index + 1)) });
+      expect(created.status, created.text).toBe(202);
+      open.push(created.json().data.id);
+    }
+    try {
+      const refused = await v1(own.token, "POST", "/v1/batches", { operation: "event_details_id", inputs: unknownIds(1, 0) });
+      expect(refused.status, refused.text).toBe(429);
+      expect(refused.json()).toMatchObject({
+        code: 429,
+        message:
+          "This key has 10 batches queued or running, the most one key without an owner may have (10). Wait for one to finish, or cancel one to make room.",
+        data: null,
+      });
+      expect(refused.headers.get("retry-after")).toBeNull();
+      // A user's key counts its owner's batches, not this key's.
+      const elsewhere = await v1<Created>(key.token, "POST", "/v1/batches", { operation: "event_details_id", inputs: unknownIds(1, 0) });
+      expect(elsewhere.status, elsewhere.text).toBe(202);
+      await v1(key.token, "POST", `/v1/batches/${elsewhere.json().data.id}/cancel`);
+
+      const first = open.shift() ?? "";
+      expect((await v1(own.token, "POST", `/v1/batches/${first}/cancel`)).status).toBe(200);
+      const again = await v1<Created>(own.token, "POST", "/v1/batches", { operation: "event_details_id", inputs: unknownIds(1, 0) });
+      expect(again.status, again.text).toBe(202);
+      open.push(again.json().data.id);
+    } finally {
+      for (const id of open) await v1(own.token, "POST", `/v1/batches/${id}/cancel`);
+    }
+  });
+
+  it("answers 403 with the contract's scope message, on /v1 and in the console, when the paying key may not call the batch's operation", async () => {
+    const scopedAnalyst = await client.analyst(await client.admin(), "v1-batches-scoped", 1000);
+    const scoped = await client.consoleKey(scopedAnalyst, 100, 50);
+    const limited = await client.api(scopedAnalyst, "PATCH", `/api/keys/${scoped.id}`, { operations: ["followers"] });
+    expect(limited.status, limited.text).toBe(200);
+    const body = { operation: "event_details", inputs: demoUrls.slice(0, 2) };
+    const refused = await v1(scoped.token, "POST", "/v1/batches", body);
+    expect(refused.status, refused.text).toBe(403);
+    expect(refused.json()).toMatchObject({ code: 403, message: "apiKey is not allowed to call this operation", data: null });
+    const fromConsole = await client.api(scopedAnalyst, "POST", "/api/batches", { ...body, maxCredits: 8 });
+    expect(fromConsole.status, fromConsole.text).toBe(403);
+    expect(fromConsole.text).toContain("may not call event_details: it is limited to followers");
+    const listed = await client.api(scopedAnalyst, "GET", "/api/batches");
+    expect((listed.body as { batches: unknown[] }).batches).toEqual([]);
+    // The operation it may call still runs.
+    const allowed = await v1<Created>(scoped.token, "POST", "/v1/batches", { operation: "followers", inputs: ["2000000001"] });
+    expect(allowed.status, allowed.text).toBe(202);
+  });
+
+  it("refuses a webhookUrl that is not http or https at creation, with 400 and a readable message, and logs no error for it", async () => {
+    const logBefore = fs.readFileSync(target.logFile, "utf8").length;
+    for (const webhookUrl of ["javascript:alert(document.domain)", "JavaScript://example.com/%0Aalert(1)", "data:text/plain,hello", "ftp://example.com/hook"]) {
+      const answer = await v1(key.token, "POST", "/v1/batches", { operation: "event_details_id", inputs: [demoFixtures.eventIds[0]], webhookUrl });
+      expect(answer.status, answer.text).toBe(400);
+      expect(answer.json().message).toBe("Invalid parameter: webhookUrl (The webhook URL must be an http or https URL.)");
+    }
+    // An empty URL is no URL: refused, never stored for a delivery that could only fail.
+    const empty = await v1(key.token, "POST", "/v1/batches", { operation: "event_details_id", inputs: [demoFixtures.eventIds[0]], webhookUrl: "" });
+    expect(empty.status, empty.text).toBe(400);
+    expect(empty.json().message).toBe("Invalid parameter: webhookUrl (The webhook URL is not a valid URL.)");
+    await delay(500);
+    const logged = fs.readFileSync(target.logFile, "utf8").slice(logBefore);
+    expect(logged).not.toMatch(/"level":"error"|\n\s+at |javascript:/i);
   });
 
   it("pauses, resumes and cancels; a canceled batch cannot be resumed", async () => {

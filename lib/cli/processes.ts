@@ -9,12 +9,12 @@ import net from "node:net";
  */
 
 /** A TCP port on 127.0.0.1 that nothing listens on right now. */
-export const freePort = (): Promise<number> =>
+const listenOnce = (port: number, host: string): Promise<number> =>
   new Promise((resolve, reject) => {
     const probe = net.createServer();
     probe.unref();
     probe.on("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
+    probe.listen(port, host, () => {
       const address = probe.address();
       probe.close(() => {
         if (address !== null && typeof address === "object") resolve(address.port);
@@ -22,6 +22,24 @@ export const freePort = (): Promise<number> =>
       });
     });
   });
+
+/**
+ * A port free on both loopback addresses: a server on the default HOST listens on 127.0.0.1 and
+ * ::1 alike, so a port taken on ::1 alone would fail its start. A machine without IPv6 is fine
+ * with the IPv4 port.
+ */
+export const freePort = async (): Promise<number> => {
+  for (let attempt = 0; ; attempt += 1) {
+    const port = await listenOnce(0, "127.0.0.1");
+    try {
+      await listenOnce(port, "::1");
+      return port;
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== "EADDRINUSE" || attempt >= 20) return port;
+    }
+  }
+};
 
 /** Whether any process of the group is still there (zombies included). */
 export const groupAlive = (groupId: number): boolean => {

@@ -6,7 +6,7 @@ import type { Services } from "@/lib/services";
 import { batchLookupsPerProcess, batchTarget, createLatencyEstimate } from "./concurrency";
 import { createFairGate, type FairGate } from "./fair-gate";
 import { batchOperationById, type BatchOperation } from "./operations";
-import { createPacer } from "./pacer";
+import { admitted, createPacer } from "./pacer";
 import { payerOf, type Payer } from "./payer";
 import {
   abandonAttempt,
@@ -274,12 +274,11 @@ export const createRunner = (deps: RunnerDeps): Runner => {
             leaseMs,
             keyId: key.keyId,
             costCredits: operation.costCredits,
-            // As many as can start at once: a page taken now and started seconds later (behind the
-            // key's pace or the process's bound) would keep running after a pause or a cancel.
-            count: Math.max(
-              1,
-              Math.min(inFlightLimit(key.qpsLimit) - lanes.size, pacer.room(key.keyId, key.qpsLimit), processBound - gate.inUse()),
-            ),
+            // At most one window of the key's pace: taken while the window is still full, the pages
+            // are ready the moment it opens (this statement waits behind the lookups in flight on a
+            // busy database), and none waits longer than a window — a page taken now and started
+            // seconds later would keep running after a pause or a cancel.
+            count: Math.max(1, Math.min(inFlightLimit(key.qpsLimit) - lanes.size, admitted(key.qpsLimit), processBound - gate.inUse())),
           });
           if (start.kind !== "started") {
             if (start.kind === "lost") ending = "lost";

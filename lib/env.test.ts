@@ -23,6 +23,15 @@ describe("environment", () => {
     expect(config.REDIS_URL).toBeUndefined();
   });
 
+  it("leaves a batch's lookups in flight to the runner unless BATCH_CONCURRENCY sets a ceiling", () => {
+    expect(parseEnv({}).BATCH_CONCURRENCY).toBeUndefined();
+    expect(parseEnv({ BATCH_CONCURRENCY: "" }).BATCH_CONCURRENCY).toBeUndefined();
+    expect(parseEnv({ BATCH_CONCURRENCY: " 32 " }).BATCH_CONCURRENCY).toBe(32);
+    expect(parseEnv({}).UPSTREAM_MAX_CONCURRENCY).toBe(256);
+    expect(() => parseEnv({ BATCH_CONCURRENCY: "0" })).toThrow(/BATCH_CONCURRENCY/);
+    expect(() => parseEnv({ BATCH_CONCURRENCY: "many" })).toThrow(/BATCH_CONCURRENCY/);
+  });
+
   it("listens on loopback, trusts no proxy and opens /v1 to no other origin by default", () => {
     const config = parseEnv({});
     expect(config.HOST).toBe("localhost");

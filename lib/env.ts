@@ -109,7 +109,8 @@ const schema = z.object({
   /** shared: one provider key for everybody; per-user: each user's own key, set on their settings page. */
   UPSTREAM_KEY_MODE: z.enum(["shared", "per-user"]).default("shared"),
   UPSTREAM_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
-  UPSTREAM_MAX_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(16),
+  /** Provider calls in flight per instance (batch lookups take at most three quarters of them). */
+  UPSTREAM_MAX_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(256),
   UPSTREAM_RETRIES: z.coerce.number().int().min(0).max(10).default(2),
   /** The longest wait before a retry (a provider's Retry-After above it answers our 429 instead). */
   UPSTREAM_MAX_RETRY_WAIT_MS: z.coerce.number().int().min(0).max(60_000).default(2000),
@@ -174,8 +175,16 @@ const schema = z.object({
   /** Where npm test keeps further Node.js lines (scripts/test.sh); npm start runs on one from there when the machine's node is too old. */
   NODE_CACHE_DIR: z.string().trim().optional(),
   XDG_CACHE_HOME: z.string().trim().optional(),
-  /** Lookups one batch keeps in flight at once (inputs side by side; the pages of one input in order). */
-  BATCH_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
+  /**
+   * The most lookups one batch keeps in flight (inputs side by side; the pages of one input in
+   * order). Unset, the default: as many as its key's rate needs at the latency measured.
+   */
+  BATCH_CONCURRENCY: z
+    .string()
+    .trim()
+    .optional()
+    .transform((value) => (value === undefined || value === "" ? undefined : value))
+    .pipe(z.coerce.number<string | undefined>().int().min(1).max(1000).optional()),
   /** Batches one user may have queued or running; creating (or resuming) one more answers 429. */
   BATCH_MAX_OPEN_PER_USER: z.coerce.number().int().min(1).max(100_000).default(10),
   /** Inputs not yet done over one user's unfinished batches; a batch that would pass it answers 429. */

@@ -1,10 +1,12 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import type { Db } from "@/lib/db/client";
 import { openForSuite, testDatabases } from "@/tests/support/databases";
 import { newUser } from "@/tests/support/usage";
 import { abandonAttempt, beginAttempts, claimBatch, createAttemptRecorder, dropAbandonedCreations, finishBatch, releaseAllLeases, stopBatch, type AttemptResult, type OpenItem } from "./lease";
 import { publicationsBatch } from "@/tests/support/batches";
 import { CREATING_OWNER } from "./repository";
+import { createRunner } from "./runner";
 
 /**
  * The cap under concurrency, property-tested on the runner's own statements: random batches
@@ -140,6 +142,47 @@ describe.each(await testDatabases())("batch lease statements on $name", (databas
     await db().query(`UPDATE batches SET lease_owner = $2, lease_expires_at = now() + interval '1 hour' WHERE id = $1`, [interrupted.id, CREATING_OWNER]);
     await releaseAllLeases(db());
     expect((await counts(interrupted.id)).batches).toBe(0);
+  });
+
+
+  // The runner looks for work when woken (a batch was created or resumed), not only at its poll.
+  // Its database is handed out one look at a time here, so a wake can be made to arrive while it
+  // is looking: the look then in progress may have missed the new batch, so it must look again.
+  it("the runner looks for work again when a wake arrives while it is looking (a batch created then does not wait for the next poll)", async () => {
+    const handOuts: (() => void)[] = [];
+    const runner = createRunner({
+      db: () =>
+        new Promise<Db>((resolve) => {
+          handOuts.push(() => resolve(db()));
+        }),
+      services: () => Promise.reject(new Error("no batch is run here")),
+      settings: {
+        leaseMs: 30_000,
+        // Looks without claiming: this file's other batches stay where they are.
+        perInstance: 0,
+        perUser: 2,
+        concurrency: undefined,
+        lookupsPerInstance: 256,
+        // Never within this test: only wakes make it look.
+        pollMs: 3_600_000,
+        instanceName: "test:0",
+        attemptSettleMs: 1000,
+      },
+    });
+    const looks = async (count: number) => {
+      for (let waited = 0; handOuts.length < count && waited < 100; waited += 1) await new Promise((resolve) => setTimeout(resolve, 10));
+      return handOuts.length;
+    };
+    try {
+      // The first look (at start) waits for its database; a batch is created and wakes the runner.
+      expect(await looks(1)).toBe(1);
+      runner.wake();
+      handOuts[0]?.();
+      expect(await looks(2)).toBe(2);
+      handOuts[1]?.();
+    } finally {
+      await runner.stop();
+    }
   });
 
   const batchState = async (batchId: string) => {

@@ -17,4 +17,25 @@ describe("the batch pacer", () => {
     clock += 500;
     expect(pacer.room("k", 50)).toBe(49);
   });
+
+  it("sustains 98 % of the key's limit, yet never starts more than the limit within the limiter's second", async () => {
+    let clock = 0;
+    const pacer = createPacer(() => clock);
+    const starts: number[] = [];
+    // The lookups a batch with room to spare would start: every one the pacer lets through, at once.
+    for (; clock < 100_000; clock += 1) {
+      while (pacer.room("k", 50) > 0) {
+        await pacer.slot("k", 50);
+        starts.push(clock);
+      }
+    }
+    expect(starts.length / 100).toBeGreaterThanOrEqual(0.97 * 50);
+    // The limiter admits at most the limit within 1,000 ms of any admission (it counts a batch
+    // lookup at the moment it started), with the margin for the key's own calls left free.
+    let first = 0;
+    for (let last = 0; last < starts.length; last += 1) {
+      while ((starts[last] ?? 0) - (starts[first] ?? 0) >= 1000) first += 1;
+      expect(last - first + 1).toBeLessThanOrEqual(admitted(50));
+    }
+  });
 });

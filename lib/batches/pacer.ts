@@ -1,11 +1,13 @@
 /**
  * Paces a process's batch lookups under each key's per-second limit, so that the runner never
- * meets its own 429: at most `admitted(limit)` lookups start in any window of WINDOW_MS — a
- * little more than the limiter's second, which absorbs the few milliseconds between a start here
- * and the limiter's count, and a little less than the limit. Lookups start at once while the
- * window has room (no ramp), then as the oldest start leaves it.
+ * meets its own 429: at most `admitted(limit)` lookups start in any window of WINDOW_MS, a little
+ * more than the limiter's second, and a little less than the limit (room for the key's own calls:
+ * the POST that created the batch, a client polling it). The limiter counts a lookup at the time
+ * the pipeline began it, which is the moment its slot here was given (the runner starts it at
+ * once), so a window 10 ms longer than the limiter's is margin enough for the clocks' rounding.
+ * Lookups start at once while the window has room (no ramp), then as the oldest start leaves it.
  */
-export const WINDOW_MS = 1050;
+export const WINDOW_MS = 1010;
 
 /** Starts allowed per window: 2 % under the limit, at least one. */
 export const admitted = (qpsLimit: number): number => Math.max(1, qpsLimit - Math.ceil(qpsLimit / 50));

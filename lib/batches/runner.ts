@@ -3,9 +3,10 @@ import { summariseQuery } from "@/lib/api/params";
 import type { Db } from "@/lib/db/client";
 import { describeError, log } from "@/lib/log";
 import type { Services } from "@/lib/services";
+import { batchLookupsPerProcess, batchTarget, createLatencyEstimate } from "./concurrency";
 import { createFairGate, type FairGate } from "./fair-gate";
 import { batchOperationById, type BatchOperation } from "./operations";
-import { createPacer } from "./pacer";
+import { admitted, createPacer } from "./pacer";
 import { payerOf, type Payer } from "./payer";
 import {
   abandonAttempt,
@@ -32,16 +33,17 @@ import type { BatchRow, StopReason } from "./repository";
  * Runs batches in the server process: claims one when it has room, looks its pages up through the
  * /v1 pipeline with the paying key (lib/batches/payer.ts) — several inputs side by side, the pages
  * of one input one after another — paced under the key's per-second limit, and lets go of it when
- * it is done, paused, stopped or taken over. Lookups in flight are bounded per batch
- * (`concurrency`) and per process (`lookupsPerInstance`, shared fairly between batches).
+ * it is done, paused, stopped or taken over. Each batch keeps as many lookups in flight as its
+ * key's rate and the measured latency need (lib/batches/concurrency.ts), under an optional ceiling
+ * (`concurrency`) and its fair share of the process's bound (a part of `lookupsPerInstance`).
  */
 export type RunnerSettings = {
   leaseMs: number;
   perInstance: number;
   perUser: number;
-  /** Lookups one batch keeps in flight (BATCH_CONCURRENCY). */
-  concurrency: number;
-  /** Lookups of all batches in flight in this process (UPSTREAM_MAX_CONCURRENCY). */
+  /** The most lookups one batch keeps in flight (BATCH_CONCURRENCY); unset: as many as its key's rate needs. */
+  concurrency: number | undefined;
+  /** Provider calls in flight in this process (UPSTREAM_MAX_CONCURRENCY): batches take at most a part of it. */
   lookupsPerInstance: number;
   /** How often an idle runner looks for work (a new batch also wakes it). */
   pollMs: number;
@@ -108,13 +110,16 @@ const fromPipeline = (result: PipelineResult) => {
 };
 
 export const createRunner = (deps: RunnerDeps): Runner => {
-  const gate: FairGate = createFairGate(deps.settings.lookupsPerInstance);
+  const processBound = batchLookupsPerProcess(deps.settings.lookupsPerInstance);
+  const gate: FairGate = createFairGate(processBound);
   const pacer = createPacer();
   // Which instance holds a batch, readable by an operator: host, port and process, then a nonce.
   const owner = `${deps.settings.instanceName}:${process.pid}:${crypto.randomUUID()}`;
   const active = new Set<string>();
   let stopped = false;
   let ticking = false;
+  // A wake that came during a tick: that tick may have looked before the new batch was there.
+  let tickAgain = false;
   let droppedAt = 0;
   let timer: ReturnType<typeof setInterval> | undefined;
 
@@ -183,6 +188,16 @@ export const createRunner = (deps: RunnerDeps): Runner => {
     }, Math.max(250, Math.floor(leaseMs / 3)));
     heartbeat.unref();
     const lanes = new Set<Promise<void>>();
+    const latency = createLatencyEstimate();
+    /** When each lookup in flight started (performance.now()), oldest first. */
+    const startedAt = new Map<number, number>();
+    let lookupsStarted = 0;
+    /** Lookups this batch may keep in flight now: what its key's rate needs, within its share. */
+    const inFlightLimit = (qpsLimit: number): number => {
+      const oldest = startedAt.values().next();
+      const oldestMs = oldest.done === true ? 0 : performance.now() - oldest.value;
+      return gate.want(batch.id, batchTarget({ qpsLimit, latencyMs: latency.estimateMs(oldestMs), ceiling: deps.settings.concurrency }));
+    };
     // Pages taken in one statement, each waiting for its place and its slot under the key's pace.
     let ready: { key: Payer | null; items: StartedItem[] } = { key: null, items: [] };
     const record = createAttemptRecorder(db, batch.id);
@@ -191,13 +206,23 @@ export const createRunner = (deps: RunnerDeps): Runner => {
       await reconcile(db, services, batch, operation);
       let payer: { value: Payer | null; readAt: number } = { value: null, readAt: 0 };
       const lookup = (key: Payer, item: OpenItem, attemptId: string) => async () => {
-        const answer = fromPipeline(
-          await runLookup(
-            operation,
-            { authorization: `Bearer ${key.token}`, query: new URLSearchParams(item.query), clientAddress: null, channel: "batch", maxAgeS: batch.max_age_s ?? undefined },
-            services,
-          ),
-        );
+        const began = performance.now();
+        const lookupNumber = (lookupsStarted += 1);
+        startedAt.set(lookupNumber, began);
+        let answer: ReturnType<typeof fromPipeline>;
+        try {
+          answer = fromPipeline(
+            await runLookup(
+              operation,
+              { authorization: `Bearer ${key.token}`, query: new URLSearchParams(item.query), clientAddress: null, channel: "batch", maxAgeS: batch.max_age_s ?? undefined },
+              services,
+            ),
+          );
+        } finally {
+          startedAt.delete(lookupNumber);
+        }
+        // A refusal answers at once: it says nothing about how long a lookup takes.
+        if (answer.status !== 429 && answer.status !== 402 && answer.status !== 401) latency.observe(performance.now() - began);
         if (answer.status === 429 || answer.status === 402 || answer.status === 401) {
           await abandonAttempt(db, batch.id, item, attemptId);
           // The key's budget was used by someone else (its own /v1 traffic, another instance).
@@ -231,7 +256,7 @@ export const createRunner = (deps: RunnerDeps): Runner => {
       };
       let askedAgain = false;
       while (held && !stopped && ending === null) {
-        if (lanes.size >= deps.settings.concurrency) {
+        if (payer.value !== null && lanes.size >= inFlightLimit(payer.value.qpsLimit)) {
           await oneEnds();
           continue;
         }
@@ -249,16 +274,11 @@ export const createRunner = (deps: RunnerDeps): Runner => {
             leaseMs,
             keyId: key.keyId,
             costCredits: operation.costCredits,
-            // As many as can start at once: a page taken now and started seconds later (behind the
-            // key's pace or the process's bound) would keep running after a pause or a cancel.
-            count: Math.max(
-              1,
-              Math.min(
-                deps.settings.concurrency - lanes.size,
-                pacer.room(key.keyId, key.qpsLimit),
-                deps.settings.lookupsPerInstance - gate.inUse(),
-              ),
-            ),
+            // At most one window of the key's pace: taken while the window is still full, the pages
+            // are ready the moment it opens (this statement waits behind the lookups in flight on a
+            // busy database), and none waits longer than a window — a page taken now and started
+            // seconds later would keep running after a pause or a cancel.
+            count: Math.max(1, Math.min(inFlightLimit(key.qpsLimit) - lanes.size, admitted(key.qpsLimit), processBound - gate.inUse())),
           });
           if (start.kind !== "started") {
             if (start.kind === "lost") ending = "lost";
@@ -293,13 +313,19 @@ export const createRunner = (deps: RunnerDeps): Runner => {
       for (const item of ready.items.splice(0)) await abandonAttempt(db, batch.id, item, item.attempt_id).catch(() => undefined);
       await Promise.allSettled([...lanes]);
       clearInterval(heartbeat);
+      gate.leave(batch.id);
       await releaseLease(db, batch.id, owner).catch(() => undefined);
     }
   };
 
-  const tick = async () => {
-    if (ticking || stopped) return;
+  const tick = async (): Promise<void> => {
+    if (stopped) return;
+    if (ticking) {
+      tickAgain = true;
+      return;
+    }
     ticking = true;
+    tickAgain = false;
     try {
       const db = await deps.db();
       // A creation lease lasts minutes: looking for lapsed ones once a minute is soon enough.
@@ -324,6 +350,7 @@ export const createRunner = (deps: RunnerDeps): Runner => {
     } finally {
       ticking = false;
     }
+    if (tickAgain) await tick();
   };
 
   timer = setInterval(() => void tick(), deps.settings.pollMs);

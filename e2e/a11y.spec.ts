@@ -3,9 +3,9 @@ import { expect, test, type Page } from "@playwright/test";
 import { signInAsAdminWithConsoleKey } from "./support/session";
 
 /**
- * Issue 15 item 8: every console and public page has no serious or critical axe-core violation,
- * in the light and the dark colour scheme. Lookup pages are checked with a result on screen too,
- * since most of their markup only exists then.
+ * Accessibility (docs/console.md): every console and public page has no serious or critical
+ * axe-core violation, in the light and the dark colour scheme. Lookup pages are checked with a
+ * result on screen too, since most of their markup only exists then.
  */
 const colorSchemes = ["light", "dark"] as const;
 type Scheme = (typeof colorSchemes)[number];

@@ -3,7 +3,7 @@ import { consoleKeyCredits, postFromPage, signInAsAdminWithConsoleKey } from "./
 import { collectErrors } from "./support/page-errors";
 
 /**
- * Issue 5, API page: the try-it form of each operation shows its cost before sending, sends with
+ * The API page: the try-it form of each operation shows its cost before sending, sends with
  * the console key (through the console API; the browser never holds a token) or with a pasted
  * key (straight to /v1), shows status, headers and body, and offers curl / fetch / Python
  * snippets of exactly that call with a placeholder key. Screenshots in light and dark mode.

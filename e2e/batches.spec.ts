@@ -4,9 +4,9 @@ import { parseCsv } from "../tests/support/csv";
 import { consoleKeyCredits, postFromPage, signInAsAdminWithConsoleKey } from "./support/session";
 
 /**
- * Issue 14, Batches: an analyst uploads a CSV of event URLs, picks the column, sees what will run
- * (and what not, and why) with the exact cost, starts it, watches the bar reach 100 % and
- * downloads the results as CSV, one row per event.
+ * Batches in the console (docs/console.md "Batches"): an analyst uploads a CSV of event URLs, picks
+ * the column, sees what will run (and what not, and why) with the exact cost, starts it, watches
+ * the bar reach 100 % and downloads the results as CSV, one row per event.
  */
 const HOST = "events.demo.test";
 const EVENT_IDS = Array.from({ length: 12 }, (_, index) => String(1_000_000_000_000_001 + index));

@@ -4,7 +4,7 @@ import { consoleKeyCredits, postFromPage, signInAsAdminWithConsoleKey } from "./
 import { collectErrors } from "./support/page-errors";
 
 /**
- * Issue 5, Events: look up an event by URL and by id and check the card against the API's own
+ * The Events page: look up an event by URL and by id and check the card against the API's own
  * answer; the credit meter drops by the cost after a success and not after a failure; a reload
  * never buys a lookup by itself; related events and recent lookups re-open in the page; the XSS
  * probe event renders as text; a key with 1 credit shows the 402 sentence. Screenshots in light

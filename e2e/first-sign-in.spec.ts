@@ -2,9 +2,10 @@ import { expect, test, type Page } from "@playwright/test";
 import { adminCredentials, consoleKeyCredits, signIn } from "./support/session";
 
 /**
- * Issue 15 item 9, a console that works on first sign-in. This spec runs before every other one
- * (playwright.config.ts: the "first-sign-in" project), against the install `npm start` has just
- * created: demo data, embedded database, a generated admin. Nothing is set up here on purpose.
+ * A console that works on first sign-in (docs/operations.md "Demo data set"). This spec runs before
+ * every other one (playwright.config.ts: the "first-sign-in" project), against the install
+ * `npm start` has just created: demo data, embedded database, a generated admin. Nothing is set up here
+ * on purpose.
  */
 const FIRST_EVENT = "1000000000000001";
 const SMALL_USER = "2000000002";

@@ -5,7 +5,7 @@ import { consoleKeyCredits, signInAsAdminWithConsoleKey } from "./support/sessio
 import { collectErrors } from "./support/page-errors";
 
 /**
- * Issue 5, Followers and Publications: the virtualised infinite list (small DOM, every follower
+ * The Followers and Publications pages: the virtualised infinite list (small DOM, every follower
  * once, 2 credits a page, never a page twice), "load all" within a budget, shareable URLs that
  * do not buy lookups by themselves, the publications pager with the page in the URL (reload and
  * Back), exports, and screenshots in light and dark mode.

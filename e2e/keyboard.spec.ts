@@ -2,9 +2,9 @@ import { expect, test, type Locator, type Page } from "@playwright/test";
 import { adminCredentials, signInAsAdminWithConsoleKey } from "./support/session";
 
 /**
- * Issue 15 item 8: the main flows work with the keyboard alone — Tab to move, typing, Enter and
- * Space to act, arrow keys in selects, End/PageDown to scroll. No click, no fill: only
- * page.keyboard, and focus is checked before every key press that acts.
+ * Keyboard only (docs/console.md): the main flows work with the keyboard alone — Tab to move,
+ * typing, Enter and Space to act, arrow keys in selects, End/PageDown to scroll. No click, no fill:
+ * only page.keyboard, and focus is checked before every key press that acts.
  */
 const FIRST_EVENT = "1000000000000001";
 const SECOND_EVENT = "1000000000000002";

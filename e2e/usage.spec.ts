@@ -5,10 +5,10 @@ import { postFromPage, signInAsAdminWithConsoleKey } from "./support/session";
 import { collectErrors } from "./support/page-errors";
 
 /**
- * Issue 6, usage: a fresh console key with 5 credits makes five lookups (404, 200, 402, 400,
- * 200 — the last one empties it); the /usage page scoped to that key shows exactly those
- * numbers, its charts render bars, the log filters down, and both CSV downloads hold exactly
- * those rows. Screenshots in light and dark mode.
+ * The Usage page (docs/monitoring.md "In the console"): a fresh console key with 5 credits makes
+ * five lookups (404, 200, 402, 400, 200 — the last one empties it); the /usage page scoped to that
+ * key shows exactly those numbers, its charts render bars, the log filters down, and both CSV
+ * downloads hold exactly those rows. Screenshots in light and dark mode.
  */
 type Call = { path: string; status: number; credits: number; operation: string; requestId: string };
 

@@ -11,13 +11,13 @@ import { followersOperation } from "@/lib/operations/followers/descriptor";
 import { benchServerEnv, describeStatuses, killGroupNow, machineSummary, sleep, spawnLogged, startLoad, statusCounts, stopGroup, tail } from "./bench-lib";
 
 /**
- * `npm run bench:isolation` (issue 25, "no request stalls another"), on the embedded database
- * through a production server (`scripts/start.ts`): another key's `GET /v1/account` latency
- * (p50/p90/max, one probe every 20 ms) at rest, while 8 usage exports of 25,000 rows are read at
- * once (EXPORT_CONCURRENCY=8 here, so all eight stream together: the worst case), and while 30
- * batches of 10,000 inputs are created; then a 20,000-request flood with a 0-credit 1/s key and
- * the request-log entries and database growth it leaves. Targets: p90 ≤ 150 ms and max ≤ 1 s
- * during the exports, p90 ≤ 150 ms during the batch creation, ≤ 1,000 log entries.
+ * `npm run bench:isolation` (no request stalls another: docs/decisions.md "Isolation"), on the
+ * embedded database through a production server (`scripts/start.ts`): another key's
+ * `GET /v1/account` latency (p50/p90/max, one probe every 20 ms) at rest, while 8 usage exports of
+ * 25,000 rows are read at once (EXPORT_CONCURRENCY=8 here, so all eight stream together: the worst
+ * case), and while 30 batches of 10,000 inputs are created; then a 20,000-request flood with a
+ * 0-credit 1/s key and the request-log entries and database growth it leaves. Targets: p90 ≤ 150 ms
+ * and max ≤ 1 s during the exports, p90 ≤ 150 ms during the batch creation, ≤ 1,000 log entries.
  */
 const USAGE = "usage: npm run bench:isolation -- [--rows N] [--exports N] [--batches N] [--batch-inputs N] [--flood N] [--keep]";
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..");

@@ -30,7 +30,7 @@ import {
 } from "./cluster";
 
 /**
- * `npm run bench:scale`: the multi-instance figures of issue 8, printed, not asserted.
+ * `npm run bench:scale`: the multi-instance figures of docs/scale.md, printed, not asserted.
  *
  *  1. throughput of the followers lookup on 1 instance and on 3 (through the round-robin proxy of
  *     start:cluster, and also with the load spread straight over the three), all on PostgreSQL;

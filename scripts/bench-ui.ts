@@ -14,7 +14,7 @@ import { formatRow, killGroupNow, machineSummary, sleep, spawnLogged, stopGroup,
 import { LIGHTHOUSE_TARGET, measureLighthouse, printLighthouse } from "./bench-lighthouse";
 
 /**
- * `npm run bench:ui`: the console's front-end budget (issue 5), printed, not asserted.
+ * `npm run bench:ui`: the console's front-end budget (docs/performance.md), printed, not asserted.
  *  (a) First Load JS of each page: the JS files the production build's manifests say a first
  *      visit loads, gzip-summed (node:zlib, default level), against the framework's baseline —
  *      what /_not-found loads (the runtime and the root layout's shared chunks). Target ≤ 1.3×.

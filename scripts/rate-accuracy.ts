@@ -1,9 +1,10 @@
 import http from "node:http";
 
 /**
- * How exact the per-key limit is (issue 21): requests at a fixed rate spread round-robin over
- * several instances, and the most admissions found in any sliding 1,000 ms. Used by
- * `npm run bench:scale` (printed) and the scale suite's rate-limit test (asserted).
+ * How exact the per-key limit is (docs/decisions.md "Bulk, agents and keys": every sliding second):
+ * requests at a fixed rate spread round-robin over several instances, and the most admissions found
+ * in any sliding 1,000 ms. Used by `npm run bench:scale` (printed) and the scale suite's rate-limit
+ * test (asserted).
  */
 
 /** The most timestamps (ms) in any half-open 1,000 ms window. */

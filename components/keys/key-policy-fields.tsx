@@ -7,7 +7,7 @@ import type { ApiKeyView, KeyPolicyInput } from "@/lib/query/keys";
 import { formatCount, formatDateTime, parseWholeNumber } from "./format";
 
 /**
- * What a key may call, from where, how it is refilled and when it alerts (issue 21): the same
+ * What a key may call, from where, how it is refilled and when it alerts (docs/api.md "Keys"): the same
  * fields when a key is created and when it is edited. The server normalises and decides (a bad
  * CIDR range comes back with its sentence); the checks here only catch what is plainly not a number.
  */

@@ -38,7 +38,7 @@ const useSecondsUntil = (deadline: number): number => {
 };
 
 /**
- * A failed lookup as a sentence with what to do next (issue 5 "States"): 402 → out of credits
+ * A failed lookup as a sentence with what to do next (docs/decisions.md "Console"): 402 → out of credits
  * and a link to Keys, 429 → a countdown and Retry, 404 → "No such …", 400 → the sentence (the
  * form highlights the field). Says so when the failure cost nothing. Shared by every lookup page.
  */

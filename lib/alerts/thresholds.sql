@@ -1,4 +1,4 @@
--- Several alert thresholds per key (issue 21), in credits or in percent of the credits granted
+-- Several alert thresholds per key (docs/api.md "Keys"), in credits or in percent of the credits granted
 -- (rounded up, as the single threshold of 0003). A threshold fires once when a change of the
 -- balance takes it to or below the threshold while armed — one key_alerts row, delivered by the
 -- same webhook worker and shown by the same console banners — and is disarmed; any rise of the

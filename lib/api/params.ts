@@ -5,7 +5,7 @@ import { readParam as readQueryParam } from "@/lib/operations/read-params";
 import { ApiError, invalid, missing } from "./errors";
 
 /**
- * Query parameters of the four operations (decisions.md "Parameters"). Each parameter is a zod
+ * Query parameters of the four operations (docs/decisions.md "Parameters"). Each parameter is a zod
  * schema on its string value, built from its rule in lib/operations/param-rules.ts (plain data,
  * which the console's inputs check in the browser without zod) — the same schemas document it in
  * OpenAPI. A parameter that is absent or empty is missing; one given twice, too long or not

@@ -11,7 +11,7 @@ import { ApiError, messages, type ApiErrorCode } from "./errors";
 import { summariseQuery } from "./params";
 
 /**
- * The request pipeline of a lookup, in the order decisions.md fixes:
+ * The request pipeline of a lookup, in the order docs/decisions.md "Order of checks" fixes:
  * 401 auth → 403 operation/address → 429 rate limit → 400 params → 402 credits → 404 record → 500.
  * It knows nothing of HTTP servers: the /v1 front and the console's lookup route both call it.
  * Every request that gets past authentication is settled exactly once (one usage record).

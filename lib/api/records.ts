@@ -2,7 +2,7 @@ import { z } from "zod";
 
 /**
  * The records the API returns, in the contract's own shapes and field order
- * (lookup-api-v1.md §2, decisions.md "Records"). The same schemas validate imports and seed
+ * (docs/api.md "Answers", docs/decisions.md "Records"). The same schemas validate imports and seed
  * data and generate the OpenAPI document.
  */
 const date = z.string().regex(/^\d{4}-\d{2}-\d{2}$/).describe("YYYY-MM-DD");

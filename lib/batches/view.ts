@@ -16,7 +16,7 @@ export type BatchView = {
   maxCredits: number;
   startedAt: string | null;
   finishedAt: string | null;
-  // Beyond the list: what the page shows besides.
+  // Beyond the fields above: what the page shows besides.
   createdAt: string;
   maxCostCredits: number;
   maxPages: number;

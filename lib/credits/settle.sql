@@ -7,7 +7,7 @@ DROP FUNCTION IF EXISTS record_usage(uuid[], text[], text[], integer[], integer[
 -- given (so ids follow it) — except free refusals (402, 403 and 429, charged nothing): beyond the
 -- first 10 per key, operation, status and second, counting the rows already written for that
 -- second, they are folded into one aggregate row per key, operation, status and second, whose
--- `requests` counts them (decisions.md "Isolation"). It keeps the first folded request's id,
+-- `requests` counts them (docs/decisions.md "Isolation"). It keeps the first folded request's id,
 -- parameters, reason, channel and time, and the slowest latency. p_channel says where each
 -- request came in ('api' for /v1, 'console', 'batch', 'mcp'): written with the row, never after. Callers hold the keys' locks, so the
 -- count of rows already written is exact. The daily rollup is the callers' job: every request is

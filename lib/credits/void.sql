@@ -46,7 +46,7 @@ CREATE OR REPLACE FUNCTION void_settlements(request_ids uuid[]) RETURNS integer 
 $v$;
 
 -- release_unanswered(request_ids): requests whose client closed the connection before their
--- answer was written (decisions.md "Isolation"): whatever they were charged goes back — a pending
+-- answer was written (docs/decisions.md "Isolation"): whatever they were charged goes back — a pending
 -- reservation too — and each usage row becomes 499 (client closed request), 0 credits, reason
 -- 'client_closed', in the rollup too. Returns how many were released; releasing twice changes nothing.
 CREATE OR REPLACE FUNCTION release_unanswered(request_ids uuid[]) RETURNS integer LANGUAGE sql AS $c$

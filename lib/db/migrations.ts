@@ -598,9 +598,10 @@ CREATE INDEX pin_users_upstream_age_idx ON pin_users (fetched_at) WHERE source =
 CREATE INDEX profiles_upstream_age_idx ON profiles (fetched_at) WHERE source = 'upstream';
 `;
 
-// Issue 21: what a key may call and from where (null: anything, anywhere), its automatic refill
-// (refilled_period: the start of the last period it was refilled for; lib/keys/refill.sql) and
-// its alert thresholds beyond the single one of 0003 (lib/alerts/thresholds.sql).
+// Key policies (docs/api.md "Keys"): what a key may call and from where (null: anything, anywhere),
+// its automatic refill (refilled_period: the start of the last period it was refilled for;
+// lib/keys/refill.sql) and its alert thresholds beyond the single one of 0003
+// (lib/alerts/thresholds.sql).
 const keyPolicies = /* sql */ `
 ALTER TABLE api_keys ADD COLUMN operations text[];
 ALTER TABLE api_keys ADD COLUMN allowed_addresses text[];
@@ -636,8 +637,9 @@ CREATE INDEX console_lookups_user_idx ON console_lookups (user_id, created_at DE
 `;
 
 const batchesBulk = /* sql */ `
--- Concurrent batches (issue 19). credits_reserved: what the lookups in flight may still cost;
--- a lookup starts only while credits_spent + credits_reserved + its cost stays within the cap.
+-- Concurrent batches, and batches under /v1 (docs/decisions.md "Bulk, agents and keys").
+-- credits_reserved: what the lookups in flight may still cost; a lookup starts only while
+-- credits_spent + credits_reserved + its cost stays within the cap.
 ALTER TABLE batches ADD COLUMN credits_reserved bigint NOT NULL DEFAULT 0 CHECK (credits_reserved >= 0);
 ALTER TABLE batch_items ADD COLUMN reserved_credits integer NOT NULL DEFAULT 0;
 -- Batches created under /v1: the key that pays and paces (sealed token), null for the console's.
@@ -665,8 +667,9 @@ CREATE UNIQUE INDEX usage_events_aggregate_idx ON usage_events (key_id, operatio
   WHERE aggregate_second IS NOT NULL;
 `;
 
-// Where a request came in (issue 20): /v1 with a key, the console, a batch, or an MCP tool call.
-// Written with each usage row by the settle functions (record_usage in lib/credits/settle.sql); /v1 is the default.
+// Where a request came in: /v1 with a key, the console, a batch, or an MCP tool call. Written with
+// each usage row by the settle functions (record_usage in lib/credits/settle.sql); /v1 is the
+// default.
 const usageChannel = /* sql */ `
 ALTER TABLE usage_events ADD COLUMN channel text NOT NULL DEFAULT 'api'
   CHECK (channel IN ('api', 'console', 'batch', 'mcp'));

@@ -34,7 +34,7 @@ const readPolicyFile = (root: string, file: string): string => {
   }
 };
 
-/** Key refills and alert thresholds (issue 21): over columns of migration 0009, so applied after it. */
+/** Key refills and alert thresholds (docs/api.md "Keys"): over columns of migration 0009, so applied after it. */
 export const KEY_POLICY_FILES = ["lib/keys/refill.sql", "lib/alerts/thresholds.sql"] as const;
 
 export const keyPolicySql = (root: string = process.cwd()): string =>

@@ -2,7 +2,7 @@ import { promisify } from "node:util";
 import zlib from "node:zlib";
 
 /**
- * Compression of /v1 answers (decisions.md "Transport"): bodies over 1 KB, when the client's
+ * Compression of /v1 answers (docs/decisions.md "Transport"): bodies over 1 KB, when the client's
  * Accept-Encoding admits gzip or br. Small bodies are sent as they are: the headers would cost
  * more than the bytes saved. Work runs on libuv's thread pool, off the event loop that runs the
  * pipeline.

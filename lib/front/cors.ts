@@ -1,7 +1,7 @@
 import type { V1Resource } from "@/lib/api/v1-router";
 
 /**
- * CORS for /v1 (decisions.md "Transport"). The OpenAPI document is public: any origin may read
+ * CORS for /v1 (docs/decisions.md "Transport"). The OpenAPI document is public: any origin may read
  * it (hosted Swagger UI, Redoc). The operations and /v1/account take a key, and a key in a
  * browser page of another site is a leaked secret: they are closed to other origins unless the
  * operator lists an origin in CORS_ALLOWED_ORIGINS. Closed means no CORS headers at all, so a

@@ -11,7 +11,7 @@ import { DEFAULT_MAX_RECORD_BYTES, MAX_RECORD_DEPTH } from "./limits";
 import { importUpload } from "./upload";
 
 /**
- * Hostile records in an import (issue 13, "Uploads"): a record nested thousands deep, or a line
+ * Hostile records in an import (docs/security.md "Input"): a record nested thousands deep, or a line
  * of 100 MB, is ONE bad record reported with its line; the valid records before and after it are
  * imported, and the 100 MB line is never held in memory.
  */

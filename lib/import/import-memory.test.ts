@@ -20,7 +20,7 @@ import { runScript } from "@/tests/support/cli";
  * Streaming keeps the heap flat however many records a file has (measured: it runs in 30 MB).
  * One list is written in one call of upsertFollowerList, so a single list of 200,000 followers
  * on one line (~70 MB of text) is held as entries while it is written: it needs 160–180 MB
- * (Node 22, 24 and 26), under the issue's ~200 MB bound, and dies at 120 MB.
+ * (Node 22, 24 and 26), under a ~200 MB bound, and dies at 120 MB.
  */
 const FOLLOWERS = 200_000;
 const USER_ID = "4000000001";

@@ -1,7 +1,7 @@
 import ipaddr from "ipaddr.js";
 
 /**
- * What a key may call and from where (issue 21): its operations (null: every operation, those
+ * What a key may call and from where (docs/api.md "Keys"): its operations (null: every operation, those
  * added later included) and its address allowlist (null: any address) — IPv4 and IPv6 addresses
  * and CIDR ranges. Entries are checked and normalised when a key is saved, compiled once when
  * its credentials are loaded, and matched per request. No HTTP in here: the refusal is a code.

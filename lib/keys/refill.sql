@@ -1,4 +1,4 @@
--- Automatic refills (issue 21). A key with a refill gets, at each period start (UTC), its credits
+-- Automatic refills (docs/api.md "Keys"). A key with a refill gets, at each period start (UTC), its credits
 -- topped up to refill_credits ('top_up_to') or increased by them ('increase_by'), exactly once
 -- per period: refilled_period records the period start it was last refilled for, and
 -- refill_keys() moves it and the credits together under the key's row lock, so instances

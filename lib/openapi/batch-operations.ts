@@ -4,9 +4,10 @@ import { EXAMPLE_REQUEST_ID, errorEnvelope, errorResponse, headerRefs, sharedErr
 import type { OperationObject, ParameterObject, ResponseObject, SchemaObject } from "./types";
 
 /**
- * /v1/batches in the OpenAPI document: batches for scripts with an API key (issue 19). The key
- * that creates a batch pays for its lookups (each charged as the lookup would be) and paces them;
- * control calls are free and count towards its per-second limit.
+ * /v1/batches in the OpenAPI document: batches for scripts with an API key
+ * (docs/decisions.md "Bulk, agents and keys"). The key that creates a batch pays for its lookups
+ * (each charged as the lookup would be) and paces them; control calls are free and count towards
+ * its per-second limit.
  */
 export const BATCHES_PATH = "/v1/batches";
 export const BATCH_PATH = "/v1/batches/{id}";

@@ -21,7 +21,7 @@ import {
 import type { OpenApiDocument, OperationObject, ParameterObject, ResponseObject, SchemaObject } from "./types";
 
 /**
- * The OpenAPI 3.1 document served at /v1/openapi.json (decisions.md "Versioning"), built from the
+ * The OpenAPI 3.1 document served at /v1/openapi.json (docs/decisions.md "Versioning"), built from the
  * operations registry: paths, parameters, records, costs and messages come from the operation
  * modules and the zod schemas the API validates with, so the document cannot drift from the code.
  */

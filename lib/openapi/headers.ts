@@ -1,8 +1,9 @@
 import { RATE_LIMIT_HEADER_NAMES } from "@/lib/ratelimit/header-names";
 
 /**
- * The headers every authenticated /v1 answer carries (decisions.md). Its own module, free of zod,
- * because the API reference's try-it panel (a client component) shows them too.
+ * The headers every authenticated /v1 answer carries (docs/api.md "Headers",
+ * docs/decisions.md "Envelope and headers"). Its own module, free of zod, because the API
+ * reference's try-it panel (a client component) shows them too.
  */
 export const AUTHENTICATED_HEADERS = [
   "X-Request-Id",

@@ -3,8 +3,9 @@ import { headerRef, schemaRef } from "./json-schema";
 import type { BodilessResponseObject, FileResponseObject, ExampleObject, HeaderObject, MediaTypeObject, ReferenceObject, ResponseObject, SchemaObject, SecuritySchemeObject } from "./types";
 
 /**
- * The parts every /v1 answer shares: the envelope, the error responses and their examples,
- * the headers and the security scheme (lookup-api-v1.md, decisions.md).
+ * The parts every /v1 answer shares: the envelope, the error responses and their examples, the
+ * headers and the security scheme (docs/api.md "Envelope" and "Order of checks",
+ * docs/decisions.md "Envelope and headers").
  */
 export const EXAMPLE_REQUEST_ID = "5b0f3c1e-7a2d-4e8b-9c61-0d2f4a7e9b13";
 

@@ -2,7 +2,7 @@ import type { z } from "zod";
 import { invalid, missing } from "@/lib/api/errors";
 
 /**
- * Reading one query parameter by its schema, as decisions.md "Parameters" fixes it: absent or
+ * Reading one query parameter by its schema, as docs/decisions.md "Parameters" fixes it: absent or
  * empty is missing; given twice or not matching is invalid (both the contract's 400).
  */
 export type QueryValues = Record<string, string | undefined>;

@@ -5,7 +5,7 @@ import { acceptsParam } from "@/lib/operations/param-rules";
 import { fetchLookup, type LookupSuccess } from "./fetch-lookup";
 
 /**
- * A pin-board user's followers as a cursor-based infinite query (decisions.md 4.3): the first
+ * A pin-board user's followers as a cursor-based infinite query (docs/decisions.md "Parameters"): the first
  * page by `userid`, every next one by the first page's `node_id` + `cursor = end_cursor`.
  * Page size and cost are the operation's (lib/operations/followers/descriptor.ts) — so a page, once fetched, is never fetched again: no
  * staleness, no retries, no refetch on mount, focus or reconnect, and the list stays cached for

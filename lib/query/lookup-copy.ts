@@ -1,6 +1,6 @@
 import { isLookupError, type LookupErrorCode } from "./lookup-error";
 
-/** What the console says about a failed lookup (issue 5 "States"), and where to fix it. */
+/** What the console says about a failed lookup (docs/decisions.md "Console"), and where to fix it. */
 export type LookupSubject = "event" | "user" | "profile";
 
 const fieldLabels: Record<string, string> = {

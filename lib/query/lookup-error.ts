@@ -27,7 +27,7 @@ export type LookupErrorInit = {
   /** 400: the query parameter at fault, e.g. "url". */
   field?: string;
   fieldProblem?: "missing" | "invalid";
-  /** What the failed lookup cost: 0 for every failure the server answered (contract §7). */
+  /** What the failed lookup cost: 0 for every failure the server answered (docs/api.md "Order of checks"). */
   creditsCharged: number;
   creditsRemaining?: number;
 };

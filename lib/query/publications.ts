@@ -5,7 +5,7 @@ import { publicationsOperation as publications } from "@/lib/operations/publicat
 import { fetchLookup, type LookupSuccess } from "./fetch-lookup";
 
 /**
- * One page of a profile's publications (decisions.md 4.4): `urn` + `page`; page size and cost
+ * One page of a profile's publications (docs/decisions.md "Parameters"): `urn` + `page`; page size and cost
  * are the operation's (lib/operations/publications/descriptor.ts). Every page is kept for the session and never refetched by itself; pages
  * already seen cost nothing to show again (paging back, Back button, exports).
  */

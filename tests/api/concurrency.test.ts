@@ -12,7 +12,7 @@ import {
 } from "./http";
 
 /**
- * decisions.md "Credits": reservation is atomic — N concurrent requests against a key with
+ * docs/decisions.md "Credits": reservation is atomic — N concurrent requests against a key with
  * credits for k of them yield exactly k successes and N−k 402s, remaining credits never go below
  * 0, and every request is counted in the usage records written with its charge.
  */

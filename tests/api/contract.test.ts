@@ -29,7 +29,7 @@ import {
 } from "./http";
 
 /**
- * lookup-api-v1.md + decisions.md, operation by operation, against the production server:
+ * The contract of docs/api.md, operation by operation, against the production server:
  * success shapes compared field for field with the demo data, every error code and message,
  * credits after each call, pagination, and the order of checks.
  */

@@ -11,14 +11,14 @@ import { EVENT_SITE_HOST, delay, randomSecret, type ApiTarget } from "./harness"
 import { startOwnServer, stopOwnServer } from "./own-server";
 
 /**
- * Issue 25's edges, over HTTP against production servers: no input makes work unbounded (days
- * outside 2000-01-01 … 2999-12-31 are a 400 on every usage route), every CSV the product writes
- * is defused against spreadsheet formulas, HEAD never charges, connections are bounded in time
- * and per address, and only configuration (PUBLIC_URL, TRUSTED_PROXY_HOPS) — never a client's
- * X-Forwarded-Host — decides the console's own origin. The shared servers (both databases) run
- * with PUBLIC_URL and TRUSTED_PROXY_HOPS=1; two servers of this file's own (embedded database)
- * run clients-connect-directly: one without PUBLIC_URL and a small per-address cap, one with an
- * https PUBLIC_URL and a 2 s head deadline.
+ * The edges of docs/decisions.md "Isolation", over HTTP against production servers: no input makes
+ * work unbounded (days outside 2000-01-01 … 2999-12-31 are a 400 on every usage route), every CSV
+ * the product writes is defused against spreadsheet formulas, HEAD never charges, connections are
+ * bounded in time and per address, and only configuration (PUBLIC_URL, TRUSTED_PROXY_HOPS) — never
+ * a client's X-Forwarded-Host — decides the console's own origin. The shared servers (both
+ * databases) run with PUBLIC_URL and TRUSTED_PROXY_HOPS=1; two servers of this file's own (embedded
+ * database) run clients-connect-directly: one without PUBLIC_URL and a small per-address cap, one
+ * with an https PUBLIC_URL and a 2 s head deadline.
  */
 const targets = inject("apiTargets");
 const EVIL = "http://evil.example";
@@ -73,7 +73,7 @@ const forgedKeyCreation = (target: ApiTarget, session: Session, origin: string, 
     body: JSON.stringify({ name: `forged ${randomSecret(6)}`, credits: 0, qpsLimit: 1 }),
   });
 
-describe.each(targets.map((target) => [target.kind, target] as const))("issue 25 edges on %s", (_kind, target: ApiTarget) => {
+describe.each(targets.map((target) => [target.kind, target] as const))("bounded input, defused CSV, uncharged HEAD and the console's own origin on %s", (_kind, target: ApiTarget) => {
   const client = consoleClient(target);
   let admin: Session;
   let analyst: Session;

@@ -6,7 +6,7 @@ import { createKeyWithCli, delay, killServerNow, readKeyLedger, startServer, sto
 import { startOwnServer, stopOwnServer } from "./own-server";
 
 /**
- * Issue 19 on a server of its own whose data source is a stand-in upstream provider:
+ * Freshness and restarted batches on a server of its own whose data source is a stand-in upstream provider:
  * - freshness per request: Cache-Control max-age=N takes a cached answer up to N s old, no-cache
  *   asks the provider again (charged as a miss), no header keeps the operator's TTL; answers from
  *   the cache carry Age beside X-Data-As-Of;

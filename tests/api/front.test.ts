@@ -7,7 +7,7 @@ import { rawGet, requestHead, wireExchange, type RawAnswer } from "./raw-http";
 /**
  * The process front (server.ts, lib/front) on the production servers: the request forms /v1
  * never answered well through Next (TRACE, CONNECT, absolute-form, oversized and malformed heads),
- * HEAD, compression (decisions.md "Transport"), the OpenAPI document's ETag, and CORS closed by
+ * HEAD, compression (docs/decisions.md "Transport"), the OpenAPI document's ETag, and CORS closed by
  * default. tests/api/front-config.test.ts covers what needs a server of its own configuration.
  */
 const targets = inject("apiTargets");

@@ -2,7 +2,7 @@ import { describe, expect, inject, it } from "vitest";
 import type { ApiTarget } from "./harness";
 import { call, paths } from "./http";
 
-/** The unauthenticated endpoints: health of the instance, and the OpenAPI document (decisions.md "Records"). */
+/** The unauthenticated endpoints: health of the instance, and the OpenAPI document (docs/decisions.md "Versioning"). */
 const targets = inject("apiTargets");
 
 describe.each(targets)("$kind server", (target: ApiTarget) => {

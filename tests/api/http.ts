@@ -6,8 +6,8 @@ import type { ApiTarget, IssuedKey } from "./harness";
 
 /**
  * Requests against a target and the contract's assertions on their answers: the envelope
- * (decisions.md "Envelope and headers"), the error messages (lookup-api-v1.md §7 and the order
- * of checks), the credit headers and the record shapes (lib/api/records.ts).
+ * (docs/decisions.md "Envelope and headers"), the error messages and their order
+ * (docs/api.md "Order of checks"), the credit headers and the record shapes (lib/api/records.ts).
  */
 export const paths = {
   eventByUrl: "/v1/eventsite/event_details",

@@ -10,12 +10,12 @@ import { delay, serverPid, startServer, stopServer, withServerStopped, type ApiT
 import { call } from "./http";
 
 /**
- * Issue 25 "No request stalls another": the embedded database answers on its own thread, so
- * another key's /v1/account keeps answering while usage exports stream; at most
+ * No request stalls another (docs/decisions.md "Isolation"): the embedded database answers on its
+ * own thread, so another key's /v1/account keeps answering while usage exports stream; at most
  * EXPORT_CONCURRENCY (2 on the test servers) exports stream at once, the next waits its turn or
  * gets 429 with Retry-After; a server killed with -9 during exports and a batch leaves a data
- * folder the next start opens (its stale lock taken over), and SIGTERM removes the lock.
- * Timings are the bench's (npm run bench:isolation), not asserted here.
+ * folder the next start opens (its stale lock taken over), and SIGTERM removes the lock. Timings
+ * are the bench's (npm run bench:isolation), not asserted here.
  */
 const targets = inject("apiTargets");
 

@@ -3,7 +3,7 @@ import { readKeyLedger, type ApiTarget, type IssuedKey } from "./harness";
 import { call, contractMessages, costs, eventUrl, expectCredits, expectError, header, paths, type Answer, type OperationPath } from "./http";
 
 /**
- * decisions.md "Bulk, agents, keys": a key limited to some operations and some client addresses
+ * docs/decisions.md "Bulk, agents and keys": a key limited to some operations and some client addresses
  * answers 403 outside them, with the envelope and the exact message, charged nothing, one usage
  * record each; 401 → 403 → 429. The suite's servers run with TRUSTED_PROXY_HOPS=1 (a load
  * balancer in front): the client is the rightmost X-Forwarded-For entry, anything left of it is

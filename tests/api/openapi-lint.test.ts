@@ -8,8 +8,9 @@ import { ROOT, type ApiTarget } from "./harness";
 import { call } from "./http";
 
 /**
- * Issue 15 item 6: the document the server serves passes Redocly's `recommended` rules with no
- * error and no warning, linted offline by the pinned dev dependency (@redocly/cli).
+ * The OpenAPI document's quality (docs/api.md "OpenAPI and snippets"): the document the server
+ * serves passes Redocly's `recommended` rules with no error and no warning, linted offline by the
+ * pinned dev dependency (@redocly/cli).
  */
 const targets = inject("apiTargets");
 const run = promisify(execFile);

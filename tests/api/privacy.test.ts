@@ -12,12 +12,12 @@ import { paths } from "./http";
 import { startOwnServer, stopOwnServer } from "./own-server";
 
 /**
- * Issue 22 over HTTP, on the API suite's production servers (embedded database and PostgreSQL):
- * an admin suppresses demo event 1000000000000001 through the console API; /v1 (by id and URL)
- * and batches answer it not found and free; `npm run export` lacks it and `npm run import` of a
- * file holding it exits 3 naming it; subject access returns the request-log rows naming it; an
- * analyst gets 403 on every privacy route and cross-site requests are refused. The event is
- * lifted and restored at the end, for the suite's other files.
+ * Personal data (docs/security.md "Personal data") over HTTP, on the API suite's production servers
+ * (embedded database and PostgreSQL): an admin suppresses demo event 1000000000000001 through the
+ * console API; /v1 (by id and URL) and batches answer it not found and free; `npm run export` lacks
+ * it and `npm run import` of a file holding it exits 3 naming it; subject access returns the
+ * request-log rows naming it; an analyst gets 403 on every privacy route and cross-site requests
+ * are refused. The event is lifted and restored at the end, for the suite's other files.
  *
  * Then, on a server of its own whose data source is a stand-in provider that reads subjects
  * leniently (a URN in any case, ids with leading zeros as numbers): every spelling of a suppressed

@@ -7,7 +7,7 @@ import { halfClosedExchange, requestHead, sendThenReset } from "./raw-http";
 import { parseCsv } from "../support/csv";
 
 /**
- * Isolation (decisions.md "Isolation"), on the production servers: a flood of free refusals
+ * Isolation (docs/decisions.md "Isolation"), on the production servers: a flood of free refusals
  * leaves a bounded request log with exact totals; a request whose client is gone before its answer
  * is written is not charged (usage 499); a half-closed request still gets its whole answer.
  */

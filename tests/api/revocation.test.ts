@@ -3,7 +3,7 @@ import { delay, revokeKeyWithCli, withServerStopped, type ApiTarget } from "./ha
 import { call, contractMessages as messages, expectError, expectNoKeyHeaders, paths } from "./http";
 
 /**
- * decisions.md "Keys": a revoked key fails on the next request, on every instance. With the
+ * docs/decisions.md "Keys": a revoked key fails on the next request, on every instance. With the
  * embedded database the CLI needs the server stopped; with PostgreSQL it revokes while the server
  * runs and the server's key cache (1 s) must let go within 1 s.
  */

@@ -5,7 +5,7 @@ import { generatedBody } from "@/tests/support/streams";
 import { serverPid, type ApiTarget } from "./harness";
 
 /**
- * Issue 13, "Uploads", against the production server: an admin uploads 100 MB through
+ * Uploads (docs/security.md "Input") against the production server: an admin uploads 100 MB through
  * POST /api/admin/import — a valid record, a record nested 5,000 deep, one 100 MB line, a valid
  * record — while the server's memory (RSS of its whole process group) is sampled. Each bad record
  * is one reported error with its line, and the server stays within +300 MB of its size before.

@@ -10,10 +10,11 @@ import { consoleClient, type Session } from "./console-client";
 import { delay, readKeyLedger, type ApiTarget } from "./harness";
 
 /**
- * Batches for scripts under /v1 with an API key (issue 19), on the production servers: creation
- * (rejects, maxCostCredits, 400/401/402), a run with exact credits and usage, another key's 404,
- * the owner's console view, streamed NDJSON and CSV, pause/resume/cancel, and a signed
- * batch.finished webhook received by a local listener (WEBHOOK_ALLOWED_NETWORKS=127.0.0.9/32).
+ * Batches for scripts under /v1 with an API key (docs/api.md "Batches: `/v1/batches`"), on the
+ * production servers: creation (rejects, maxCostCredits, 400/401/402), a run with exact credits and
+ * usage, another key's 404, the owner's console view, streamed NDJSON and CSV, pause/resume/cancel,
+ * and a signed batch.finished webhook received by a local listener
+ * (WEBHOOK_ALLOWED_NETWORKS=127.0.0.9/32).
  */
 const targets = inject("apiTargets");
 

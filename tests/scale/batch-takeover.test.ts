@@ -3,10 +3,10 @@ import { signInWithPassword } from "@/lib/cli/console-session";
 import { cluster, control, database, delay, readLedger, skipped, useWholeCluster } from "./harness";
 
 /**
- * Issue 14: a batch runs on exactly one instance at a time (a lease in PostgreSQL). When that
+ * A batch runs on exactly one instance at a time (a lease in PostgreSQL). When that
  * instance is SIGKILLed mid-batch another takes the batch over once the lease lapses, finishes
  * it, and no input is charged twice: 40 found events, 40 usage records of 200, 160 credits.
- * Issue 19: a second user's batch, started at the same time under /v1 with an API key, progresses
+ * And a second user's batch, started at the same time under /v1 with an API key, progresses
  * beside the first (batches of different users share the instances), and loses nothing either.
  */
 const EVENT_IDS = Array.from({ length: 40 }, (_, index) => String(1_000_000_000_000_001 + index));

@@ -490,7 +490,7 @@ describe.skipIf(skipped())("fuzzing /v1 over 3 instances (fast-check)", () => {
     return send(port, location, { headers });
   };
 
-  // decisions.md: "No HTML, no stack trace, no framework error page ever comes out of /v1, whatever the input."
+  // docs/decisions.md "Envelope and headers": never HTML, a stack trace or a framework page out of /v1, whatever the input.
   it.each(FRAMEWORK_SHORTCUT_HEADERS)("framework-internal request header %s: every /v1 answer is still the envelope", async (name) => {
     const key = await issueKey(`fuzz-framework-${name}`, { credits: 1000, qps: 1000 });
     const problems: string[] = [];

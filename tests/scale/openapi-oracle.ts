@@ -4,8 +4,9 @@ import { header, send, type Answer } from "./harness";
 /**
  * The fuzz suite's oracle: what /v1/openapi.json (as served by the cluster) says an answer may be.
  * Every answer must be a documented status of its operation, with the JSON envelope that status's
- * schema describes — for errors: code = status, the message one of the documented ones, data
- * null; for 200: the operation's record schema — plus the header facts decisions.md fixes.
+ * schema describes — for errors: code = status, the message one of the documented ones, data null;
+ * for 200: the operation's record schema — plus the header facts
+ * docs/decisions.md "Envelope and headers" fixes.
  */
 type JsonObject = Record<string, unknown>;
 

@@ -22,7 +22,7 @@ import {
 } from "./harness";
 
 /**
- * decisions.md "Credits": N concurrent requests against a key with credits for k of them yield
+ * docs/decisions.md "Credits": N concurrent requests against a key with credits for k of them yield
  * exactly k successes and N−k 402s "on one instance or many" — here 300 at once spread over three
  * instances, with the shared Redis up and with it killed (each instance then limits from memory).
  * Afterwards Redis comes back and the instances share one window per key again within 5 s.

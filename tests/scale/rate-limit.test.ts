@@ -17,7 +17,7 @@ import {
 } from "./harness";
 
 /**
- * decisions.md "Bulk, agents, keys": the per-second limit holds in every sliding second. A key
+ * docs/decisions.md "Bulk, agents and keys": the per-second limit holds in every sliding second. A key
  * with qps 10, driven at twice that (20 requests/s) spread over three instances sharing one Redis
  * log for 5 s, never has more than 10 admissions in any 1,000 ms — counted on the times the
  * limiter itself used (each admitted request's start, its usage record's created_at) — and is

@@ -17,7 +17,7 @@ import {
 } from "./harness";
 
 /**
- * decisions.md "Keys": a revoked key fails on the next request, on every instance. Revoked on
+ * docs/decisions.md "Keys": a revoked key fails on the next request, on every instance. Revoked on
  * instance A — through the console API (signed in on instance B: sessions are stateless JWTs
  * checked against the shared database) or with the key CLI — instance C, which holds the key in
  * its cache, refuses it within 1 s.

@@ -4,13 +4,14 @@ import type { ApiTarget } from "@/tests/api/harness";
 import { consoleClient, type Session } from "./console-session";
 
 /**
- * Issue 13, finding 7: property-based fuzzing of the console JSON API — every route under
+ * Property-based fuzzing (docs/security.md "Input") of the console JSON API — every route under
  * app/api/ but next-auth's own — against the API suite's production servers. For each route,
- * fast-check generates REQUESTS_PER_ROUTE (2,000) requests over its methods on the first
- * target (the embedded database, the default deployment) and REQUESTS_PER_ROUTE_SECONDARY on the other: path parameters,
- * query strings and JSON bodies mixing plausible values with NUL, lone surrogates, invalid and
- * overlong UTF-8 percent-escapes, control characters, very long text and odd JSON. Properties:
- * no answer is a 5xx, and every JSON error is `{error: {code, message}}` with a readable message.
+ * fast-check generates REQUESTS_PER_ROUTE (2,000) requests over its methods on the first target
+ * (the embedded database, the default deployment) and REQUESTS_PER_ROUTE_SECONDARY on the other:
+ * path parameters, query strings and JSON bodies mixing plausible values with NUL, lone surrogates,
+ * invalid and overlong UTF-8 percent-escapes, control characters, very long text and odd JSON.
+ * Properties: no answer is a 5xx, and every JSON error is `{error: {code, message}}` with a
+ * readable message.
  *
  * Sessions: an analyst for user routes, the admin for admin routes; DELETE /api/me/sessions
  * ends the sessions of a user of its own (then answers 401, as it should). PUT /api/admin/upstream
@@ -170,7 +171,7 @@ const mapConcurrent = async <T, R>(items: readonly T[], limit: number, work: (it
   return results;
 };
 
-describe.each(targets)("$kind server: console API fuzz (issue 13 #7)", (target: ApiTarget) => {
+describe.each(targets)("$kind server: console API fuzz, every error readable and no 5xx", (target: ApiTarget) => {
   const client = consoleClient(target);
   const sessions = {} as Record<As, Session>;
 

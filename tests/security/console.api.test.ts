@@ -4,10 +4,10 @@ import type { ApiTarget } from "@/tests/api/harness";
 import { consoleClient, expectReadableError, type Session } from "./console-session";
 
 /**
- * Issue 13 over HTTP, against the API suite's production servers: a cross-site GET spends
- * nothing (#4), a signed-out cookie is dead (#5), an admin never obtains another user's token
- * (#9), webhook URLs pointing inside are refused when saved (#1), and the bad strings the issue
- * found answer a readable 400 (#7). And an analyst cannot mint credits with an automatic refill:
+ * Hardening (docs/security.md) over HTTP, against the API suite's production servers: a cross-site
+ * GET spends nothing, a signed-out cookie is dead, an admin never obtains another user's token,
+ * webhook URLs pointing inside are refused when saved, and bad strings (NUL, invalid UTF-8, lone
+ * surrogates) answer a readable 400. And an analyst cannot mint credits with an automatic refill:
  * it is paid from their allowance, refused when that holds less, and stops when it cannot pay.
  */
 const targets = inject("apiTargets");
@@ -18,7 +18,7 @@ const NOT_PUBLIC = "The webhook URL is refused: not a public address.";
 type KeyAnswer = { key: { id: string; creditsRemaining: number; ownerId: string | null }; token?: string };
 type RefillView = { refill: unknown; refillPayerId: string | null; refillStopped: { at: string; credits: number } | null; nextRefillAt: string | null };
 
-describe.each(targets)("$kind server: hardening (issue 13)", (target: ApiTarget) => {
+describe.each(targets)("$kind server: hardening of the console API", (target: ApiTarget) => {
   const client = consoleClient(target);
   const { api } = client;
   let admin: Session;

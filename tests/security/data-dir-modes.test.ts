@@ -8,7 +8,7 @@ import { openDb } from "@/lib/db/client";
 import { readOrCreateSecret } from "@/lib/security/secrets";
 
 /**
- * Issue 13, finding 6: nothing under DATA_DIR may be readable by other users, even when the
+ * Nothing under DATA_DIR (docs/security.md "Keys and secrets") may be readable by other users, even when the
  * directory already existed with a loose mode and the process runs under a permissive umask.
  */
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..", "..");

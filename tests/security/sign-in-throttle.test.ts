@@ -6,7 +6,7 @@ import { createUser } from "@/lib/users/repository";
 import { testDatabases } from "@/tests/support/databases";
 
 /**
- * Issue 13, finding 3: sign-in throttling cannot be turned against the account's owner.
+ * Sign-in throttling (docs/security.md "Sessions and sign-in") cannot be turned against the account's owner.
  * signInWithPassword is the function the credentials provider calls with the client address
  * (lib/auth/options.ts); where that address comes from is lib/auth/client-ip's business.
  */

@@ -12,11 +12,11 @@ import { newKey, settleScript } from "@/tests/support/usage";
 import { pgliteDatabase } from "@/tests/support/databases";
 
 /**
- * Issue 13, finding 1: a webhook URL must not make the server call inside its own networks.
- * A listener on every interface of this machine (loopback v4 and v6 included) must receive
- * nothing — not one TCP connection — from any of the address forms, whether the URL is refused
- * when saved or (written straight into the database, as if a name had started resolving inside
- * after it was saved) when the worker connects.
+ * A webhook URL (docs/security.md "Addresses the server calls") must not make the server call
+ * inside its own networks. A listener on every interface of this machine (loopback v4 and v6
+ * included) must receive nothing — not one TCP connection — from any of the address forms, whether
+ * the URL is refused when saved or (written straight into the database, as if a name had started
+ * resolving inside after it was saved) when the worker connects.
  */
 type Listener = { port: number; connections: number; requests: string[]; close(): Promise<void> };
 

@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import type { EventRecord, FollowerEntry, Publication } from "@/lib/api/records";
 
 /**
- * A local upstream provider for tests: a real HTTP server speaking lookup-api-v1.md (envelope,
+ * A local upstream provider for tests: a real HTTP server speaking the contract of docs/api.md (envelope,
  * codes, messages, Bearer keys with credits charged only for 200s). It records every call with
  * the Authorization it saw, and can be told to answer differently (fail, hang, slow, 429, 402)
  * for the next calls or for all of them. Its follower pages use its own node ids and cursors

@@ -25,11 +25,11 @@ import { stampOperation } from "@/tests/support/stamp-operation";
 import { creditsOf } from "@/tests/support/usage";
 
 /**
- * Issue 11's proof that the operation is the unit: one module (tests/support/stamp-operation.ts),
- * added to the registry here and nowhere else, is run by the pipeline with the contract's order
- * of checks, settled at its own cost with one usage record, counted by the usage summary, listed
- * by the OpenAPI document and served by the console's lookup route.
- * and routed at its /v1 path by the router built from the registry (lib/api/v1-router.ts).
+ * Proof that the operation is the unit (docs/adding-an-operation.md): one module
+ * (tests/support/stamp-operation.ts), added to the registry here and nowhere else, is run by the
+ * pipeline with the contract's order of checks, settled at its own cost with one usage record,
+ * counted by the usage summary, listed by the OpenAPI document and served by the console's lookup
+ * route, and routed at its /v1 path by the router built from the registry (lib/api/v1-router.ts).
  */
 const SECRET = "registry-test-secret-0123456789-abcdefghij";
 const extended: Registry = [...registry, stampOperation];

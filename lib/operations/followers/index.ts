@@ -81,7 +81,7 @@ export const followers = defineOperation<(typeof followersOperation)["id"], Foll
       const page = followersPagingOf(data);
       return page ? `${page.followers.length} followers${page.page_info.has_next_page ? ", more pages" : ""}` : "";
     },
-    // decisions.md: a client continues with node_id + cursor=end_cursor.
+    // docs/decisions.md "Parameters": a client continues with node_id + cursor=end_cursor.
     nextPage: (data) => {
       const page = followersPagingOf(data);
       const cursor = page?.page_info.has_next_page ? page.page_info.end_cursor : null;

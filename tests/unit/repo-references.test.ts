@@ -13,27 +13,6 @@ const root = path.resolve(__dirname, "../..");
 const SELF = "tests/unit/repo-references.test.ts";
 const TEXT_FILE = /\.(ts|tsx|mts|mjs|cjs|js|sql|sh|md|ya?ml)$/;
 
-/**
- * Lines whose files another change is rewriting at the same time; drop an entry once its line no
- * longer cites an issue. A new citation in these files still fails.
- */
-const PENDING: ReadonlyMap<string, readonly string[]> = new Map([
-  [
-    "docs/performance.md",
-    [
-      "**`npm run bench:isolation`** (issue 25) — one production server on a fresh embedded database:",
-      "refusal aggregation of issue 25 is another branch's. `npm run bench` on the same machine, the",
-    ],
-  ],
-  [
-    "scripts/bench-batch.ts",
-    [
-      "*   50/s, 200 event ids — how much of the key's budget the runner uses (issue 19: ≥ 0.8);",
-      "*   1,000/s — inputs/s (issue 19: ≥ 500), with the server's resident memory.",
-    ],
-  ],
-]);
-
 type Rule = { name: string; pattern: RegExp; allowedIn?: (file: string, line: string) => boolean };
 
 const RULES: Rule[] = [
@@ -45,11 +24,7 @@ const RULES: Rule[] = [
     allowedIn: (file, line) => file.startsWith("docs/") && !line.replace(/\]\(decisions\.md(#[\w-]+)?\)/g, "").match(/(?<!docs\/)\bdecisions\.md\b/),
   },
   { name: "the original API's description file", pattern: /lookup-api-v1\.md/ },
-  {
-    name: "an issue number",
-    pattern: /\bissue\s+#?\d+/i,
-    allowedIn: (file, line) => PENDING.get(file)?.includes(line.trim()) ?? false,
-  },
+  { name: "an issue number", pattern: /\bissue\s+#?\d+/i },
 ];
 
 const trackedFiles = (): string[] =>

@@ -20,6 +20,10 @@ export function UsersAdmin({ initialUsers, currentUserId }: { initialUsers: Acco
   const [creating, setCreating] = useState(false);
   const [action, setAction] = useState<UserAction | null>(null);
   const [notice, setNotice] = useState<string>();
+  const opener = (user: AccountUser) => (kind: UserAction["kind"]) => {
+    setNotice(undefined);
+    setAction({ kind, user });
+  };
 
   return (
     <div className="flex flex-col gap-4">
@@ -67,46 +71,33 @@ export function UsersAdmin({ initialUsers, currentUserId }: { initialUsers: Acco
       <ul className="flex flex-col gap-3 md:hidden" aria-label="Console accounts" data-testid="user-cards">
         {users.map((user) => {
           const isSelf = user.id === currentUserId;
-          const open = (kind: UserAction["kind"]) => {
-            setNotice(undefined);
-            setAction({ kind, user });
-          };
           return (
             <li key={user.id} className="flex flex-col gap-3 rounded-xl border border-border bg-surface p-4 shadow-sm" data-testid="user-card">
               <div className="flex min-w-0 flex-col gap-0.5">
-                <span className="flex flex-wrap items-center gap-2 font-medium [overflow-wrap:anywhere]">
-                  {user.email}
-                  {isSelf ? <Badge>You</Badge> : null}
-                </span>
-                <span className="text-xs text-muted">
-                  {user.name || "No name"} · added{" "}
-                  <time dateTime={user.createdAt} title={user.createdAt} className="tabular-nums">
-                    {day(user.createdAt)}
-                  </time>
-                </span>
+                <UserIdentity user={user} isSelf={isSelf} nameClassName="flex flex-wrap items-center gap-2 font-medium [overflow-wrap:anywhere]" detailClassName="text-xs text-muted" />
               </div>
               <dl className="grid grid-cols-3 gap-2 text-sm">
                 <div className="flex flex-col gap-1">
                   <dt className="text-xs text-muted">Role</dt>
                   <dd>
-                    <Badge variant={user.role === "admin" ? "accent" : "neutral"}>{user.role === "admin" ? "Admin" : "Analyst"}</Badge>
+                    <RoleBadge user={user} />
                   </dd>
                 </div>
                 <div className="flex flex-col gap-1">
                   <dt className="text-xs text-muted">Status</dt>
                   <dd>
-                    <Badge variant={user.status === "active" ? "success" : "danger"}>{user.status === "active" ? "Active" : "Disabled"}</Badge>
+                    <StatusBadge user={user} />
                   </dd>
                 </div>
                 <div className="flex flex-col gap-1">
                   <dt className="text-xs text-muted">Allowance</dt>
                   <dd className="tabular-nums">
-                    {user.role === "admin" ? <span className="text-muted">Unlimited</span> : numberFormat.format(user.creditAllowance)}
+                    <Allowance user={user} />
                   </dd>
                 </div>
               </dl>
               <div className="relative flex flex-wrap gap-2 border-t border-border pt-3">
-                <UserActions user={user} isSelf={isSelf} open={open} />
+                <UserActions user={user} isSelf={isSelf} open={opener(user)} />
               </div>
             </li>
           );
@@ -125,39 +116,24 @@ export function UsersAdmin({ initialUsers, currentUserId }: { initialUsers: Acco
           <TableBody>
             {users.map((user) => {
               const isSelf = user.id === currentUserId;
-              const open = (kind: UserAction["kind"]) => {
-                setNotice(undefined);
-                setAction({ kind, user });
-              };
               return (
                 <TableRow key={user.id} className="align-middle">
                   <TableCell>
-                    <span className="flex items-center gap-2 font-medium whitespace-nowrap">
-                      {user.email}
-                      {isSelf ? <Badge>You</Badge> : null}
-                    </span>
-                    <span className="block text-xs whitespace-nowrap text-muted">
-                      {user.name || "No name"} · added{" "}
-                      <time dateTime={user.createdAt} title={user.createdAt} className="tabular-nums">
-                        {day(user.createdAt)}
-                      </time>
-                    </span>
+                    <UserIdentity user={user} isSelf={isSelf} nameClassName="flex items-center gap-2 font-medium whitespace-nowrap" detailClassName="block text-xs whitespace-nowrap text-muted" />
                   </TableCell>
                   <TableCell>
-                    <Badge variant={user.role === "admin" ? "accent" : "neutral"}>{user.role === "admin" ? "Admin" : "Analyst"}</Badge>
+                    <RoleBadge user={user} />
                   </TableCell>
                   <TableCell>
-                    <Badge variant={user.status === "active" ? "success" : "danger"}>
-                      {user.status === "active" ? "Active" : "Disabled"}
-                    </Badge>
+                    <StatusBadge user={user} />
                   </TableCell>
                   <TableCell className="text-right whitespace-nowrap tabular-nums">
-                    {user.role === "admin" ? <span className="text-muted">Unlimited</span> : numberFormat.format(user.creditAllowance)}
+                    <Allowance user={user} />
                   </TableCell>
                   <TableCell>
                     {/* `relative`: the sr-only labels are absolutely positioned and must not escape the scrolling table. */}
                     <div className="relative flex justify-end gap-1">
-                      <UserActions user={user} isSelf={isSelf} open={open} />
+                      <UserActions user={user} isSelf={isSelf} open={opener(user)} />
                     </div>
                   </TableCell>
                 </TableRow>
@@ -170,6 +146,36 @@ export function UsersAdmin({ initialUsers, currentUserId }: { initialUsers: Acco
       <UserActionDialog action={action} onClose={() => setAction(null)} onDone={setNotice} />
     </div>
   );
+}
+
+/** The account's e-mail (and "You"), then its name and when it was added: the card's and the row's first lines. */
+function UserIdentity({ user, isSelf, nameClassName, detailClassName }: { user: AccountUser; isSelf: boolean; nameClassName: string; detailClassName: string }) {
+  return (
+    <>
+      <span className={nameClassName}>
+        {user.email}
+        {isSelf ? <Badge>You</Badge> : null}
+      </span>
+      <span className={detailClassName}>
+        {user.name || "No name"} · added{" "}
+        <time dateTime={user.createdAt} title={user.createdAt} className="tabular-nums">
+          {day(user.createdAt)}
+        </time>
+      </span>
+    </>
+  );
+}
+
+function RoleBadge({ user }: { user: AccountUser }) {
+  return <Badge variant={user.role === "admin" ? "accent" : "neutral"}>{user.role === "admin" ? "Admin" : "Analyst"}</Badge>;
+}
+
+function StatusBadge({ user }: { user: AccountUser }) {
+  return <Badge variant={user.status === "active" ? "success" : "danger"}>{user.status === "active" ? "Active" : "Disabled"}</Badge>;
+}
+
+function Allowance({ user }: { user: AccountUser }) {
+  return user.role === "admin" ? <span className="text-muted">Unlimited</span> : <>{numberFormat.format(user.creditAllowance)}</>;
 }
 
 /** What an admin can do with one account: the same buttons in the table and on a phone's card. */

@@ -182,6 +182,8 @@ describe("GET /v1/account", () => {
       await settleScript(db, [{ keyId: key.id, operation: "followers", costCredits: 2, outcome: "found", agoMs: 0, latencyMs: 1 }]);
       const late = poll(watchedDeps, token);
       await expect.poll(asked).toBe(2);
+      // Its own statement starts at once, not after the early one's: a lone poller never waits on another.
+      await expect.poll(() => sent.length).toBe(2);
       release();
       expect(remaining(await early)).toBe(100);
       expect(remaining(await late)).toBe(98);

@@ -3,11 +3,14 @@ import type { AccountData } from "./account-schema";
 import { keyAccounts } from "./account";
 
 /**
- * Balance reads by group: the reads that arrive while one is running wait for the next, which
- * answers them all with one statement (lib/usage/account.ts keyAccounts) — one round trip and one
- * plan for many polls, as settlement groups its writes. A read only ever joins a statement that
- * has not started yet, so every answer is as fresh as a read of its own: it reflects every charge
- * settled before the request asked. Nothing is kept between reads.
+ * Balance reads by group: up to MAX_STATEMENTS_IN_FLIGHT statements run at once, each started for
+ * the reads waiting when it starts; reads that arrive while all of them run wait for the next,
+ * which answers them all with one statement (lib/usage/account.ts keyAccounts) — one round trip
+ * and one plan for many polls, as settlement groups its writes. A read only ever joins a statement
+ * that has not started yet, so every answer is as fresh as a read of its own: it reflects every
+ * charge settled before the request asked. Nothing is kept between reads. A lone poller never
+ * waits for another's statement: grouping only sets in when polls pile up (a single statement at
+ * a time doubled another user's balance latency while exports loaded the embedded database).
  */
 export type AccountReader = {
   /** The key's figures; null when the key is not (or no longer) usable. */
@@ -19,9 +22,12 @@ type Waiting = { keyId: string; resolve: (key: AccountData["key"] | null) => voi
 /** Reads per statement at most (the rest wait for the next): bounds the statement's key list. */
 const MAX_READS_PER_STATEMENT = 1000;
 
+/** Statements in flight at once; more reads than that wait, grouped, for the next to start. */
+const MAX_STATEMENTS_IN_FLIGHT = 2;
+
 export const createAccountReader = (db: () => Promise<Queryable>): AccountReader => {
   let queue: Waiting[] = [];
-  let reading: Promise<void> | null = null;
+  let inFlight = 0;
   let scheduled = false;
 
   const readGroup = async (group: Waiting[]) => {
@@ -33,23 +39,26 @@ export const createAccountReader = (db: () => Promise<Queryable>): AccountReader
     }
   };
 
-  const drain = async () => {
-    while (queue.length > 0) {
+  const pump = () => {
+    while (inFlight < MAX_STATEMENTS_IN_FLIGHT && queue.length > 0) {
       const group = queue.slice(0, MAX_READS_PER_STATEMENT);
       queue = queue.slice(MAX_READS_PER_STATEMENT);
-      await readGroup(group);
+      inFlight += 1;
+      void readGroup(group).finally(() => {
+        inFlight -= 1;
+        pump();
+      });
     }
-    reading = null;
   };
 
   // The first read of a group waits for the end of this event-loop turn, so that the requests
   // handled in the same turn share its statement.
   const schedule = () => {
-    if (scheduled || reading) return;
+    if (scheduled) return;
     scheduled = true;
     setImmediate(() => {
       scheduled = false;
-      reading ??= drain();
+      pump();
     });
   };
 

@@ -1,5 +1,5 @@
 import { expect, test, type Locator, type Page } from "@playwright/test";
-import type { EventRecord } from "../lib/api/records";
+import type { EventRecord } from "../lib/records/records";
 import { consoleKeyCredits, postFromPage, signInAsAdminWithConsoleKey } from "./support/session";
 import { collectErrors } from "./support/page-errors";
 

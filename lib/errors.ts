@@ -9,6 +9,10 @@ export type DomainErrorCode =
   | "not_found"
   | "forbidden"
   | "invalid_request"
+  /** A lookup's query parameter is absent or empty (the contract's 400 "Missing required parameter: <name>"). */
+  | "missing_parameter"
+  /** A lookup's query parameter is given twice, too long or malformed (the contract's 400 "Invalid parameter: <name>"). */
+  | "invalid_parameter"
   | "invalid_cursor"
   /** A rule of keys: a revoked key cannot be the console key, an allowance is exceeded, … */
   | "key_rule"

@@ -4,7 +4,7 @@ import { useState, type MouseEvent, type ReactNode } from "react";
 import { Badge } from "@/components/ui/badge";
 import { Card, CardContent, CardFooter } from "@/components/ui/card";
 import { cx } from "@/components/ui/class-names";
-import type { EventRecord } from "@/lib/api/records";
+import type { EventRecord } from "@/lib/records/records";
 import { eventsPageHref } from "@/lib/query/events";
 import { RichText } from "./rich-text";
 

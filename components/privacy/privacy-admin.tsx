@@ -12,7 +12,7 @@ import { SubmitButton } from "@/components/ui/submit-button";
 import { Table, TableBody, TableCell, TableHeaderRow, TableRow } from "@/components/ui/table";
 import { errorMessage, formatDateTime } from "@/components/keys/format";
 import { operationDescriptors } from "@/lib/operations/descriptors";
-import { subjectKindLabels, type SubjectKind } from "@/lib/privacy/subject-kinds";
+import { subjectKindLabels, type SubjectKind } from "@/lib/records/subject-kinds";
 import { liftSuppression, privacyKeys, subjectAccessUrl, suppress, suppressionsQuery, type SuppressionView } from "@/lib/query/privacy";
 
 // The kinds come from the operations: each says which subject its input names.

@@ -37,6 +37,3 @@ export const accessMessages = {
   operation_not_allowed: messages.operationNotAllowed,
   address_not_allowed: messages.addressNotAllowed,
 } as const satisfies Record<AccessRefusal, string>;
-
-export const missing = (name: string) => new ApiError(400, `Missing required parameter: ${name}`);
-export const invalid = (name: string) => new ApiError(400, `Invalid parameter: ${name}`);

@@ -7,8 +7,9 @@ import type { Operation, PreparedLookup } from "@/lib/operations/define";
 import type { Services } from "@/lib/services";
 import { admit, type Headers } from "./admit";
 import { errorBody, successBody } from "./envelope";
-import { ApiError, messages, type ApiErrorCode } from "./errors";
-import { summariseQuery } from "./params";
+import { messages, type ApiErrorCode } from "./errors";
+import { isInputError } from "@/lib/records/input-errors";
+import { summariseQuery } from "@/lib/records/params";
 
 /**
  * The request pipeline of a lookup, in the order docs/decisions.md "Order of checks" fixes:
@@ -83,7 +84,7 @@ const prepare = (
   try {
     return { ok: true, lookup: operation.prepare(query, { cursors: deps.cursors, eventSiteHosts: deps.eventSiteHosts }) };
   } catch (error) {
-    if (error instanceof ApiError) return { ok: false, message: error.message };
+    if (isInputError(error)) return { ok: false, message: error.message };
     throw error;
   }
 };

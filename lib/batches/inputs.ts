@@ -1,9 +1,9 @@
-import { eventIdFromUrl, paramSchemas, type ParamName } from "@/lib/api/params";
+import { eventIdFromUrl, paramSchemas, type ParamName } from "@/lib/records/params";
 
 /**
  * Which lines of an analyst's list a batch accepts, and why the others are refused. Pure and
  * free of server code: the Batches page runs the same function on the same zod schemas
- * (lib/api/params.ts) for its preview that POST /api/batches runs before it stores anything.
+ * (lib/records/params.ts) for its preview that POST /api/batches runs before it stores anything.
  */
 export type BatchOperationView = {
   id: string;

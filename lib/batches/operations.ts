@@ -1,4 +1,4 @@
-import { paramSchemas, type ParamName } from "@/lib/api/params";
+import { paramSchemas, type ParamName } from "@/lib/records/params";
 import { registry, type Operation } from "@/lib/operations";
 import type { OperationBatch } from "@/lib/operations/define";
 import type { BatchOperationView } from "./inputs";

@@ -1,5 +1,5 @@
 import { runLookup, type PipelineResult } from "@/lib/api/pipeline";
-import { summariseQuery } from "@/lib/api/params";
+import { summariseQuery } from "@/lib/records/params";
 import type { Db } from "@/lib/db/client";
 import { describeError, log } from "@/lib/log";
 import type { Services } from "@/lib/services";

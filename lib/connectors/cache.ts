@@ -1,8 +1,8 @@
-import { followerEntrySchema, publicationSchema, type EventRecord, type FollowerEntry, type Publication } from "@/lib/api/records";
+import { followerEntrySchema, publicationSchema, type EventRecord, type FollowerEntry, type Publication } from "@/lib/records/records";
 import type { Db, Queryable } from "@/lib/db/client";
 import { eventDataJson, followersDataJson, publicationsDataJson } from "./answer-json";
 import type { CursorCodec } from "./cursor";
-import { nodeIdFor } from "./node-id";
+import { nodeIdFor } from "@/lib/records/node-id";
 import { eventJson, followerJson, publicationJson, upsertEvents, upsertFollowerList, upsertPublicationList } from "./store-records";
 
 /**

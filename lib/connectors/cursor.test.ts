@@ -1,7 +1,7 @@
 import crypto from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { createCursorCodec } from "./cursor";
-import { entityIdFromNodeId, nodeIdFor } from "./node-id";
+import { entityIdFromNodeId, nodeIdFor } from "@/lib/records/node-id";
 
 describe("follower cursors", () => {
   const codec = createCursorCodec(crypto.randomBytes(32));

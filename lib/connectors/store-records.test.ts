@@ -2,12 +2,12 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { eventSchema, followerEntrySchema, publicationSchema } from "@/lib/api/records";
+import { eventSchema, followerEntrySchema, publicationSchema } from "@/lib/records/records";
 import { openDb, type Db } from "@/lib/db/client";
 import { demoFixtures } from "@/lib/demo/fixtures";
 import { generateDemoData } from "@/lib/demo/generate";
 import { seedDemoData, seedIfEmpty } from "@/lib/demo/seed";
-import { nodeIdFor } from "./node-id";
+import { nodeIdFor } from "@/lib/records/node-id";
 import { eventJson, upsertEvents, upsertFollowerList, upsertPublicationList } from "./store-records";
 
 const PUBLIC_URL = "http://localhost:3000";

@@ -1,6 +1,6 @@
-import type { EventRecord, FollowerEntry, Publication } from "@/lib/api/records";
+import type { EventRecord, FollowerEntry, Publication } from "@/lib/records/records";
 import type { Queryable, Transaction } from "@/lib/db/client";
-import { nodeIdFor } from "./node-id";
+import { nodeIdFor } from "@/lib/records/node-id";
 
 /**
  * The only writer of the record store (events, pin-board followers, profile publications).

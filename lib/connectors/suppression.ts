@@ -1,8 +1,8 @@
 import type { Queryable } from "@/lib/db/client";
-import { subjectKey } from "@/lib/privacy/canonical-subject";
+import { subjectKey } from "@/lib/records/canonical-subject";
 import { suppressedSubjects } from "@/lib/privacy/suppressions";
-import type { SubjectKind } from "@/lib/privacy/subject-kinds";
-import { entityIdFromNodeId } from "./node-id";
+import type { SubjectKind } from "@/lib/records/subject-kinds";
+import { entityIdFromNodeId } from "@/lib/records/node-id";
 import type { StoreConnector } from "./store";
 import type { LookupResult } from "./types";
 
@@ -76,7 +76,7 @@ const withoutSuppressed = (result: LookupResult, users: Subjects): LookupResult 
 };
 
 /**
- * Every subject is compared in its canonical form (lib/privacy/canonical-subject.ts): the one a
+ * Every subject is compared in its canonical form (lib/records/canonical-subject.ts): the one a
  * lookup names, before any cache or provider is asked, and the one the record that comes back
  * names as its own — read against the list as it is then, so an answer that was on its way when
  * its subject was suppressed does not go out either.

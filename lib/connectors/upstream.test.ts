@@ -5,7 +5,7 @@ import { followers } from "@/lib/operations/followers";
 import { publications } from "@/lib/operations/publications";
 import { runLookup, type PipelineResult } from "@/lib/api/pipeline";
 import type { Operation } from "@/lib/operations";
-import type { EventRecord } from "@/lib/api/records";
+import type { EventRecord } from "@/lib/records/records";
 import { createAccountReader } from "@/lib/usage/account-reader";
 import { createSettler } from "@/lib/credits/settle";
 import type { Db } from "@/lib/db/client";
@@ -20,7 +20,7 @@ import { PROVIDER_FOLLOWERS_PAGE, providerNodeId, startFakeProvider, type FakePr
 import { pgliteDatabase } from "@/tests/support/databases";
 import { creditsOf as storedCredits, usageRowsOf } from "@/tests/support/usage";
 import { createCursorCodec } from "./cursor";
-import { nodeIdFor } from "./node-id";
+import { nodeIdFor } from "@/lib/records/node-id";
 import { saveProviderKey } from "./provider-keys";
 import { selectConnector, type DataConnector, type UpstreamSettings } from "./select";
 import { createStoreConnector } from "./store";

@@ -1,8 +1,8 @@
 import { z } from "zod";
-import { eventDataSchema, followerEntrySchema, publicationsDataSchema, type FollowerEntry } from "@/lib/api/records";
+import { eventDataSchema, followerEntrySchema, publicationsDataSchema, type FollowerEntry } from "@/lib/records/records";
 import type { Db } from "@/lib/db/client";
 import { describeError, log } from "@/lib/log";
-import { subjectKey } from "@/lib/privacy/canonical-subject";
+import { subjectKey } from "@/lib/records/canonical-subject";
 import { eventDetailsId } from "@/lib/operations/event-details-id";
 import { followers as followersOperation } from "@/lib/operations/followers";
 import { publications as publicationsOperation } from "@/lib/operations/publications";
@@ -20,7 +20,7 @@ import {
 } from "./cache";
 import { eventDataJson, followersDataJson, publicationsDataJson } from "./answer-json";
 import type { CursorCodec } from "./cursor";
-import { nodeIdFor } from "./node-id";
+import { nodeIdFor } from "@/lib/records/node-id";
 import type { StoreConnector } from "./store";
 import type { FollowersQuery, LookupContext, LookupResult } from "./types";
 import {

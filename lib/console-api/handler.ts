@@ -40,6 +40,8 @@ const statusOf: Record<DomainErrorCode, ConsoleError["status"]> = {
   not_found: 404,
   forbidden: 403,
   invalid_request: 400,
+  missing_parameter: 400,
+  invalid_parameter: 400,
   invalid_cursor: 400,
   // The caller's to fix: allowance, revoked keys, wrong token, a provider key the provider refused.
   key_rule: 422,

@@ -675,7 +675,7 @@ ALTER TABLE usage_events ADD COLUMN channel text NOT NULL DEFAULT 'api'
   CHECK (channel IN ('api', 'console', 'batch', 'mcp'));
 `;
 
-// Suppressions in the one spelling of their subject (lib/privacy/canonical-subject.ts): ids of
+// Suppressions in the one spelling of their subject (lib/records/canonical-subject.ts): ids of
 // digits without leading zeros, a URN's type in lower case (with its id of digits unpadded). Two
 // rows naming one subject keep the older.
 const canonicalSubjectSql = /* sql */ `CASE

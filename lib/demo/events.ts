@@ -1,4 +1,4 @@
-import type { EventRecord } from "@/lib/api/records";
+import type { EventRecord } from "@/lib/records/records";
 import { calendarDay, clock12, clock24, dayNumberOf, isoDate, longDate, type CalendarDay } from "./calendar";
 import { EVENT_SPECS, KINDS, type EventSpec } from "./event-specs";
 import { demoFixtures } from "./fixtures";

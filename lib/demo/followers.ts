@@ -1,5 +1,5 @@
-import type { FollowerEntry } from "@/lib/api/records";
-import { nodeIdFor } from "@/lib/connectors/node-id";
+import type { FollowerEntry } from "@/lib/records/records";
+import { nodeIdFor } from "@/lib/records/node-id";
 import type { FollowerList } from "@/lib/connectors/store-records";
 import { demoFixtures } from "./fixtures";
 import { createRng, SEEDS, type Rng } from "./rng";

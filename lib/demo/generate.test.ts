@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { eventSchema, followerEntrySchema, publicationSchema } from "@/lib/api/records";
-import { entityIdFromNodeId, nodeIdFor } from "@/lib/connectors/node-id";
+import { eventSchema, followerEntrySchema, publicationSchema } from "@/lib/records/records";
+import { entityIdFromNodeId, nodeIdFor } from "@/lib/records/node-id";
 import { demoFixtures } from "./fixtures";
 import { generateDemoData } from "./generate";
 

@@ -1,4 +1,4 @@
-import type { EventRecord } from "@/lib/api/records";
+import type { EventRecord } from "@/lib/records/records";
 import type { FollowerList, PublicationList } from "@/lib/connectors/store-records";
 import { generateEvents } from "./events";
 import { generateFollowerLists } from "./followers";

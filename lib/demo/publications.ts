@@ -1,4 +1,4 @@
-import type { Publication } from "@/lib/api/records";
+import type { Publication } from "@/lib/records/records";
 import type { PublicationList } from "@/lib/connectors/store-records";
 import { calendarDay, dayNumberOf, pad2, type CalendarDay } from "./calendar";
 import { demoFixtures } from "./fixtures";

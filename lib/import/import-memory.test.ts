@@ -3,9 +3,9 @@ import { once } from "node:events";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import type { FollowerEntry } from "@/lib/api/records";
+import type { FollowerEntry } from "@/lib/records/records";
 import { EXIT } from "@/lib/cli/open";
-import { nodeIdFor } from "@/lib/connectors/node-id";
+import { nodeIdFor } from "@/lib/records/node-id";
 import { followerJson } from "@/lib/connectors/store-records";
 import { runScript } from "@/tests/support/cli";
 

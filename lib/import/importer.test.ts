@@ -5,7 +5,7 @@ import path from "node:path";
 import { PassThrough } from "node:stream";
 import { afterAll, describe, expect, it } from "vitest";
 import { createCursorCodec } from "@/lib/connectors/cursor";
-import { nodeIdFor } from "@/lib/connectors/node-id";
+import { nodeIdFor } from "@/lib/records/node-id";
 import { createStoreConnector } from "@/lib/connectors/store";
 import type { LookupContext } from "@/lib/connectors/types";
 import { FOLLOWERS_PAGE_SIZE } from "@/lib/operations/followers/descriptor";

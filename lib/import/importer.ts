@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
-import type { EventRecord } from "@/lib/api/records";
+import type { EventRecord } from "@/lib/records/records";
 import {
   eventJson,
   followerJson,
@@ -12,7 +12,7 @@ import {
 import type { Db, Queryable } from "@/lib/db/client";
 import { suppressedSubjects } from "@/lib/privacy/suppressions";
 import { screenSuppressed } from "@/lib/privacy/import-screen";
-import type { SubjectKind } from "@/lib/privacy/subject-kinds";
+import type { SubjectKind } from "@/lib/records/subject-kinds";
 import { detectFormat, readItems, type FileFormat } from "./read-items";
 import { classifyRecord, type ImportRecord } from "./records";
 

@@ -1,10 +1,10 @@
 import type { z } from "zod";
-import { eventSchema, followerListSchema, publicationListSchema, type EventRecord } from "@/lib/api/records";
-import { nodeIdFor } from "@/lib/connectors/node-id";
+import { eventSchema, followerListSchema, publicationListSchema, type EventRecord } from "@/lib/records/records";
+import { nodeIdFor } from "@/lib/records/node-id";
 import type { FollowerList, PublicationList } from "@/lib/connectors/store-records";
 
 /**
- * What one value of an import file is, checked with the API's own schemas (lib/api/records.ts):
+ * What one value of an import file is, checked with the API's own schemas (lib/records/records.ts):
  * an Event (bare, or as the API's `{event: …}`), a follower list `{userid, node_id?, followers}`
  * or a publication list `{urn, publications}`. Lists are checked entry by entry (see checkEntries),
  * so a list of 200,000 entries is never held twice.

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createV1Router } from "@/lib/api/v1-router";
-import { nodeIdFor } from "@/lib/connectors/node-id";
+import { nodeIdFor } from "@/lib/records/node-id";
 import { operationById, registry } from "@/lib/operations";
-import { eventDataSchema, followersDataSchema, publicationsDataSchema } from "@/lib/api/records";
+import { eventDataSchema, followersDataSchema, publicationsDataSchema } from "@/lib/records/records";
 import { accountDataSchema } from "@/lib/usage/account-schema";
 import { operationDocs } from "./docs";
 import { buildOpenApiDocument, type OpenApiDocument } from "./document";

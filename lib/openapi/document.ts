@@ -1,4 +1,5 @@
-import { invalid, messages, missing } from "@/lib/api/errors";
+import { messages } from "@/lib/api/errors";
+import { invalid, missing } from "@/lib/records/input-errors";
 import { registry as defaultRegistry, type Operation, type OperationParam, type Registry } from "@/lib/operations";
 import { accountDataSchema } from "@/lib/usage/account-schema";
 import { convert, mergeDefs, metaId, schemaRef } from "./json-schema";

@@ -1,8 +1,7 @@
 /** The subset of OpenAPI 3.1 the /v1 document uses, and the JSON it is made of. */
-export type JsonValue = string | number | boolean | null | JsonValue[] | JsonObject;
-export type JsonObject = { [key: string]: JsonValue };
-/** A JSON Schema (draft 2020-12) object, as OpenAPI 3.1 embeds it. */
-export type SchemaObject = JsonObject;
+import type { JsonObject, JsonValue, SchemaObject } from "@/lib/records/json";
+
+export type { JsonObject, JsonValue, SchemaObject } from "@/lib/records/json";
 export type ReferenceObject = { $ref: string };
 
 export type ParameterObject = {

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { eventDataSchema, followersDataSchema, publicationsDataSchema, type EventRecord } from "@/lib/api/records";
+import { eventDataSchema, followersDataSchema, publicationsDataSchema, type EventRecord } from "@/lib/records/records";
 import type { BatchRow } from "./define";
 
 /** The value when `schema` accepts it, else null. */

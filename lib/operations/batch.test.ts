@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { nodeIdFor } from "@/lib/connectors/node-id";
+import { nodeIdFor } from "@/lib/records/node-id";
 import { classifyRecord } from "@/lib/import/records";
 import { followers } from "./followers";
 import { publications } from "./publications";

@@ -1,11 +1,13 @@
 import type { z } from "zod";
 import type { CursorCodec } from "@/lib/connectors/cursor";
 import type { Connector, LookupContext, LookupResult } from "@/lib/connectors/types";
-import type { JsonObject, SchemaObject } from "@/lib/openapi/types";
+import type { JsonObject } from "@/lib/records/json";
+import type { OperationParam } from "@/lib/records/params";
 import type { OperationDescriptor } from "./descriptor";
-import { readParams, type QueryValues } from "./read-params";
+import { readParams, type QueryValues } from "@/lib/records/read-params";
 
 export type { OperationDescriptor, OperationLabel } from "./descriptor";
+export type { OperationParam } from "@/lib/records/params";
 
 /**
  * What an operation is, in one place: the product's unit. Everything that names an operation —
@@ -16,21 +18,6 @@ export type { OperationDescriptor, OperationLabel } from "./descriptor";
  */
 export type ParseContext = { cursors: CursorCodec; eventSiteHosts: readonly string[] };
 
-/** One query parameter: its zod schema (with its description) is the validation and the documentation. */
-export type OperationParam = {
-  name: string;
-  /** Validates the string value; its .describe() is the OpenAPI description. */
-  schema: z.ZodType<string>;
-  required: boolean;
-  /** Query-string value used in OpenAPI, try-it forms and snippets: one that finds a demo record. */
-  example: string;
-  /** Added to the description where the rule spans parameters. */
-  note?: string;
-  /** The JSON Schema OpenAPI shows when the value is not the plain string the zod schema reads (a page number). */
-  openApiSchema?: SchemaObject;
-  /** Empty at first in try-it forms: it selects another mode (node_id + cursor instead of userid). */
-  alternative?: boolean;
-};
 
 /** One flattened CSV row of a batch's results: one event, one follower, one publication. */
 export type BatchRow = Record<string, string | number | boolean | null>;

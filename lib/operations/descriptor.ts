@@ -1,4 +1,4 @@
-import type { SubjectKind } from "@/lib/privacy/subject-kinds";
+import type { SubjectKind } from "@/lib/records/subject-kinds";
 
 /**
  * What the browser knows of an operation: plain data, no zod, no server code. Each operation's

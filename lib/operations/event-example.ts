@@ -1,4 +1,4 @@
-import type { JsonObject } from "@/lib/openapi/types";
+import type { JsonObject } from "@/lib/records/json";
 
 /** The event both event operations show in OpenAPI (the demo data's first event). */
 export const exampleEventDetails: JsonObject = {

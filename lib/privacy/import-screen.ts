@@ -1,6 +1,6 @@
 import type { ImportRecord } from "@/lib/import/records";
-import { subjectKey } from "./canonical-subject";
-import type { SubjectKind } from "./subject-kinds";
+import { subjectKey } from "@/lib/records/canonical-subject";
+import type { SubjectKind } from "@/lib/records/subject-kinds";
 
 /**
  * What an import may not store: a suppressed subject's record is skipped, and a suppressed

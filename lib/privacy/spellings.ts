@@ -1,5 +1,5 @@
 import type { Queryable } from "@/lib/db/client";
-import { subjectKey } from "./canonical-subject";
+import { subjectKey } from "@/lib/records/canonical-subject";
 import type { Subject } from "./subjects";
 
 /**

@@ -1,14 +1,14 @@
-import { nodeIdFor } from "@/lib/connectors/node-id";
+import { nodeIdFor } from "@/lib/records/node-id";
 import { registry, type Registry } from "@/lib/operations";
-import type { SubjectKind } from "./subject-kinds";
+import type { SubjectKind } from "@/lib/records/subject-kinds";
 
-export type { SubjectKind } from "./subject-kinds";
-export { canonicalSubject } from "./canonical-subject";
+export type { SubjectKind } from "@/lib/records/subject-kinds";
+export { canonicalSubject } from "@/lib/records/canonical-subject";
 
 /**
  * A data subject as suppression and subject access name it: a kind (from the operations
  * registry: each operation declares which subject its input names) and its canonical id — an
- * event id, a pin-board user id or a profile URN, spelt as lib/privacy/canonical-subject.ts says.
+ * event id, a pin-board user id or a profile URN, spelt as lib/records/canonical-subject.ts says.
  */
 export type Subject = { kind: SubjectKind; subject: string };
 

@@ -2,9 +2,9 @@ import { recordAudit, type Actor } from "@/lib/audit/log";
 import type { Db, Queryable } from "@/lib/db/client";
 import { DomainError } from "@/lib/errors";
 import { eraseSubject, type Erased } from "./erase";
-import { subjectKey } from "./canonical-subject";
+import { subjectKey } from "@/lib/records/canonical-subject";
 import { canonicalSubject, subjectKinds, type Subject } from "./subjects";
-import type { SubjectKind } from "./subject-kinds";
+import type { SubjectKind } from "@/lib/records/subject-kinds";
 
 /**
  * Suppression: an admin's "delete everything about this subject and never collect it again".

@@ -1,8 +1,8 @@
 import { queryOptions } from "@tanstack/react-query";
-import type { EventRecord } from "@/lib/api/records";
+import type { EventRecord } from "@/lib/records/records";
 import { eventDetailsOperation as eventDetails } from "@/lib/operations/event-details/descriptor";
 import { eventDetailsIdOperation as eventDetailsId } from "@/lib/operations/event-details-id/descriptor";
-import { acceptsParam, EVENT_PAGE_PATH, isEventSiteHost, MAX_PARAM_LENGTH } from "@/lib/operations/param-rules";
+import { acceptsParam, EVENT_PAGE_PATH, isEventSiteHost, MAX_PARAM_LENGTH } from "@/lib/records/param-rules";
 import { fetchLookup } from "./fetch-lookup";
 import type { RecentLookup } from "./recent-lookups";
 
@@ -24,7 +24,7 @@ export type ParsedEventInput =
   | { kind: "valid"; input: EventInput }
   | { kind: "invalid"; reason: string };
 
-// The server's own rules (lib/operations/param-rules.ts), with a sentence for each way an input can fail.
+// The server's own rules (lib/records/param-rules.ts), with a sentence for each way an input can fail.
 const MAX_INPUT_LENGTH = MAX_PARAM_LENGTH;
 const isEventId = (value: string) => acceptsParam("event_id", value);
 const acceptedHost = (host: string, hosts: readonly string[]): boolean => hosts.length === 0 || isEventSiteHost(host, hosts);

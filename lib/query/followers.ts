@@ -1,7 +1,7 @@
 import { infiniteQueryOptions } from "@tanstack/react-query";
-import type { FollowerEntry, FollowersData } from "@/lib/api/records";
+import type { FollowerEntry, FollowersData } from "@/lib/records/records";
 import { followersOperation as followers } from "@/lib/operations/followers/descriptor";
-import { acceptsParam } from "@/lib/operations/param-rules";
+import { acceptsParam } from "@/lib/records/param-rules";
 import { fetchLookup, type LookupSuccess } from "./fetch-lookup";
 
 /**

@@ -1,5 +1,5 @@
 import { queryOptions } from "@tanstack/react-query";
-import type { SubjectKind } from "@/lib/privacy/subject-kinds";
+import type { SubjectKind } from "@/lib/records/subject-kinds";
 import { fetchJson, jsonRequest } from "./fetch-json";
 
 /** The Privacy page's calls (app/api/admin/suppressions, app/api/admin/subjects). */

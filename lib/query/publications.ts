@@ -1,6 +1,6 @@
 import { queryOptions } from "@tanstack/react-query";
-import type { Publication, PublicationsData } from "@/lib/api/records";
-import { acceptsParam } from "@/lib/operations/param-rules";
+import type { Publication, PublicationsData } from "@/lib/records/records";
+import { acceptsParam } from "@/lib/records/param-rules";
 import { publicationsOperation as publications } from "@/lib/operations/publications/descriptor";
 import { fetchLookup, type LookupSuccess } from "./fetch-lookup";
 

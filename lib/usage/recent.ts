@@ -21,7 +21,7 @@ export type RecentLookup = {
   at: string;
 };
 
-// summariseQuery (lib/api/params.ts) keeps 120 characters of a value and 300 of the whole.
+// summariseQuery (lib/records/params.ts) keeps 120 characters of a value and 300 of the whole.
 const MAX_VALUE_LENGTH = 120;
 const MAX_SUMMARY_LENGTH = 300;
 

@@ -1,7 +1,7 @@
 import crypto from "node:crypto";
 import { SignJWT } from "jose";
 import { beforeAll, describe, expect, inject, it } from "vitest";
-import { followersDataSchema } from "@/lib/api/records";
+import { followersDataSchema } from "@/lib/records/records";
 import { randomSecret, type ApiTarget } from "./harness";
 import {
   call,

@@ -2,7 +2,7 @@ import crypto from "node:crypto";
 import { SignJWT } from "jose";
 import { describe, expect, inject, it } from "vitest";
 import type { z } from "zod";
-import { eventDataSchema, followersDataSchema, publicationsDataSchema, type FollowerEntry } from "@/lib/api/records";
+import { eventDataSchema, followersDataSchema, publicationsDataSchema, type FollowerEntry } from "@/lib/records/records";
 import { demoFixtures } from "@/lib/demo/fixtures";
 import { generateDemoData } from "@/lib/demo/generate";
 import { creditsRemaining, delay, randomSecret, type ApiTarget, type IssuedKey } from "./harness";

@@ -7,7 +7,7 @@ import type { ApiTarget, IssuedKey } from "./harness";
 /**
  * Requests against a target and the contract's assertions on their answers: the envelope
  * (docs/decisions.md "Envelope and headers"), the error messages and their order
- * (docs/api.md "Order of checks"), the credit headers and the record shapes (lib/api/records.ts).
+ * (docs/api.md "Order of checks"), the credit headers and the record shapes (lib/records/records.ts).
  */
 export const paths = {
   eventByUrl: "/v1/eventsite/event_details",

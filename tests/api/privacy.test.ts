@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { BatchView } from "@/lib/batches/view";
-import { nodeIdFor } from "@/lib/connectors/node-id";
+import { nodeIdFor } from "@/lib/records/node-id";
 import { generateDemoData } from "@/lib/demo/generate";
 import { startFakeProvider, type FakeProvider } from "../support/fake-provider";
 import { consoleClient, type Session } from "./console-client";

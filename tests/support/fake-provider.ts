@@ -1,6 +1,6 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import type { EventRecord, FollowerEntry, Publication } from "@/lib/api/records";
+import type { EventRecord, FollowerEntry, Publication } from "@/lib/records/records";
 
 /**
  * A local upstream provider for tests: a real HTTP server speaking the contract of docs/api.md (envelope,

@@ -8,14 +8,14 @@ import { describe, expect, it } from "vitest";
  * Starting from the pages `npm run bench:ui` measures, this follows the runtime imports through the
  * source tree (type-only imports are erased) and names any path by which the browser gets them. Console
  * code reads operations through their descriptors (lib/operations/descriptors.ts) and checks
- * parameters with lib/operations/param-rules.ts.
+ * parameters with lib/records/param-rules.ts.
  */
 const root = path.resolve(__dirname, "../..");
 
 const FORBIDDEN_PACKAGES = new Set(["zod"]);
 const FORBIDDEN_MODULES = [
-  "lib/api/params.ts",
-  "lib/api/records.ts",
+  "lib/records/params.ts",
+  "lib/records/records.ts",
   "lib/operations/index.ts",
   "lib/operations/define.ts",
   "lib/operations/batch-shapes.ts",

@@ -1,5 +1,5 @@
-import { param, parseEventById, type EventByIdParams } from "@/lib/api/params";
-import { eventDataSchema, type EventRecord } from "@/lib/api/records";
+import { param, parseEventById, type EventByIdParams } from "@/lib/records/params";
+import { eventDataSchema, type EventRecord } from "@/lib/records/records";
 import { eventBatch } from "../batch-shapes";
 import { defineOperation } from "../define";
 import { exampleEventDetails } from "../event-example";

@@ -1,5 +1,5 @@
-import { param, parseEventByUrl, type EventByUrlParams } from "@/lib/api/params";
-import { eventDataSchema, type EventRecord } from "@/lib/api/records";
+import { param, parseEventByUrl, type EventByUrlParams } from "@/lib/records/params";
+import { eventDataSchema, type EventRecord } from "@/lib/records/records";
 import { eventBatch } from "../batch-shapes";
 import { defineOperation } from "../define";
 import { eventDetailsId } from "../event-details-id";

@@ -1,16 +1,16 @@
-import { invalid } from "@/lib/api/errors";
-import { param, parseFollowers } from "@/lib/api/params";
-import { followersDataSchema, type FollowersData } from "@/lib/api/records";
-import { entityIdFromNodeId } from "@/lib/connectors/node-id";
+import { invalid } from "@/lib/records/input-errors";
+import { param, parseFollowers } from "@/lib/records/params";
+import { followersDataSchema, type FollowersData } from "@/lib/records/records";
+import { entityIdFromNodeId } from "@/lib/records/node-id";
 import type { FollowersQuery } from "@/lib/connectors/types";
-import type { JsonObject } from "@/lib/openapi/types";
+import type { JsonObject } from "@/lib/records/json";
 import { followersOf, followersPagingOf } from "../batch-shapes";
 import { defineOperation } from "../define";
 import { FOLLOWERS_PAGE_SIZE, followersOperation } from "./descriptor";
 
 export { FOLLOWERS_PAGE_SIZE, followersOperation };
 
-// Node ids are base64("User:<entityId>") (lib/connectors/node-id.ts), written out as the
+// Node ids are base64("User:<entityId>") (lib/records/node-id.ts), written out as the
 // document shows them.
 const example: JsonObject = {
   followers: [

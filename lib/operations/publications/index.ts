@@ -1,6 +1,6 @@
-import { param, parsePublications, type PublicationsParams } from "@/lib/api/params";
-import { publicationsDataSchema, type PublicationsData } from "@/lib/api/records";
-import type { JsonObject } from "@/lib/openapi/types";
+import { param, parsePublications, type PublicationsParams } from "@/lib/records/params";
+import { publicationsDataSchema, type PublicationsData } from "@/lib/records/records";
+import type { JsonObject } from "@/lib/records/json";
 import { publicationsOf, publicationsPagingOf } from "../batch-shapes";
 import { defineOperation } from "../define";
 import { PUBLICATIONS_PAGE_SIZE, publicationsOperation } from "./descriptor";

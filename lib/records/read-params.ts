@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { invalid, missing } from "@/lib/api/errors";
+import { invalid, missing } from "./input-errors";
 
 /**
  * Reading one query parameter by its schema, as docs/decisions.md "Parameters" fixes it: absent or

@@ -1,17 +1,17 @@
 import { z } from "zod";
-import type { OperationParam } from "@/lib/operations/define";
-import { EVENT_PAGE_PATH, isEventSiteHost, paramRules, type ParamName, type ParamRule } from "@/lib/operations/param-rules";
-import { readParam as readQueryParam } from "@/lib/operations/read-params";
-import { ApiError, invalid, missing } from "./errors";
+import type { SchemaObject } from "./json";
+import { EVENT_PAGE_PATH, isEventSiteHost, paramRules, type ParamName, type ParamRule } from "@/lib/records/param-rules";
+import { readParam as readQueryParam } from "@/lib/records/read-params";
+import { invalid, missing } from "./input-errors";
 
 /**
  * Query parameters of the four operations (docs/decisions.md "Parameters"). Each parameter is a zod
- * schema on its string value, built from its rule in lib/operations/param-rules.ts (plain data,
+ * schema on its string value, built from its rule in lib/records/param-rules.ts (plain data,
  * which the console's inputs check in the browser without zod) — the same schemas document it in
  * OpenAPI. A parameter that is absent or empty is missing; one given twice, too long or not
  * matching is invalid.
  */
-export { EVENT_PAGE_PATH, isEventSiteHost, MAX_PARAM_LENGTH, type ParamName } from "@/lib/operations/param-rules";
+export { EVENT_PAGE_PATH, isEventSiteHost, MAX_PARAM_LENGTH, type ParamName } from "@/lib/records/param-rules";
 
 const schemaOf = (rule: ParamRule, description: string) => {
   let schema = z.string();
@@ -44,6 +44,22 @@ export const param = (
   name: ParamName,
   spec: Omit<OperationParam, "name" | "schema">,
 ): OperationParam => ({ name, schema: paramSchemas[name], ...spec });
+
+/** One query parameter: its zod schema (with its description) is the validation and the documentation. */
+export type OperationParam = {
+  name: string;
+  /** Validates the string value; its .describe() is the OpenAPI description. */
+  schema: z.ZodType<string>;
+  required: boolean;
+  /** Query-string value used in OpenAPI, try-it forms and snippets: one that finds a demo record. */
+  example: string;
+  /** Added to the description where the rule spans parameters. */
+  note?: string;
+  /** The JSON Schema OpenAPI shows when the value is not the plain string the zod schema reads (a page number). */
+  openApiSchema?: SchemaObject;
+  /** Empty at first in try-it forms: it selects another mode (node_id + cursor instead of userid). */
+  alternative?: boolean;
+};
 
 export type EventSiteConfig = { hosts: readonly string[] };
 
@@ -109,4 +125,3 @@ const storable = (value: string, maxLength: number): string => {
 export const summariseQuery = (query: URLSearchParams, names: readonly string[]): string =>
   storable(names.flatMap((name) => query.getAll(name).map((value) => `${name}=${storable(value, 120)}`)).join("&"), 300);
 
-export const isApiError = (error: unknown): error is ApiError => error instanceof ApiError;

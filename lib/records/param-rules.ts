@@ -1,6 +1,6 @@
 /**
  * The rules of the operations' query parameters as plain data, written once: the console's inputs
- * check them in the browser (without zod, ≈32 kB gzip on every lookup page), and lib/api/params.ts
+ * check them in the browser (without zod, ≈32 kB gzip on every lookup page), and lib/records/params.ts
  * builds the /v1 zod schemas (and so the OpenAPI document) from them.
  */
 export const MAX_PARAM_LENGTH = 2048;

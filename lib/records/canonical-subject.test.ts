@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { nodeIdFor } from "@/lib/connectors/node-id";
+import { nodeIdFor } from "@/lib/records/node-id";
 import { canonicalNumber, canonicalSubject, subjectKey } from "./canonical-subject";
 
 describe("the canonical spelling of a subject", () => {

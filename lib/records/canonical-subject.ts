@@ -1,5 +1,5 @@
-import { entityIdFromNodeId } from "@/lib/connectors/node-id";
-import { EVENT_PAGE_PATH } from "@/lib/operations/param-rules";
+import { entityIdFromNodeId } from "@/lib/records/node-id";
+import { EVENT_PAGE_PATH } from "@/lib/records/param-rules";
 import type { SubjectKind } from "./subject-kinds";
 
 /**

@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { paramSchemas } from "@/lib/api/params";
+import { paramSchemas } from "@/lib/records/params";
 import { acceptsParam, paramRules, type ParamName } from "./param-rules";
 
 /**
  * The browser checks a parameter with acceptsParam on its rule; /v1 with the zod schema
- * lib/api/params.ts builds from the same rule. Both readings must give the same answer for every
+ * lib/records/params.ts builds from the same rule. Both readings must give the same answer for every
  * value, or the console would let through an input /v1 refuses (the user would see a server error
  * instead of a hint) — and the schema must document the rule as it is.
  */
@@ -45,7 +45,7 @@ const probes = [
   "١٢٣",
 ];
 
-describe("parameter rules in the browser (lib/operations/param-rules.ts)", () => {
+describe("parameter rules in the browser (lib/records/param-rules.ts)", () => {
   it.each(names)("%s: accepts and refuses the same values as its zod schema", (name) => {
     for (const value of probes) {
       expect({ value, accepted: acceptsParam(name, value) }).toEqual({ value, accepted: paramSchemas[name].safeParse(value).success });

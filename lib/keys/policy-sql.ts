@@ -1,6 +1,6 @@
 /**
- * The keys domain's SQL, paths from the app directory (docs/architecture.md "The credit policy, in
- * SQL"). The usable-key rule comes first in the credit policy: every other policy file reads it.
+ * The keys domain's SQL, paths from the app directory (docs/architecture.md "Migrations"). The
+ * usable-key rule comes first in the credit policy: every other policy file reads it.
  */
 export const keysUsableSql = ["lib/keys/usable-keys.sql"] as const;
 

@@ -1,19 +1,38 @@
+import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { migrate, migrations, policySql } from "@/lib/database";
-import { migrations as mainMigrations } from "@/tests/fixtures/main-migrations/migrations";
-import { migrate as mainMigrate } from "@/tests/fixtures/main-migrations/migrate";
 import { openForSuite, pgliteDatabase, postgresDatabase, postgresReachable, type TestDatabase } from "@/tests/support/databases";
 import { applyMigrations, MIGRATIONS_DIR } from "./migrate";
 import type { Queryable } from "./types";
 
 /**
  * Migrations are files (docs/architecture.md "Migrations"): a database that main's code migrated
- * when they were strings in lib/db/migrations.ts (frozen in tests/fixtures/main-migrations) is up
- * to date for today's loader, and its schema is byte for byte the one a fresh database gets.
+ * when they were strings in lib/db/migrations.ts is up to date for today's loader, and its schema
+ * is byte for byte the one a fresh database gets. Main's code is read from the repository's
+ * history — lib/db/{migrations,migrate,policy}.ts at MAIN, the last commit before the migrations
+ * became files — into a folder of the repository for the run (so a clone needs its history).
  */
+const MAIN = "105ad0c";
+const MAIN_FILES = ["migrations.ts", "migrate.ts", "policy.ts"];
+const root = path.resolve(__dirname, "../..");
+const mainDir = fs.mkdtempSync(path.join(root, "tests", ".main-migrations-"));
+afterAll(() => fs.rmSync(mainDir, { recursive: true, force: true }));
+for (const file of MAIN_FILES) {
+  let text: string;
+  try {
+    text = execFileSync("git", ["show", `${MAIN}:lib/db/${file}`], { cwd: root, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+  } catch (error) {
+    throw new Error(`main's migration code (commit ${MAIN}) must be in the clone's history (clone without --depth): ${String(error)}`);
+  }
+  // The one import that points outside the three files: the database types, still in lib/db.
+  fs.writeFileSync(path.join(mainDir, file), text.replace('from "./types"', 'from "@/lib/db/types"'));
+}
+type MainMigration = { id: string; repeatable?: boolean; sql(): string };
+const { migrations: mainMigrations } = (await import(path.join(mainDir, "migrations.ts"))) as { migrations: MainMigration[] };
+const { migrate: mainMigrate } = (await import(path.join(mainDir, "migrate.ts"))) as { migrate: typeof migrate };
 
 /** The schema as the catalog describes it, the database's own schema name left out. */
 const catalogDump = async (db: Queryable): Promise<string> => {

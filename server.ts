@@ -2,7 +2,7 @@ import http from "node:http";
 import next from "next";
 import { createV1Router } from "@/lib/api/v1-router";
 import { wakeBatchRunner } from "@/lib/batches/start";
-import { closeDb, getDb } from "@/lib/db/client";
+import { closeDb, getDb } from "@/lib/database";
 import { env, EnvError } from "@/lib/env";
 import { limitConnections, serverTimeouts, type ConnectionLimits } from "@/lib/front/connections";
 import { answerHalfClosedRequests, createFront, MAX_HEADER_BYTES } from "@/lib/front/front";

@@ -1,5 +1,5 @@
 import crypto from "node:crypto";
-import { getDb } from "@/lib/db/client";
+import { getDb } from "@/lib/database";
 import { claimJobLease } from "@/lib/job-lease";
 import { sweepSuppressed } from "@/lib/privacy/erase";
 import { sweepRetention } from "@/lib/privacy/retention";

@@ -1,5 +1,5 @@
 import { env } from "@/lib/env";
-import { getDb, type Queryable } from "@/lib/db/client";
+import { getDb, type Queryable } from "@/lib/database";
 import { createAuthenticator, type Authenticator } from "@/lib/keys/authenticate";
 import { onKeyChanged } from "@/lib/keys/events";
 import { connectKeyChangesOverRedis } from "@/lib/keys/events-redis";

@@ -7,7 +7,7 @@ import path from "node:path";
 import { signInWithPassword } from "@/lib/cli/console-session";
 import { parseCliOptions } from "@/lib/cli/options";
 import { freePort, groupRssKiB } from "@/lib/cli/processes";
-import { openDb } from "@/lib/db/client";
+import { openDb } from "@/lib/database";
 import { generateEvents } from "@/lib/demo/events";
 import { eventDetailsId } from "@/lib/operations/event-details-id";
 import { publicationsOperation } from "@/lib/operations/publications/descriptor";

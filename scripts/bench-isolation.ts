@@ -5,7 +5,7 @@ import path from "node:path";
 import { signInWithPassword } from "@/lib/cli/console-session";
 import { parseCliOptions } from "@/lib/cli/options";
 import { freePort } from "@/lib/cli/processes";
-import { openDb } from "@/lib/db/client";
+import { openDb } from "@/lib/database";
 import { demoFixtures } from "@/lib/demo/fixtures";
 import { followersOperation } from "@/lib/operations/followers/descriptor";
 import { benchServerEnv, describeStatuses, killGroupNow, machineSummary, sleep, spawnLogged, startLoad, statusCounts, stopGroup, tail } from "./bench-lib";

@@ -5,7 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { parseCliOptions } from "@/lib/cli/options";
-import { openDb } from "@/lib/db/client";
+import { openDb } from "@/lib/database";
 import { followers } from "@/lib/operations/followers";
 import { seedIfEmpty } from "@/lib/demo/seed";
 import { createKey } from "@/lib/keys/repository";

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { parseCliOptions } from "@/lib/cli/options";
-import { openDb, type Db } from "@/lib/db/client";
+import { openDb, type Db } from "@/lib/database";
 import { createKey } from "@/lib/keys/repository";
 import { registry } from "@/lib/operations";
 import type { Principal } from "@/lib/keys/manage";

@@ -4,7 +4,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { z } from "zod";
-import { openDb } from "@/lib/db/client";
+import { openDb } from "@/lib/database";
 import { DatabaseLockedError } from "@/lib/db/lock";
 import { ACCOUNT_PATH } from "@/lib/api/v1-router";
 import { followersOperation } from "@/lib/operations/followers/descriptor";

@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { EXIT } from "@/lib/cli/open";
-import { openDb } from "@/lib/db/client";
+import { openDb } from "@/lib/database";
 import { generateDemoData } from "@/lib/demo/generate";
 import { listKeys } from "@/lib/keys/repository";
 import { createUser, setUserStatus, type User } from "@/lib/users/repository";

@@ -387,7 +387,7 @@ const main = async (): Promise<void> => {
 
   const { authSecret } = await import("@/lib/security/secrets");
   const { ensureBuild } = await import("@/lib/cli/build");
-  const { openDb } = await import("@/lib/db/client");
+  const { openDb } = await import("@/lib/database");
   const { seedIfEmpty } = await import("@/lib/demo/seed");
   const { bootstrapAdmin } = await import("@/lib/users/bootstrap");
 

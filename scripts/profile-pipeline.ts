@@ -5,7 +5,7 @@ import http from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { z } from "zod";
-import { openDb } from "@/lib/db/client";
+import { openDb } from "@/lib/database";
 import { followers } from "@/lib/operations/followers";
 import {
   addRun,
@@ -54,7 +54,7 @@ const serve = async () => {
       import("@/lib/services"),
       import("@/lib/operations"),
       import("@/lib/api/pipeline"),
-      import("@/lib/db/client"),
+      import("@/lib/database"),
       import("@/lib/demo/seed"),
       import("@/lib/keys/repository"),
       import("@/lib/security/secrets"),

@@ -3,7 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { env, EnvError } from "@/lib/env";
-import { openDb } from "@/lib/db/client";
+import { openDb } from "@/lib/database";
 import { DataDirError, secureDataDir } from "@/lib/db/data-dir";
 import { assertNotLocked, DatabaseLockedError, pgliteLockPath } from "@/lib/db/lock";
 import { EXIT } from "@/lib/cli/open";

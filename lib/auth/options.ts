@@ -1,7 +1,7 @@
 import type { AuthOptions } from "next-auth";
 import CredentialsProvider from "next-auth/providers/credentials";
 import { env } from "@/lib/env";
-import { getDb } from "@/lib/db/client";
+import { getDb } from "@/lib/database";
 import { authSecret } from "@/lib/security/secrets";
 import { findUserWithPassword } from "@/lib/users/repository";
 import { ownOriginRedirect } from "./callback-url";

@@ -1,5 +1,5 @@
 import { getServerSession } from "next-auth";
-import { getDb } from "@/lib/db/client";
+import { getDb } from "@/lib/database";
 import { getUser, type User } from "@/lib/users/repository";
 import { authOptions } from "./options";
 import { isSessionRevoked } from "./session-store";

@@ -1,5 +1,5 @@
 import os from "node:os";
-import { getDb } from "@/lib/db/client";
+import { getDb } from "@/lib/database";
 import { env, type Env } from "@/lib/env";
 import { services } from "@/lib/services";
 import { releaseAllLeases } from "./lease";

@@ -1,5 +1,5 @@
 import { env } from "@/lib/env";
-import { openDb, type Db } from "@/lib/db/client";
+import { openDb, type Db } from "@/lib/database";
 import { DatabaseLockedError } from "@/lib/db/lock";
 import { UsageError } from "./options";
 

@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventSchema, followerEntrySchema, publicationSchema } from "@/lib/records/records";
-import { openDb, type Db } from "@/lib/db/client";
+import { openDb, type Db } from "@/lib/database";
 import { demoFixtures } from "@/lib/demo/fixtures";
 import { generateDemoData } from "@/lib/demo/generate";
 import { seedDemoData, seedIfEmpty } from "@/lib/demo/seed";

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventDetailsId as eventById } from "@/lib/operations/event-details-id";
 import { runLookup } from "@/lib/api/pipeline";
 import { DomainError } from "@/lib/errors";
-import { closeDb, getDb, type Db } from "@/lib/db/client";
+import { closeDb, getDb, type Db } from "@/lib/database";
 import { generateDemoData } from "@/lib/demo/generate";
 import { importUpload } from "@/lib/import/upload";
 import { createKey } from "@/lib/keys/repository";

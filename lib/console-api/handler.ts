@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import { currentUser } from "@/lib/auth/session";
 import { clientIp } from "@/lib/auth/options";
-import { getDb, type Db } from "@/lib/db/client";
+import { getDb, type Db } from "@/lib/database";
 import { env } from "@/lib/env";
 import { DomainError, type DomainErrorCode } from "@/lib/errors";
 import { describeError, log } from "@/lib/log";

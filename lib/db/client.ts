@@ -3,7 +3,6 @@ import type { Pool } from "pg";
 import { env } from "@/lib/env";
 import { secureDataDir } from "./data-dir";
 import { acquireLock, assertNotLocked, pgliteLockPath } from "./lock";
-import { migrate } from "./migrate";
 import { startPgliteThread } from "./pglite-thread";
 import type { Db, Transaction } from "./types";
 import { startUpkeep } from "./upkeep";
@@ -114,8 +113,14 @@ const openPostgres = async (databaseUrl: string, timeoutMs: number): Promise<Db>
   };
 };
 
-/** Opens the configured database and brings its schema up to date. */
-export const openDb = async (options: OpenOptions): Promise<Db> => {
+/**
+ * Brings a database's schema up to date. The app's (lib/database.ts) applies lib/db/migrations
+ * with the policy SQL its domains list: the client knows no domain.
+ */
+export type Migrate = (db: Db) => Promise<unknown>;
+
+/** Opens the configured database and brings its schema up to date with `migrate`. */
+export const openDatabase = async (options: OpenOptions, migrate: Migrate): Promise<Db> => {
   const db = options.databaseUrl
     ? await openPostgres(options.databaseUrl, options.timeoutMs)
     : await openPglite(options.dataDir);
@@ -140,26 +145,29 @@ export const openDb = async (options: OpenOptions): Promise<Db> => {
 const holder = globalThis as typeof globalThis & { __socialLookupDb?: Promise<Db> };
 
 /**
- * The process-wide database. Kept on globalThis because Next bundles route handlers separately
- * and a module-level singleton could otherwise be opened twice (fatal for PGlite).
+ * The process-wide database, opened with `open` on first use. Kept on globalThis because Next
+ * bundles route handlers separately and a module-level singleton could otherwise be opened twice
+ * (fatal for PGlite).
  */
-export const getDb = (): Promise<Db> => {
-  if (!holder.__socialLookupDb) {
-    const config = env();
-    holder.__socialLookupDb = openDb({
-      dataDir: config.dataDir,
-      databaseUrl: config.DATABASE_URL,
-      timeoutMs: config.DB_TIMEOUT_MS,
-    }).catch((error: unknown) => {
-      holder.__socialLookupDb = undefined;
-      throw error;
-    });
-  }
-  return holder.__socialLookupDb;
-};
-
-export const closeDb = async (): Promise<void> => {
-  const pending = holder.__socialLookupDb;
-  holder.__socialLookupDb = undefined;
-  if (pending) await (await pending).close();
+export const processDatabase = (open: (options: OpenOptions) => Promise<Db>) => {
+  const getDb = (): Promise<Db> => {
+    if (!holder.__socialLookupDb) {
+      const config = env();
+      holder.__socialLookupDb = open({
+        dataDir: config.dataDir,
+        databaseUrl: config.DATABASE_URL,
+        timeoutMs: config.DB_TIMEOUT_MS,
+      }).catch((error: unknown) => {
+        holder.__socialLookupDb = undefined;
+        throw error;
+      });
+    }
+    return holder.__socialLookupDb;
+  };
+  const closeDb = async (): Promise<void> => {
+    const pending = holder.__socialLookupDb;
+    holder.__socialLookupDb = undefined;
+    if (pending) await (await pending).close();
+  };
+  return { getDb, closeDb };
 };

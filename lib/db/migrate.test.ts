@@ -3,9 +3,8 @@ import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { openForSuite, testDatabases } from "@/tests/support/databases";
-import { migrate } from "./migrate";
-import { migrations } from "./migrations";
-import { creditPolicySql, POLICY_FILES, PolicyFileMissingError } from "./policy";
+import { creditPolicySql, migrate, migrations, POLICY_FILES } from "@/lib/database";
+import { PolicyFileMissingError } from "./policy";
 
 describe("the credit policy files", () => {
   it("are all there, each with the CREATE OR REPLACE a repeatable migration needs", () => {

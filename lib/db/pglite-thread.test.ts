@@ -2,7 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openDb, type Db } from "./client";
+import { openDb, type Db } from "@/lib/database";
 
 /**
  * The embedded database on its worker thread, through the same Db interface as before: errors keep

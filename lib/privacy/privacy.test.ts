@@ -13,7 +13,7 @@ import { seedDemoData } from "@/lib/demo/seed";
 import { upsertEvents, upsertFollowerList } from "@/lib/connectors/store-records";
 import { parseEnv } from "@/lib/env";
 import { importFiles } from "@/lib/import/importer";
-import { migrate } from "@/lib/db/migrate";
+import { migrate } from "@/lib/database";
 import { claimJobLease } from "@/lib/job-lease";
 import { createKey } from "@/lib/keys/repository";
 import { eventDetails } from "@/lib/operations/event-details";

@@ -14,8 +14,8 @@ import { newKey, newUser, settleScript } from "@/tests/support/usage";
 const session = vi.hoisted(() => ({ user: null as User | null, db: null as Db | null }));
 
 vi.mock("@/lib/auth/session", () => ({ currentUser: async () => session.user }));
-vi.mock("@/lib/db/client", async (importOriginal) => {
-  const original = await importOriginal<typeof import("@/lib/db/client")>();
+vi.mock("@/lib/database", async (importOriginal) => {
+  const original = await importOriginal<typeof import("@/lib/database")>();
   return {
     ...original,
     getDb: async () => {

@@ -457,7 +457,7 @@ export const readKeyLedger = async (target: ApiTarget, keyId: string): Promise<K
     }
   }
   return withServerStopped(target, async () => {
-    const { openDb } = await import("@/lib/db/client");
+    const { openDb } = await import("@/lib/database");
     const db = await openDb({ dataDir: target.dataDir, timeoutMs: 10_000 });
     try {
       const keyRows = await db.query<KeyRow>(LEDGER_KEY_SQL, [keyId]);

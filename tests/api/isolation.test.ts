@@ -26,7 +26,7 @@ const EXPORT_PATH = "/api/usage/export?kind=events";
 /** Usage rows written straight into the database (with the server stopped, as the embedded one requires). */
 const seedUsage = (target: ApiTarget, keyId: string, rows: number) =>
   withServerStopped(target, async () => {
-    const { openDb } = await import("@/lib/db/client");
+    const { openDb } = await import("@/lib/database");
     const db = await openDb({ dataDir: target.dataDir, databaseUrl: target.databaseUrl ?? undefined, timeoutMs: 60_000 });
     try {
       await db.query(

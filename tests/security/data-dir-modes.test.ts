@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { DataDirError, secureDataDir } from "@/lib/db/data-dir";
-import { openDb } from "@/lib/db/client";
+import { openDb } from "@/lib/database";
 import { readOrCreateSecret } from "@/lib/security/secrets";
 
 /**

@@ -3,7 +3,8 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll } from "vitest";
-import { openDb, type Db, type OpenOptions } from "@/lib/db/client";
+import { migrate, type Db, type OpenOptions } from "@/lib/database";
+import { openDatabase, type Migrate } from "@/lib/db/client";
 
 /**
  * Real databases for tests: a fresh PGlite folder, and — when 127.0.0.1:5432 answers — a fresh
@@ -11,8 +12,11 @@ import { openDb, type Db, type OpenOptions } from "@/lib/db/client";
  */
 export type TestDatabase = { name: "pglite" | "postgres"; open(options?: TestOpenOptions): Promise<Db>; cleanup(): Promise<void> };
 
-/** What a suite may change in how its database is opened (see OpenOptions). */
-export type TestOpenOptions = Pick<OpenOptions, "upkeep">;
+/**
+ * What a suite may change in how its database is opened (see OpenOptions), and how it is
+ * migrated: the app's migrations unless told otherwise (an older version's, say).
+ */
+export type TestOpenOptions = Pick<OpenOptions, "upkeep"> & { migrate?: Migrate };
 
 const POSTGRES_URL = "postgresql://postgres@127.0.0.1:5432/test";
 
@@ -34,7 +38,7 @@ export const pgliteDatabase = (): TestDatabase => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "sl-unit-"));
   return {
     name: "pglite",
-    open: (options) => openDb({ dataDir, timeoutMs: 5000, ...options }),
+    open: ({ migrate: migrateWith = migrate, ...options } = {}) => openDatabase({ dataDir, timeoutMs: 5000, ...options }, migrateWith),
     cleanup: async () => fs.rmSync(dataDir, { recursive: true, force: true }),
   };
 };
@@ -45,7 +49,7 @@ export const postgresDatabase = (): TestDatabase => {
   let created = false;
   return {
     name: "postgres",
-    open: async (options) => {
+    open: async ({ migrate: migrateWith = migrate, ...options } = {}) => {
       if (!created) {
         const { default: pg } = await import("pg");
         const admin = new pg.Client({ connectionString: POSTGRES_URL });
@@ -54,7 +58,7 @@ export const postgresDatabase = (): TestDatabase => {
         await admin.end();
         created = true;
       }
-      return openDb({ dataDir: os.tmpdir(), databaseUrl: url, timeoutMs: 5000, ...options });
+      return openDatabase({ dataDir: os.tmpdir(), databaseUrl: url, timeoutMs: 5000, ...options }, migrateWith);
     },
     cleanup: async () => {
       if (!created) return;

@@ -2,7 +2,7 @@ import type { Metadata } from "next";
 import { UsersAdmin } from "@/components/admin/users-admin";
 import { ConsolePage } from "@/components/ui/page-header";
 import { requireAdmin } from "@/lib/auth/require-user";
-import { getDb } from "@/lib/db/client";
+import { getDb } from "@/lib/database";
 import { listUsers } from "@/lib/users/repository";
 import { toAccountUser } from "@/lib/users/views";
 

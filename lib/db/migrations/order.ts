@@ -1,0 +1,36 @@
+/**
+ * The order migrations are applied in (docs/architecture.md "Migrations"). A plain migration is
+ * `<id>.sql` in this folder: it runs once, is recorded in schema_migrations, and is never edited
+ * once landed — add one. A repeatable migration has no file here: its SQL is the current text of
+ * the policy files its domains list (lib/database.ts hands them in), applied again whenever that
+ * text changes. Every `.sql` file of this folder must be listed here (lib/db/migrate.ts checks).
+ */
+export const REPEATABLE_MIGRATIONS = ["0006_credit_policy", "0011_key_policies_sql"] as const;
+
+export type RepeatableMigrationId = (typeof REPEATABLE_MIGRATIONS)[number];
+
+export const MIGRATION_ORDER: readonly string[] = [
+  "0001_init",
+  "0002_accounts",
+  "0003_metering",
+  "0004_upstream",
+  "0005_usage",
+  // The usable_keys view and set-based settle/void/sweep, replacing 0003's functions.
+  "0006_credit_policy",
+  "0007_batches",
+  "0008_sessions",
+  "0009_privacy",
+  "0010_key_policies",
+  "0012_console_lookups",
+  "0013_batches_bulk",
+  "0014_refusal_aggregates",
+  "0015_usage_channel",
+  "0016_refill_payer",
+  // The refill and threshold functions read columns of 0010 and 0016, so they are applied after
+  // both. The id is the one they were first recorded under: a database migrated before 0016
+  // existed knows it, and applies it again because its text changed. A new migration whose
+  // columns these functions read goes above this line.
+  "0011_key_policies_sql",
+  "0017_canonical_subjects",
+  "0018_batch_key_owner",
+];

@@ -38,6 +38,11 @@ const layers = [
     folders: ["lib/privacy", "lib/import", "lib/users", "lib/alerts", "lib/keys", "lib/usage", "lib/demo"],
   },
   {
+    name: "database",
+    what: "the app's database: the numbered migrations with the domains' SQL, opened once per process",
+    folders: ["lib/database.ts"],
+  },
+  {
     name: "batches",
     what: "bulk lookups at a key's pace",
     folders: ["lib/batches"],

@@ -10,6 +10,8 @@ import { createAccountReader, type AccountReader } from "@/lib/usage/account-rea
 import { createCursorCodec, type CursorCodec } from "@/lib/connectors/cursor";
 import { createStoreConnector } from "@/lib/connectors/store";
 import { selectConnector, type DataConnector } from "@/lib/connectors/select";
+import { createSuppressionList } from "@/lib/connectors/suppression";
+import { suppressedSubjects } from "@/lib/privacy/suppressions";
 import { authSecret, derivedKey } from "@/lib/security/secrets";
 
 /**
@@ -54,6 +56,8 @@ const build = async (): Promise<Services> => {
       cursors,
       store: createStoreConnector({ db, cursors, cacheTtlMs: RECORD_CACHE_TTL_MS }),
       sealKey: derivedKey("provider-keys"),
+      // Every lookup passes the suppression guard; lib/privacy says who is suppressed.
+      suppressions: createSuppressionList({ db, read: suppressedSubjects }),
     }),
     cursors,
     eventSiteHosts: config.EVENTSITE_HOSTS,

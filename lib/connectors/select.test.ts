@@ -4,6 +4,8 @@ import { parseEnv } from "@/lib/env";
 import { createCursorCodec } from "./cursor";
 import { selectConnector } from "./select";
 import { createStoreConnector } from "./store";
+import { createSuppressionList } from "./suppression";
+import { suppressedSubjects } from "@/lib/privacy/suppressions";
 
 const cursors = createCursorCodec(crypto.randomBytes(32));
 const db = () => Promise.reject(new Error("no database in this test"));
@@ -35,13 +37,14 @@ describe("choosing the connector (DATA_SOURCE)", () => {
   it("answers from the store alone with DATA_SOURCE=store, and goes upstream otherwise", () => {
     const store = createStoreConnector({ db, cursors, cacheTtlMs: 0 });
     const sealKey = crypto.randomBytes(32);
-    const storeOnly = selectConnector({ settings: parseEnv({}), db, cursors, store, sealKey });
+    const suppressions = createSuppressionList({ db, read: suppressedSubjects });
+    const storeOnly = selectConnector({ settings: parseEnv({}), db, cursors, store, sealKey, suppressions });
     // The store itself, behind the suppression guard every connector gets.
     expect(storeOnly.name).toBe("store");
     expect(storeOnly.upstream).toBeUndefined();
 
     for (const source of ["upstream", "store-then-upstream"] as const) {
-      const upstream = selectConnector({ settings: parseEnv({ DATA_SOURCE: source }), db, cursors, store, sealKey });
+      const upstream = selectConnector({ settings: parseEnv({ DATA_SOURCE: source }), db, cursors, store, sealKey, suppressions });
       expect(upstream.name).toBe(source);
       expect(upstream.upstream?.status()).toMatchObject({ status: "idle", breaker: { state: "closed" } });
     }

@@ -1,14 +1,15 @@
 import type { Db } from "@/lib/db/client";
 import type { Env } from "@/lib/env";
 import { describeError, log } from "@/lib/log";
+import type { recordKinds } from "@/lib/records/kinds";
 import { getProviderKeyView, recordProviderKeyError } from "./provider-keys";
 import type { CursorCodec } from "./cursor";
 import type { StoreConnector } from "./store";
 import { createUpstreamClient, isClassified, isProviderFailure, type UpstreamKeyRejectedError } from "./upstream-client";
 import { createProviderConfig } from "./upstream-config";
-import { createSuppressionList, withSuppression, type SuppressionList } from "./suppression";
+import { withSuppression, type SuppressionList } from "./suppression";
 import { createUpstreamGuard } from "./upstream-resilience";
-import { createUpstreamConnector, type UpstreamControl } from "./upstream";
+import { createUpstreamConnector, type CacheTtlOf, type UpstreamControl } from "./upstream";
 
 /**
  * The connector a deployment answers lookups with (DATA_SOURCE): the store alone, or the
@@ -16,6 +17,9 @@ import { createUpstreamConnector, type UpstreamControl } from "./upstream";
  * health check and the admin settings page; clearCache() is called after imports.
  */
 export type DataConnector = StoreConnector & { readonly upstream?: UpstreamControl };
+
+/** Each record kind's cache TTL setting (lib/records/kinds.ts): lib/env.ts must declare every one. */
+type CacheTtlVariable = (typeof recordKinds)[number]["ttlVariable"];
 
 export type UpstreamSettings = Pick<
   Env,
@@ -29,11 +33,19 @@ export type UpstreamSettings = Pick<
   | "UPSTREAM_MAX_RETRY_WAIT_MS"
   | "UPSTREAM_BREAKER_THRESHOLD"
   | "UPSTREAM_BREAKER_COOLDOWN_MS"
-  | "CACHE_TTL_EVENTS_S"
-  | "CACHE_TTL_FOLLOWERS_S"
-  | "CACHE_TTL_PUBLICATIONS_S"
+  | CacheTtlVariable
   | "CACHE_HIT_CREDITS"
 >;
+
+/** A kind's cache TTL: the setting its ttlVariable names (lib/env.ts reads and checks them). */
+const cacheTtlOf = (settings: UpstreamSettings): CacheTtlOf => {
+  const byName = new Map<string, unknown>(Object.entries(settings));
+  return (kind) => {
+    const ttlS = byName.get(kind.ttlVariable);
+    if (typeof ttlS !== "number") throw new Error(`no cache TTL setting ${kind.ttlVariable} for record kind ${kind.subject}`);
+    return ttlS;
+  };
+};
 
 export const selectConnector = (deps: {
   settings: UpstreamSettings;
@@ -44,12 +56,11 @@ export const selectConnector = (deps: {
   sealKey: Buffer;
   fetch?: typeof fetch;
   now?: () => number;
-  /** Suppressed subjects (lib/privacy): by default read from `db`. */
-  suppressions?: SuppressionList;
+  /** Suppressed subjects, read by lib/privacy (lib/services.ts wires them). */
+  suppressions: SuppressionList;
 }): DataConnector => {
   // Every lookup of every channel passes here: a suppressed subject is never looked up.
-  const suppressions = deps.suppressions ?? createSuppressionList({ db: deps.db });
-  const { settings } = deps;
+  const { settings, suppressions } = deps;
   if (settings.DATA_SOURCE === "store") return withSuppression(deps.store, suppressions);
 
   const config = createProviderConfig({
@@ -90,11 +101,7 @@ export const selectConnector = (deps: {
     config,
     mode: settings.DATA_SOURCE,
     store: deps.store,
-    ttls: {
-      eventsS: settings.CACHE_TTL_EVENTS_S,
-      followersS: settings.CACHE_TTL_FOLLOWERS_S,
-      publicationsS: settings.CACHE_TTL_PUBLICATIONS_S,
-    },
+    ttlOf: cacheTtlOf(settings),
     cacheHitCredits: settings.CACHE_HIT_CREDITS,
     now: deps.now,
   });

@@ -1,7 +1,9 @@
+import type { Source } from "./source";
+
 /**
- * A connector answers the lookups from some source (the record store now; an upstream provider
- * later). It returns the `data` payload already serialised as JSON, so that records stored as
- * JSON text travel to the client without being parsed and re-serialised.
+ * A connector answers the lookups from some source (the record store, or an upstream provider
+ * behind its cache). It returns the `data` payload already serialised as JSON, so that records
+ * stored as JSON text travel to the client without being parsed and re-serialised.
  */
 export type LookupResult =
   | {
@@ -14,8 +16,6 @@ export type LookupResult =
       costCredits?: number;
     }
   | { found: false };
-
-export type FollowersQuery = { userId: string; offset: number };
 
 /**
  * What a lookup may ask of the pipeline. A connector that is about to spend money (a call to an
@@ -40,10 +40,8 @@ export class SourceRateLimitedError extends Error {
   }
 }
 
+/** One entry for every operation: the operation's declared source (./source.ts) and its parameters. */
 export interface Connector {
   readonly name: string;
-  event(eventId: string, context: LookupContext): Promise<LookupResult>;
-  followers(query: FollowersQuery, context: LookupContext): Promise<LookupResult>;
-  publications(urn: string, page: number, context: LookupContext): Promise<LookupResult>;
+  lookup<Params, Data>(source: Source<Params, Data>, params: Params, context: LookupContext): Promise<LookupResult>;
 }
-

@@ -1,6 +1,6 @@
 import { DelegateBackoff, handleWhenResult, retry, type IRetryBackoffContext } from "cockatiel";
 import { describeError, log } from "@/lib/log";
-import { publications } from "@/lib/operations/publications";
+import type { ProviderAnswer } from "./source";
 import { SourceRateLimitedError } from "./types";
 import { BreakerOpenError, NoSlotError, type UpstreamGuard } from "./upstream-resilience";
 
@@ -19,7 +19,7 @@ export type KeyOwner = { kind: "shared" } | { kind: "user"; userId: string };
 
 export type ProviderCredentials = { baseUrl: string; apiKey: string; owner: KeyOwner };
 
-export type ProviderAnswer = { kind: "data"; data: unknown } | { kind: "not_found"; message: string };
+export type { ProviderAnswer };
 
 /** Any upstream failure: the lookup answers 500 and its reserved credits are refunded. */
 export class UpstreamError extends Error {
@@ -283,10 +283,12 @@ export type KeyCheck =
   | { ok: false; reason: "rejected" | "exhausted" | "unreachable" | "rate_limited" | "bad_answer"; message: string };
 
 export const KEY_CHECK_URN = "urn:li:social-lookup:provider-key-check";
+/** The contract's publication list path (lib/operations/publications/source.ts declares the same; a test holds them equal). */
+export const KEY_CHECK_PATH = "v1/jobsite/get_user_publications";
 
 export const checkProviderKey = async (deps: HttpDeps, baseUrl: string, apiKey: string): Promise<KeyCheck> => {
   const credentials: ProviderCredentials = { baseUrl, apiKey, owner: { kind: "shared" } };
-  const url = providerUrl(baseUrl, publications.upstream.path, { urn: KEY_CHECK_URN, page: "1" });
+  const url = providerUrl(baseUrl, KEY_CHECK_PATH, { urn: KEY_CHECK_URN, page: "1" });
   const result = await attemptOnce(deps, credentials, url);
   if (result.kind === "failed") return { ok: false, reason: "unreachable", message: `The provider could not be reached (${result.message}).` };
   const classified = classifyAnswer(result.status, result.text, null);

@@ -24,6 +24,8 @@ import { nodeIdFor } from "@/lib/records/node-id";
 import { saveProviderKey } from "./provider-keys";
 import { selectConnector, type DataConnector, type UpstreamSettings } from "./select";
 import { createStoreConnector } from "./store";
+import { createSuppressionList } from "./suppression";
+import { suppressedSubjects } from "@/lib/privacy/suppressions";
 import { upsertEvents } from "./store-records";
 
 /**
@@ -67,6 +69,7 @@ const build = (overrides: Partial<UpstreamSettings> = {}): { services: Services;
     store: createStoreConnector({ db: async () => db, cursors, cacheTtlMs: 0 }),
     sealKey,
     now: clock,
+    suppressions: createSuppressionList({ db: async () => db, read: suppressedSubjects }),
   });
   const services: Services = {
     db: async () => db,

@@ -8,6 +8,9 @@ import { createCursorCodec } from "@/lib/connectors/cursor";
 import { nodeIdFor } from "@/lib/records/node-id";
 import { createStoreConnector } from "@/lib/connectors/store";
 import type { LookupContext } from "@/lib/connectors/types";
+import { eventSource } from "@/lib/operations/event-details-id/source";
+import { followersSource } from "@/lib/operations/followers/source";
+import { publicationsSource } from "@/lib/operations/publications/source";
 import { FOLLOWERS_PAGE_SIZE } from "@/lib/operations/followers/descriptor";
 import { PUBLICATIONS_PAGE_SIZE } from "@/lib/operations/publications/descriptor";
 import { generateDemoData } from "@/lib/demo/generate";
@@ -54,17 +57,17 @@ const exportToString = async (kind: ExportKind): Promise<string> => {
 const apiAnswers = async (): Promise<string[]> => {
   const store = createStoreConnector({ db: async () => db(), cursors, cacheTtlMs: 0 });
   const answers: string[] = [];
-  const text = (result: Awaited<ReturnType<typeof store.event>>) => (result.found ? result.dataJson : "not found");
-  for (const record of demo.events) answers.push(text(await store.event(record.event_id, context)));
+  const text = (result: Awaited<ReturnType<typeof store.lookup>>) => (result.found ? result.dataJson : "not found");
+  for (const record of demo.events) answers.push(text(await store.lookup(eventSource, { eventId: record.event_id }, context)));
   for (const list of demo.followerLists) {
     const last = Math.max(0, Math.floor((list.followers.length - 1) / FOLLOWERS_PAGE_SIZE) * FOLLOWERS_PAGE_SIZE);
     for (const offset of new Set([0, FOLLOWERS_PAGE_SIZE, last])) {
-      answers.push(text(await store.followers({ userId: list.userid, offset }, context)));
+      answers.push(text(await store.lookup(followersSource, { userId: list.userid, offset }, context)));
     }
   }
   for (const list of demo.publicationLists) {
     const pages = Math.ceil(list.publications.length / PUBLICATIONS_PAGE_SIZE) + 1;
-    for (let page = 1; page <= pages; page += 1) answers.push(text(await store.publications(list.urn, page, context)));
+    for (let page = 1; page <= pages; page += 1) answers.push(text(await store.lookup(publicationsSource, { urn: list.urn, page }, context)));
   }
   return answers;
 };

@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import type { CursorCodec } from "@/lib/connectors/cursor";
+import type { Source } from "@/lib/connectors/source";
 import type { Connector, LookupContext, LookupResult } from "@/lib/connectors/types";
 import type { JsonObject } from "@/lib/records/json";
 import type { OperationParam } from "@/lib/records/params";
@@ -51,11 +52,28 @@ export type UpstreamRoute = {
   path: string;
 };
 
+/** Answers the parsed parameters from the data source (the store, or the provider behind its cache). */
+export type OperationLookup<Params> = (params: Params, connector: Connector, context: LookupContext) => Promise<LookupResult>;
+
+/**
+ * How the operation is answered: by its declared source, which the one engine runs
+ * (lib/connectors: store or provider, single-flight, cache, suppression; the folder's source.ts),
+ * or by a lookup of its own.
+ */
+export type OperationAnswer<Params, Data> =
+  | { source: Source<Params, Data>; lookup?: never; upstream?: never }
+  | {
+      source?: never;
+      lookup: OperationLookup<Params>;
+      /** The provider path of an operation answered by its own lookup (a source declares its own). */
+      upstream?: UpstreamRoute;
+    };
+
 /**
  * The whole operation: its descriptor (id, path, cost, page size, primary parameter, labels,
  * chart colour — what the browser may know) and what only the server and the documents need.
  */
-export type OperationDefinition<Id extends string, Data, Params> = OperationDescriptor<Id> & {
+export type OperationCore<Id extends string, Data, Params> = OperationDescriptor<Id> & {
   /** OpenAPI summary and card title, the contract's wording. */
   summary: string;
   /** Rules spanning parameters, shown in OpenAPI and the API reference. */
@@ -74,12 +92,11 @@ export type OperationDefinition<Id extends string, Data, Params> = OperationDesc
   tagDescription: string;
   /** Batch lookups of this operation (optional: an operation without it is not offered there). */
   batch?: OperationBatch;
-  upstream: UpstreamRoute;
   /** Reads the query; throws the contract's 400 (ApiError) on bad input. */
   parse(query: URLSearchParams, context: ParseContext): Params;
-  /** Answers the parsed parameters from the data source (the store, or the provider behind its cache). */
-  lookup(params: Params, connector: Connector, context: LookupContext): Promise<LookupResult>;
 };
+
+export type OperationDefinition<Id extends string, Data, Params> = OperationCore<Id, Data, Params> & OperationAnswer<Params, Data>;
 
 /** A lookup the query asked for, ready to run against a data source. */
 export type PreparedLookup = (connector: Connector, context: LookupContext) => Promise<LookupResult>;
@@ -89,17 +106,21 @@ export type PreparedLookup = (connector: Connector, context: LookupContext) => P
  * (throwing the contract's 400) and returns the lookup — so operations of different parameter
  * types share one shape without casts. `Data` types the console's answers.
  */
-export type Operation<Id extends string = string, Data = unknown> = Omit<
-  OperationDefinition<Id, Data, unknown>,
-  "parse" | "lookup"
-> & {
+export type Operation<Id extends string = string, Data = unknown> = Omit<OperationCore<Id, Data, unknown>, "parse"> & {
   prepare(query: URLSearchParams, context: ParseContext): PreparedLookup;
+};
+
+const lookupOf = <Params, Data>(answer: OperationAnswer<Params, Data>): OperationLookup<Params> => {
+  if (answer.source === undefined) return answer.lookup;
+  const { source } = answer;
+  return (params, connector, context) => connector.lookup(source, params, context);
 };
 
 export const defineOperation = <Id extends string, Data, Params>(
   definition: OperationDefinition<Id, Data, Params>,
 ): Operation<Id, Data> => {
-  const { parse, lookup, ...description } = definition;
+  const lookup = lookupOf(definition);
+  const { parse, source: _source, lookup: _lookup, upstream: _upstream, ...description } = definition;
   return {
     ...description,
     prepare: (query, context) => {
@@ -114,6 +135,6 @@ export const defineOperation = <Id extends string, Data, Params>(
  * parameters, checked in order (missing → invalid), handed to `lookup` by name.
  */
 export const defineSimpleOperation = <Id extends string, Data>(
-  definition: Omit<OperationDefinition<Id, Data, QueryValues>, "parse">,
+  definition: Omit<OperationCore<Id, Data, QueryValues>, "parse"> & OperationAnswer<QueryValues, Data>,
 ): Operation<Id, Data> =>
   defineOperation({ ...definition, parse: (query) => readParams(query, definition.params) });

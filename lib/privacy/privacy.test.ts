@@ -7,6 +7,8 @@ import { runLookup, type PipelineResult } from "@/lib/api/pipeline";
 import { createCursorCodec } from "@/lib/connectors/cursor";
 import { selectConnector, type UpstreamSettings } from "@/lib/connectors/select";
 import { createStoreConnector } from "@/lib/connectors/store";
+import { createSuppressionList } from "@/lib/connectors/suppression";
+import { followersSource } from "@/lib/operations/followers/source";
 import type { Db } from "@/lib/db/client";
 import { generateDemoData } from "@/lib/demo/generate";
 import { seedDemoData } from "@/lib/demo/seed";
@@ -63,6 +65,7 @@ describe.each(await testDatabases())("privacy on $name", (database) => {
       cursors,
       store: createStoreConnector({ db: async () => db, cursors, cacheTtlMs: 5000 }),
       sealKey: crypto.randomBytes(32),
+      suppressions: createSuppressionList({ db: async () => db, read: suppressedSubjects }),
     });
     return testServices(db, { connector, cursors, secret: TEST_SECRET });
   };
@@ -183,7 +186,7 @@ describe.each(await testDatabases())("privacy on $name", (database) => {
     if (!entity) throw new Error("no follower at position 30");
     suppressedFollower = entity;
     const before = await countOf("SELECT follower_count AS n FROM pin_users WHERE user_id = '2000000001'");
-    const firstPage = JSON.parse((await services.connector.followers({ userId: "2000000001", offset: 25 }, { keyOwnerId: null, reserve: async () => true }).then((result) => (result.found ? result.dataJson : "null")))) as unknown;
+    const firstPage = JSON.parse((await services.connector.lookup(followersSource, { userId: "2000000001", offset: 25 }, { keyOwnerId: null, reserve: async () => true }).then((result) => (result.found ? result.dataJson : "null")))) as unknown;
     const page = await batchPage("followers", "userid=2000000001", firstPage);
 
     // Subject access finds it in the list and in the batch page first.

@@ -4,6 +4,7 @@ import { eventBatch } from "../batch-shapes";
 import { defineOperation } from "../define";
 import { exampleEventDetails } from "../event-example";
 import { eventDetailsIdOperation } from "./descriptor";
+import { eventSource } from "./source";
 
 export { eventDetailsIdOperation };
 
@@ -16,7 +17,6 @@ export const eventDetailsId = defineOperation<(typeof eventDetailsIdOperation)["
   example: { summary: "an event", data: exampleEventDetails },
   tagDescription: "Event details",
   batch: eventBatch("not an event id (digits only)"),
-  upstream: { path: "v1/eventsite/event_details_id" },
   parse: (query) => parseEventById(query),
-  lookup: (params, connector, context) => connector.event(params.eventId, context),
+  source: eventSource,
 });

@@ -2,7 +2,7 @@ import { param, parseEventByUrl, type EventByUrlParams } from "@/lib/records/par
 import { eventDataSchema, type EventRecord } from "@/lib/records/records";
 import { eventBatch } from "../batch-shapes";
 import { defineOperation } from "../define";
-import { eventDetailsId } from "../event-details-id";
+import { eventSource } from "../event-details-id/source";
 import { exampleEventDetails } from "../event-example";
 import { eventDetailsOperation } from "./descriptor";
 
@@ -18,8 +18,7 @@ export const eventDetails = defineOperation<(typeof eventDetailsOperation)["id"]
   example: { summary: "an event", data: exampleEventDetails },
   tagDescription: "Event details",
   batch: eventBatch("not an event URL"),
-  // The provider is asked by id: the URL only names the event, and an id is what it caches by.
-  upstream: eventDetailsId.upstream,
   parse: (query, context) => parseEventByUrl(query, { hosts: context.eventSiteHosts }),
-  lookup: (params, connector, context) => connector.event(params.eventId, context),
+  // The provider is asked by id: the URL only names the event, and an id is what it caches by.
+  source: eventSource,
 });

@@ -2,11 +2,11 @@ import { invalid } from "@/lib/records/input-errors";
 import { param, parseFollowers } from "@/lib/records/params";
 import { followersDataSchema, type FollowersData } from "@/lib/records/records";
 import { entityIdFromNodeId } from "@/lib/records/node-id";
-import type { FollowersQuery } from "@/lib/connectors/types";
 import type { JsonObject } from "@/lib/records/json";
 import { followersOf, followersPagingOf } from "../batch-shapes";
 import { defineOperation } from "../define";
 import { FOLLOWERS_PAGE_SIZE, followersOperation } from "./descriptor";
+import { followersSource, type FollowersQuery } from "./source";
 
 export { FOLLOWERS_PAGE_SIZE, followersOperation };
 
@@ -94,7 +94,6 @@ export const followers = defineOperation<(typeof followersOperation)["id"], Foll
       return { userid, node_id: first.node_id, followers: pages.flatMap((page) => followersOf(page)?.followers ?? []) };
     },
   },
-  upstream: { path: "v1/pinsite/followers" },
   parse: (query, context) => {
     const params = parseFollowers(query);
     if (params.kind === "first") return { userId: params.userId, offset: 0 };
@@ -105,5 +104,5 @@ export const followers = defineOperation<(typeof followersOperation)["id"], Foll
     if (cursor === null || cursor.userId !== userId) throw invalid("cursor");
     return { userId, offset: cursor.offset };
   },
-  lookup: (params, connector, context) => connector.followers(params, context),
+  source: followersSource,
 });

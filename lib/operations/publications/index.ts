@@ -4,6 +4,7 @@ import type { JsonObject } from "@/lib/records/json";
 import { publicationsOf, publicationsPagingOf } from "../batch-shapes";
 import { defineOperation } from "../define";
 import { PUBLICATIONS_PAGE_SIZE, publicationsOperation } from "./descriptor";
+import { publicationsSource } from "./source";
 
 export { PUBLICATIONS_PAGE_SIZE, publicationsOperation };
 
@@ -69,7 +70,6 @@ export const publications = defineOperation<(typeof publicationsOperation)["id"]
   record: publicationsDataSchema,
   example: { summary: "the first page of publications", data: example },
   tagDescription: "Publication lists",
-  upstream: { path: "v1/jobsite/get_user_publications" },
   parse: (query) => parsePublications(query),
-  lookup: (params, connector, context) => connector.publications(params.urn, params.page, context),
+  source: publicationsSource,
 });

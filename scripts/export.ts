@@ -5,7 +5,7 @@ import { runCli, UsageError, withCliDb } from "@/lib/cli/open";
 import { parseCommandLine } from "@/lib/cli/options";
 import { EXPORT_KINDS, exportRecords, type ExportKind } from "@/lib/import/export";
 
-const USAGE = `usage: npm run --silent export -- --kind events|followers|publications [--out FILE] [--source NAME]
+const USAGE = `usage: npm run --silent export -- --kind ${EXPORT_KINDS.join("|")} [--out FILE] [--source NAME]
   Writes NDJSON that \`npm run import\` reads back as the same records (to stdout without --out).
   --source   only records of this source (demo, import, upstream, ...)`;
 

@@ -1,6 +1,7 @@
 import { upsertEvents, upsertFollowerList, upsertPublicationList } from "@/lib/connectors/store-records";
 import type { Db, Queryable } from "@/lib/db/client";
 import type { Env } from "@/lib/env";
+import { recordKinds, type SubjectKind } from "@/lib/records/kinds";
 import { issueKey } from "@/lib/keys/manage";
 import type { ApiKey } from "@/lib/keys/repository";
 import type { BootstrapResult } from "@/lib/users/bootstrap";
@@ -15,14 +16,32 @@ export type SeedSummary = { events: number; followers: number; publications: num
 // at once on PostgreSQL (PGlite has a single writer anyway).
 const SEED_LOCK_ID = 7_236_002;
 
+/** How each kind of record (lib/records/kinds.ts) of the data set is written, and what it adds to the summary. */
+type DemoWriter = { summary: keyof SeedSummary; write(queryable: Queryable, data: DemoData, source: string): Promise<number> };
+
+const sum = async <Item>(items: readonly Item[], write: (item: Item) => Promise<number>): Promise<number> => {
+  let total = 0;
+  for (const item of items) total += await write(item);
+  return total;
+};
+
+const demoWriters: { [Subject in SubjectKind]: DemoWriter } = {
+  event: { summary: "events", write: (queryable, data, source) => upsertEvents(queryable, data.events, source) },
+  pin_user: {
+    summary: "followers",
+    write: (queryable, data, source) => sum(data.followerLists, (list) => upsertFollowerList(queryable, list, source)),
+  },
+  profile: {
+    summary: "publications",
+    write: (queryable, data, source) => sum(data.publicationLists, (list) => upsertPublicationList(queryable, list, source)),
+  },
+};
+
 const writeDemoData = async (queryable: Queryable, data: DemoData): Promise<SeedSummary> => {
   const summary: SeedSummary = { events: 0, followers: 0, publications: 0 };
-  summary.events = await upsertEvents(queryable, data.events, demoFixtures.source);
-  for (const list of data.followerLists) {
-    summary.followers += await upsertFollowerList(queryable, list, demoFixtures.source);
-  }
-  for (const list of data.publicationLists) {
-    summary.publications += await upsertPublicationList(queryable, list, demoFixtures.source);
+  for (const kind of recordKinds) {
+    const writer = demoWriters[kind.subject];
+    summary[writer.summary] += await writer.write(queryable, data, demoFixtures.source);
   }
   return summary;
 };

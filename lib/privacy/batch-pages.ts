@@ -1,6 +1,7 @@
 import type { Queryable } from "@/lib/db/client";
 import { followersOf } from "@/lib/operations/batch-shapes";
 import { operationById } from "@/lib/operations";
+import { kindsListing } from "@/lib/records/kinds";
 import { namesOf, operationsNaming, textNames, type Subject } from "./subjects";
 
 /**
@@ -28,6 +29,7 @@ const listsEntity = (data: unknown, entityId: string) =>
 
 export const batchPagesHolding = async (db: Queryable, subject: Subject): Promise<HeldPage[]> => {
   const operations = operationsNaming(subject.kind).map((operation) => operation.id);
+  const listed = kindsListing(subject.kind).length > 0;
   const needles = namesOf(subject).flatMap((name) => [name, encodeURIComponent(name)]);
   // A cheap text match narrows the pages; each is then read as what it is.
   const rows = await db.query<ItemRow>(
@@ -41,7 +43,7 @@ export const batchPagesHolding = async (db: Queryable, subject: Subject): Promis
     const data: unknown = JSON.parse(row.data);
     const base = { batchId: row.batch_id, position: row.position, page: row.page, operation: row.operation, query: row.query, data };
     if (textNames(queryText(row.query), subject)) return [{ ...base, holds: "names" }];
-    if (subject.kind === "pin_user" && listsEntity(data, subject.subject)) return [{ ...base, holds: "lists" }];
+    if (listed && listsEntity(data, subject.subject)) return [{ ...base, holds: "lists" }];
     return [];
   });
 };

@@ -1,99 +1,112 @@
 import type { Queryable } from "@/lib/db/client";
+import { kindOf, kindsListing, recordKinds, type RecordKind } from "@/lib/records/kinds";
 import { eraseFromBatchPages } from "./batch-pages";
+import { entrySubjectSql } from "./listed-subjects";
 import { storedSpellings } from "./spellings";
 import type { Subject } from "./subjects";
 
 /**
  * Deletes every stored record of a subject, inside the caller's transaction: the record store,
- * the upstream cache (its pages and cursors), batch result pages — and, for a pin-board user, its
- * entries in other users' follower lists — under every spelling of the subject the store holds
- * (lib/privacy/spellings.ts). Returns how many of each went (counts only: the audit log records
- * these, never the data).
+ * the upstream cache (its pages and cursors), batch result pages — and, for a subject listed in
+ * other subjects' lists (a pin-board user among followers), its entries there — under every
+ * spelling of the subject the store holds (lib/privacy/spellings.ts). Returns how many of each
+ * went (counts only: the audit log records these, never the data). Tables and columns come only
+ * from the kinds table (lib/records/kinds.ts), never from input.
  */
 export type Erased = { records: number; cachePages: number; followerEntries: number; batchPages: number };
 
 const count = async (tx: Queryable, sql: string, params: unknown[]): Promise<number> => (await tx.query(sql, params)).length;
 
 /**
- * Removes a pin-board user from other users' follower lists. A list of the store keeps its order
+ * Removes a subject from the lists of one kind that hold it. A list of the store keeps its order
  * with the gap closed (positions renumbered, the count one lower), so every page stays reachable
- * through offset cursors and is one entry shorter where it held the user. A list cached from the
- * provider is dropped instead: its pages map to the provider's own positions and are fetched again.
+ * through offset cursors and is one entry shorter where it held the subject. A list cached from
+ * the provider is dropped instead: its pages map to the provider's own positions and are fetched again.
  */
-const eraseFollowerEntries = async (tx: Queryable, entityIds: string[]): Promise<number> => {
-  const removed = await tx.query<{ user_id: string; position: number }>(
-    "DELETE FROM pin_followers WHERE record->'node'->>'entityId' = ANY($1::text[]) RETURNING user_id, position",
-    [entityIds],
+const eraseListedEntries = async (tx: Queryable, list: RecordKind, ids: string[]): Promise<number> => {
+  const { owners, idColumn, entries } = list.tables;
+  if (entries?.subjects === undefined) return 0;
+  const { table, ownerColumn, countColumn } = entries;
+  const removed = await tx.query<{ owner: string; position: number }>(
+    `DELETE FROM ${table} WHERE ${entrySubjectSql(entries.subjects.path)} = ANY($1::text[]) RETURNING ${ownerColumn} AS owner, position`,
+    [ids],
   );
   const byList = new Map<string, number[]>();
-  for (const row of removed) byList.set(row.user_id, [...(byList.get(row.user_id) ?? []), row.position]);
-  for (const [userId, positions] of byList) {
-    const owner = await tx.query<{ source: string }>("SELECT source FROM pin_users WHERE user_id = $1 FOR UPDATE", [userId]);
-    if (owner[0]?.source === "upstream") {
-      await tx.query("DELETE FROM upstream_pages WHERE kind = 'followers' AND subject = $1", [userId]);
-      await tx.query("DELETE FROM pin_users WHERE user_id = $1", [userId]);
+  for (const row of removed) byList.set(row.owner, [...(byList.get(row.owner) ?? []), row.position]);
+  for (const [owner, positions] of byList) {
+    const head = await tx.query<{ source: string }>(`SELECT source FROM ${owners} WHERE ${idColumn} = $1 FOR UPDATE`, [owner]);
+    if (head[0]?.source === "upstream") {
+      await tx.query("DELETE FROM upstream_pages WHERE kind = $2 AND subject = $1", [owner, list.cacheKind]);
+      await tx.query(`DELETE FROM ${owners} WHERE ${idColumn} = $1`, [owner]);
       continue;
     }
     // Two steps through negative positions: one UPDATE moving rows down could collide with the key.
     await tx.query(
-      `UPDATE pin_followers f SET position = -1 - (f.position - (SELECT count(*) FROM unnest($2::integer[]) AS r(gone) WHERE r.gone < f.position))::integer
-       WHERE f.user_id = $1 AND f.position > $3`,
-      [userId, positions, Math.min(...positions)],
+      `UPDATE ${table} f SET position = -1 - (f.position - (SELECT count(*) FROM unnest($2::integer[]) AS r(gone) WHERE r.gone < f.position))::integer
+       WHERE f.${ownerColumn} = $1 AND f.position > $3`,
+      [owner, positions, Math.min(...positions)],
     );
-    await tx.query("UPDATE pin_followers SET position = -1 - position WHERE user_id = $1 AND position < 0", [userId]);
-    await tx.query("UPDATE pin_users SET follower_count = GREATEST(0, follower_count - $2) WHERE user_id = $1", [userId, positions.length]);
+    await tx.query(`UPDATE ${table} SET position = -1 - position WHERE ${ownerColumn} = $1 AND position < 0`, [owner]);
+    await tx.query(`UPDATE ${owners} SET ${countColumn} = GREATEST(0, ${countColumn} - $2) WHERE ${idColumn} = $1`, [owner, positions.length]);
   }
   return removed.length;
 };
 
-const CACHE_KIND = { event: "event", pin_user: "followers", profile: "publications" } as const;
-
-const eraseRecords = async (tx: Queryable, kind: Subject["kind"], spellings: string[]): Promise<number> => {
-  switch (kind) {
-    case "event":
-      return count(tx, "DELETE FROM events WHERE event_id = ANY($1::text[]) RETURNING event_id", [spellings]);
-    case "pin_user":
-      await tx.query("DELETE FROM upstream_cursors WHERE user_id = ANY($1::text[])", [spellings]);
-      return count(tx, "DELETE FROM pin_users WHERE user_id = ANY($1::text[]) RETURNING user_id", [spellings]);
-    case "profile":
-      return count(tx, "DELETE FROM profiles WHERE urn = ANY($1::text[]) RETURNING urn", [spellings]);
-  }
+const eraseRecords = async (tx: Queryable, kind: RecordKind, spellings: string[]): Promise<number> => {
+  const { owners, idColumn, cursors } = kind.tables;
+  if (cursors) await tx.query(`DELETE FROM ${cursors.table} WHERE ${cursors.ownerColumn} = ANY($1::text[])`, [spellings]);
+  return count(tx, `DELETE FROM ${owners} WHERE ${idColumn} = ANY($1::text[]) RETURNING ${idColumn}`, [spellings]);
 };
 
 export const eraseSubject = async (tx: Queryable, subject: Subject): Promise<Erased> => {
+  const kind = kindOf(subject.kind);
   const spellings = await storedSpellings(tx, subject);
-  const records = await eraseRecords(tx, subject.kind, spellings);
+  const records = await eraseRecords(tx, kind, spellings);
   const cachePages = await count(tx, "DELETE FROM upstream_pages WHERE kind = $1 AND subject = ANY($2::text[]) RETURNING page", [
-    CACHE_KIND[subject.kind],
+    kind.cacheKind,
     spellings,
   ]);
-  const followerEntries = subject.kind === "pin_user" ? await eraseFollowerEntries(tx, spellings) : 0;
+  let followerEntries = 0;
+  for (const list of kindsListing(subject.kind)) followerEntries += await eraseListedEntries(tx, list, spellings);
   const batchPages = await eraseFromBatchPages(tx, subject);
   return { records, cachePages, followerEntries, batchPages };
 };
 
+/** The sweep's statements, in order: records of suppressed subjects, provider lists listing one, cached pages. */
+const sweepStatements = (kinds: readonly RecordKind[]): { sql: string; params: string[] }[] => [
+  ...kinds.map(({ subject, tables: { owners, idColumn } }) => ({
+    sql: `DELETE FROM ${owners} o USING suppressions s WHERE s.kind = $1 AND s.subject = o.${idColumn} RETURNING o.${idColumn}`,
+    params: [subject],
+  })),
+  ...kinds.flatMap(({ cacheKind, tables: { owners, idColumn, entries } }) =>
+    entries?.subjects === undefined
+      ? []
+      : [
+          {
+            sql: `WITH gone AS (
+       DELETE FROM ${owners} u WHERE u.source = 'upstream' AND EXISTS (
+         SELECT 1 FROM ${entries.table} f JOIN suppressions s ON s.kind = $1 AND s.subject = ${entrySubjectSql(entries.subjects.path, "f")}
+         WHERE f.${entries.ownerColumn} = u.${idColumn})
+       RETURNING u.${idColumn} AS owner)
+     DELETE FROM upstream_pages p USING gone WHERE p.kind = $2 AND p.subject = gone.owner RETURNING gone.owner`,
+            params: [entries.subjects.kind, cacheKind],
+          },
+        ],
+  ),
+  ...kinds.map(({ subject, cacheKind }) => ({
+    sql: "DELETE FROM upstream_pages p USING suppressions s WHERE s.kind = $1 AND p.kind = $2 AND s.subject = p.subject RETURNING p.subject",
+    params: [subject, cacheKind],
+  })),
+];
+
 /**
  * Erases again what reached the store after a suppression: an upstream answer that was already
- * in flight when the subject was suppressed, or a provider follower page listing a suppressed
- * user (cached lists holding one are dropped, to be fetched again). Set-based, for the periodic
+ * in flight when the subject was suppressed, or a provider list listing a suppressed subject
+ * (cached lists holding one are dropped, to be fetched again). Set-based, for the periodic
  * sweep; returns how many records went.
  */
 export const sweepSuppressed = async (db: Queryable): Promise<number> => {
-  const statements = [
-    "DELETE FROM events e USING suppressions s WHERE s.kind = 'event' AND s.subject = e.event_id RETURNING e.event_id",
-    "DELETE FROM pin_users u USING suppressions s WHERE s.kind = 'pin_user' AND s.subject = u.user_id RETURNING u.user_id",
-    "DELETE FROM profiles p USING suppressions s WHERE s.kind = 'profile' AND s.subject = p.urn RETURNING p.urn",
-    `WITH gone AS (
-       DELETE FROM pin_users u WHERE u.source = 'upstream' AND EXISTS (
-         SELECT 1 FROM pin_followers f JOIN suppressions s ON s.kind = 'pin_user' AND s.subject = f.record->'node'->>'entityId'
-         WHERE f.user_id = u.user_id)
-       RETURNING u.user_id)
-     DELETE FROM upstream_pages p USING gone WHERE p.kind = 'followers' AND p.subject = gone.user_id RETURNING gone.user_id`,
-    `DELETE FROM upstream_pages p USING suppressions s WHERE s.subject = p.subject
-       AND p.kind = CASE s.kind WHEN 'event' THEN 'event' WHEN 'pin_user' THEN 'followers' ELSE 'publications' END
-     RETURNING p.subject`,
-  ];
   let erased = 0;
-  for (const sql of statements) erased += await count(db, sql, []);
+  for (const { sql, params } of sweepStatements(recordKinds)) erased += await count(db, sql, params);
   return erased;
 };

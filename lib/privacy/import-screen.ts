@@ -1,27 +1,47 @@
-import type { ImportRecord } from "@/lib/import/records";
-import { subjectKey } from "@/lib/records/canonical-subject";
-import type { SubjectKind } from "@/lib/records/subject-kinds";
+import { recordKindOf, type RecordKind } from "@/lib/records/kinds";
+import { entrySubject } from "./listed-subjects";
 
 /**
  * What an import may not store: a suppressed subject's record is skipped, and a suppressed
- * pin-board user is left out of the follower lists it appears in. Each is reported like a bad
- * record (`npm run import` exits 3), naming the subject. Subjects compare in their canonical spelling.
+ * subject is left out of the lists it appears in (a pin-board user among followers: the kinds
+ * table's `entries.subjects`, lib/records/kinds.ts). Each is reported like a bad record
+ * (`npm run import` exits 3), naming the subject. Subjects compare in their canonical spelling.
  */
-export type Screened = { record: ImportRecord | null; problems: string[] };
+export type Screenable = {
+  kind: RecordKind;
+  /** The subject the record is of, as written. */
+  id: string;
+  /** A list's entries, or null for a single record. */
+  entries: readonly unknown[] | null;
+};
 
-export const screenSuppressed = (record: ImportRecord, suppressed: ReadonlyMap<SubjectKind, ReadonlySet<string>>): Screened => {
-  const has = (kind: SubjectKind, subject: string) => suppressed.get(kind)?.has(subjectKey(kind, subject)) ?? false;
-  const skipped = (what: string): Screened => ({ record: null, problems: [`${what} is suppressed: skipped`] });
-  if (record.kind === "event") return has("event", record.event.event_id) ? skipped(`event ${record.event.event_id}`) : { record, problems: [] };
-  if (record.kind === "publications") return has("profile", record.list.urn) ? skipped(`profile ${record.list.urn}`) : { record, problems: [] };
-  const { list } = record;
-  if (has("pin_user", list.userid)) return skipped(`pin-board user ${list.userid}`);
-  const users = suppressed.get("pin_user");
-  if (!users || users.size === 0) return { record, problems: [] };
-  const problems = list.followers.flatMap((entry, index) =>
-    has("pin_user", entry.node.entityId) ? [`followers.${index}: pin-board user ${entry.node.entityId} is suppressed: left out`] : [],
-  );
-  if (problems.length === 0) return { record, problems };
-  const followers = list.followers.filter((entry) => !has("pin_user", entry.node.entityId));
-  return { record: { kind: "followers", list: { ...list, followers } }, problems };
+/** Skip the record, or keep it without the entries at `leftOut`; `problems` says why. */
+export type Screened = { skipped: boolean; leftOut: ReadonlySet<number>; problems: string[] };
+
+const named = (kind: RecordKind, subject: string) => `${kind.label.toLowerCase()} ${subject}`;
+
+/** Suppressed subjects by subject kind, in their canonical spelling (lib/privacy/suppressions.ts). */
+type Suppressed = ReadonlyMap<string, ReadonlySet<string>>;
+
+// The kind's canonical spelling, as lib/records/canonical-subject.ts's subjectKey reads it.
+const has = (suppressed: Suppressed, kind: RecordKind, subject: string) =>
+  suppressed.get(kind.subject)?.has(kind.canonical(subject) ?? subject) ?? false;
+
+export const screenSuppressed = (record: Screenable, suppressed: Suppressed): Screened => {
+  const { kind, id, entries } = record;
+  if (has(suppressed, kind, id)) return { skipped: true, leftOut: new Set(), problems: [`${named(kind, id)} is suppressed: skipped`] };
+  const kept: Screened = { skipped: false, leftOut: new Set(), problems: [] };
+  const listed = kind.tables.entries?.subjects;
+  const listedKind = listed === undefined ? undefined : recordKindOf(listed.kind);
+  if (entries === null || listed === undefined || listedKind === undefined || (suppressed.get(listedKind.subject)?.size ?? 0) === 0) return kept;
+  const field = kind.tables.entries?.field ?? "";
+  const leftOut = new Set<number>();
+  const problems: string[] = [];
+  entries.forEach((entry, index) => {
+    const entryId = entrySubject(entry, listed.path);
+    if (entryId === undefined || !has(suppressed, listedKind, entryId)) return;
+    leftOut.add(index);
+    problems.push(`${field}.${index}: ${named(listedKind, entryId)} is suppressed: left out`);
+  });
+  return { skipped: false, leftOut, problems };
 };

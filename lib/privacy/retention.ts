@@ -1,10 +1,11 @@
 import type { Queryable } from "@/lib/db/client";
+import { recordKinds, type RecordKind } from "@/lib/records/kinds";
 
 /**
  * Retention limits (docs/security.md), applied by the sweep: batch result pages (the batch, its
  * inputs and per-page status and credits stay), per-request usage rows (the daily rollups in
  * usage_daily stay: charts, totals and budgets read those, so they do not change), and records
- * cached from the upstream provider, whatever their TTL. Credits, keys, rollups and the audit log
+ * cached from the upstream provider (of every kind of record, lib/records/kinds.ts), whatever their TTL. Credits, keys, rollups and the audit log
  * are never touched. `now` is the sweep's clock (tests pass their own).
  */
 export type RetentionLimits = { batchResultsDays: number; requestLogDays: number; upstreamCacheDays: number };
@@ -35,24 +36,22 @@ const sweepRequestLog = async (db: Queryable, cutoff: Date): Promise<number> => 
   }
 };
 
-const sweepUpstreamCache = async (db: Queryable, cutoff: Date) => {
-  // A cached list goes whole when any of its pages is too old: its entries are as old as that page.
-  const lists = [
-    { owners: "pin_users", key: "user_id", kind: "followers" },
-    { owners: "profiles", key: "urn", kind: "publications" },
-  ] as const;
-  let cachedRecords = await deleted(db, "DELETE FROM events WHERE source = 'upstream' AND fetched_at < $1 RETURNING event_id", [cutoff]);
-  for (const list of lists) {
+const sweepUpstreamCache = async (db: Queryable, cutoff: Date, kinds: readonly RecordKind[]) => {
+  let cachedRecords = 0;
+  for (const { cacheKind, tables: { owners, idColumn, entries } } of kinds) {
+    // A cached list goes whole when any of its pages is too old: its entries are as old as that page.
+    const pageTooOld =
+      entries === undefined ? "" : ` OR EXISTS (
+         SELECT 1 FROM upstream_pages p WHERE p.kind = $2 AND p.subject = o.${idColumn} AND p.fetched_at < $1)`;
     cachedRecords += await deleted(
       db,
-      `DELETE FROM ${list.owners} o WHERE o.source = 'upstream' AND (o.fetched_at < $1 OR EXISTS (
-         SELECT 1 FROM upstream_pages p WHERE p.kind = '${list.kind}' AND p.subject = o.${list.key} AND p.fetched_at < $1))
-       RETURNING o.${list.key}`,
-      [cutoff],
+      `DELETE FROM ${owners} o WHERE o.source = 'upstream' AND (o.fetched_at < $1${pageTooOld})
+       RETURNING o.${idColumn}`,
+      entries === undefined ? [cutoff] : [cutoff, cacheKind],
     );
   }
   const cachePages = await deleted(db, "DELETE FROM upstream_pages WHERE fetched_at < $1 RETURNING page", [cutoff]);
-  await db.query("DELETE FROM upstream_cursors WHERE created_at < $1", [cutoff]);
+  for (const { tables } of kinds) if (tables.cursors) await db.query(`DELETE FROM ${tables.cursors.table} WHERE created_at < $1`, [cutoff]);
   return { cachePages, cachedRecords };
 };
 
@@ -63,5 +62,5 @@ export const sweepRetention = async (db: Queryable, limits: RetentionLimits, now
     [before(now, limits.batchResultsDays)],
   );
   const requestRows = await sweepRequestLog(db, before(now, limits.requestLogDays));
-  return { batchPages, requestRows, ...(await sweepUpstreamCache(db, before(now, limits.upstreamCacheDays))) };
+  return { batchPages, requestRows, ...(await sweepUpstreamCache(db, before(now, limits.upstreamCacheDays), recordKinds)) };
 };

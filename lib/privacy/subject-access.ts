@@ -1,5 +1,7 @@
 import type { Queryable } from "@/lib/db/client";
+import { kindOf, kindsListing } from "@/lib/records/kinds";
 import { batchPagesHolding } from "./batch-pages";
+import { entrySubjectSql } from "./listed-subjects";
 import { namesOf, operationsNaming, textNames, type Subject } from "./subjects";
 
 /**
@@ -15,9 +17,9 @@ type Listed<Item> = { items: Item[]; truncated: boolean };
 const listed = <Item>(rows: Item[]): Listed<Item> => ({ items: rows.slice(0, MAX_ITEMS), truncated: rows.length > MAX_ITEMS });
 
 type RecordRow = { record: string };
-type OwnerRow = { source: string; fetched_at: Date | string; node_id?: string; count: number };
+type OwnerRow = { source: string; fetched_at: Date | string; node_id?: string | null; count: number };
 
-const entries = async (db: Queryable, table: "pin_followers" | "publications", column: "user_id" | "urn", owner: string) =>
+const entriesOf = async (db: Queryable, table: string, column: string, owner: string) =>
   listed(
     (
       await db.query<RecordRow>(`SELECT record::text AS record FROM ${table} WHERE ${column} = $1 ORDER BY position LIMIT $2`, [
@@ -27,36 +29,53 @@ const entries = async (db: Queryable, table: "pin_followers" | "publications", c
     ).map((row): unknown => JSON.parse(row.record)),
   );
 
-const ownerOf = (row: OwnerRow | undefined) =>
-  row ? { source: row.source, fetchedAt: new Date(row.fetched_at).toISOString(), count: Number(row.count) } : null;
+const ownerOf = (row: OwnerRow) => ({ source: row.source, fetchedAt: new Date(row.fetched_at).toISOString(), count: Number(row.count) });
 
-const recordsOf = async (db: Queryable, { kind, subject }: Subject) => {
-  switch (kind) {
-    case "event": {
-      const rows = await db.query<RecordRow & OwnerRow>("SELECT record::text AS record, source, fetched_at, 1 AS count FROM events WHERE event_id = $1", [subject]);
-      const row = rows[0];
-      return row ? { event: { source: row.source, fetchedAt: new Date(row.fetched_at).toISOString(), record: JSON.parse(row.record) as unknown } } : {};
-    }
-    case "pin_user": {
-      const rows = await db.query<OwnerRow>("SELECT source, fetched_at, node_id, follower_count AS count FROM pin_users WHERE user_id = $1", [subject]);
-      const owner = ownerOf(rows[0]);
-      return owner ? { followerList: { ...owner, nodeId: rows[0]?.node_id, followers: await entries(db, "pin_followers", "user_id", subject) } } : {};
-    }
-    case "profile": {
-      const rows = await db.query<OwnerRow>("SELECT source, fetched_at, publication_count AS count FROM profiles WHERE urn = $1", [subject]);
-      const owner = ownerOf(rows[0]);
-      return owner ? { publicationList: { ...owner, publications: await entries(db, "publications", "urn", subject) } } : {};
-    }
+/**
+ * The subject's own stored record, under its kind's name (lib/records/kinds.ts `access`): a
+ * single record with its source and age, or a list's head (with the node id where the kind keeps
+ * one) and its entries. Tables and columns come from the kinds table only.
+ */
+const recordsOf = async (db: Queryable, { kind: subjectKind, subject }: Subject): Promise<Record<string, unknown>> => {
+  const kind = kindOf(subjectKind);
+  const { owners, idColumn, entries, nodeIdColumn } = kind.tables;
+  if (entries === undefined) {
+    const rows = await db.query<RecordRow & OwnerRow>(
+      `SELECT record::text AS record, source, fetched_at, 1 AS count FROM ${owners} WHERE ${idColumn} = $1`,
+      [subject],
+    );
+    const row = rows[0];
+    return row ? { [kind.access]: { source: row.source, fetchedAt: new Date(row.fetched_at).toISOString(), record: JSON.parse(row.record) as unknown } } : {};
   }
+  const nodeId = nodeIdColumn === undefined ? "" : `, ${nodeIdColumn} AS node_id`;
+  const rows = await db.query<OwnerRow>(`SELECT source, fetched_at${nodeId}, ${entries.countColumn} AS count FROM ${owners} WHERE ${idColumn} = $1`, [subject]);
+  const row = rows[0];
+  if (!row) return {};
+  return {
+    [kind.access]: {
+      ...ownerOf(row),
+      ...(nodeIdColumn === undefined ? {} : { nodeId: row.node_id }),
+      [entries.field]: await entriesOf(db, entries.table, entries.ownerColumn, subject),
+    },
+  };
 };
 
+type ListedEntry = { owner: string; position: number; record: string };
+
+/** The entries naming the subject in other subjects' lists, each with its list's id under the list kind's file name. */
 const followerListsOf = async (db: Queryable, subject: Subject) => {
-  if (subject.kind !== "pin_user") return listed<{ userid: string; position: number; entry: unknown }>([]);
-  const rows = await db.query<{ user_id: string; position: number; record: string }>(
-    "SELECT user_id, position, record::text AS record FROM pin_followers WHERE record->'node'->>'entityId' = $1 ORDER BY user_id, position LIMIT $2",
-    [subject.subject, MAX_ITEMS + 1],
-  );
-  return listed(rows.map((row) => ({ userid: row.user_id, position: row.position, entry: JSON.parse(row.record) as unknown })));
+  const found: Record<string, unknown>[] = [];
+  for (const list of kindsListing(subject.kind)) {
+    const entries = list.tables.entries;
+    if (entries?.subjects === undefined) continue;
+    const rows = await db.query<ListedEntry>(
+      `SELECT ${entries.ownerColumn} AS owner, position, record::text AS record FROM ${entries.table}
+       WHERE ${entrySubjectSql(entries.subjects.path)} = $1 ORDER BY ${entries.ownerColumn}, position LIMIT $2`,
+      [subject.subject, MAX_ITEMS + 1],
+    );
+    found.push(...rows.map((row) => ({ [list.file.idField]: row.owner, position: row.position, entry: JSON.parse(row.record) as unknown })));
+  }
+  return listed(found);
 };
 
 type UsageRow = {

@@ -1,4 +1,4 @@
-import { nodeIdFor } from "@/lib/records/node-id";
+import { kindOf } from "@/lib/records/kinds";
 import { registry, type Registry } from "@/lib/operations";
 import type { SubjectKind } from "@/lib/records/subject-kinds";
 
@@ -22,7 +22,7 @@ export const operationsNaming = (kind: SubjectKind, operations: Registry = regis
   operations.filter((operation) => operation.subjectKind === kind);
 
 /** Texts that name the subject in a stored query or record (a pin-board user also by its node id). */
-export const namesOf = ({ kind, subject }: Subject): string[] => (kind === "pin_user" ? [subject, nodeIdFor(subject)] : [subject]);
+export const namesOf = ({ kind, subject }: Subject): string[] => [subject, ...(kindOf(kind).otherNames?.(subject) ?? [])];
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 

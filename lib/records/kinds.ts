@@ -1,5 +1,5 @@
-import { canonicalSubject } from "./canonical-subject";
-import type { SubjectKind } from "./subject-kinds";
+import { nodeIdFor } from "./node-id";
+import { eventIdOf, pinUserIdOf, profileUrnOf } from "./subject-ids";
 
 /**
  * The kinds of record the store holds, each declared once: what a data subject of that kind is
@@ -8,11 +8,11 @@ import type { SubjectKind } from "./subject-kinds";
  * its label. Privacy, import and export, the upstream cache and the demo data loop over this table
  * instead of branching on a kind; an operation names the kind its answers are records of.
  *
- * Browser-safe data except `tables` and `canonical`, which only the server reads.
+ * Browser-safe data except `tables`, `file`, `access` and the functions, which only the server reads.
  */
 export type RecordKind = {
   /** The data subject's kind: what a suppression or a subject access request names ("pin_user"). */
-  subject: SubjectKind;
+  subject: string;
   /** `upstream_pages.kind` of this kind's cached pages ("followers"). */
   cacheKind: string;
   /** What an export names this kind ("followers": `npm run export -- followers`). */
@@ -30,10 +30,36 @@ export type RecordKind = {
   tables: {
     owners: string;
     idColumn: string;
-    entries?: { table: string; ownerColumn: string; countColumn: string };
+    entries?: {
+      table: string;
+      ownerColumn: string;
+      countColumn: string;
+      /** The list's field in a file line and a subject access document ("followers"). */
+      field: string;
+      /** Entries that are themselves data subjects: of which kind, and where the entry's id is. */
+      subjects?: { kind: string; path: readonly [string, ...string[]] };
+    };
+    /** The owner's node id column, written beside its id (pin-board users). */
+    nodeIdColumn?: string;
+    /** Paging cursors the upstream cache keeps per subject, erased with it. */
+    cursors?: { table: string; ownerColumn: string };
   };
+  /**
+   * A file line's names (import, export): the owner's id field and, for a list, its node id field.
+   * A kind without entries is written as its record alone.
+   */
+  file: { idField: string; nodeIdField?: string };
+  /** What a subject access document calls the subject's stored record ("followerList"). */
+  access: string;
   /** The subject's one spelling, or null when the text is not one of this kind. */
   canonical(raw: string): string | null;
+  /** Other texts naming the subject in a stored query or record (a pin-board user's node id). */
+  otherNames?(subject: string): string[];
+  /**
+   * The LIKE pattern (on the lower-cased id) narrowing where the store may keep other spellings of
+   * the subject, for a kind whose ids are not plain digits; digit ids are found with their zeros.
+   */
+  spellingPattern?(subject: string): string;
 };
 
 export const recordKinds = [
@@ -45,7 +71,9 @@ export const recordKinds = [
     label: "Event",
     hint: "an event id (digits) or an event page URL",
     tables: { owners: "events", idColumn: "event_id" },
-    canonical: (raw) => canonicalSubject("event", raw),
+    file: { idField: "event_id" },
+    access: "event",
+    canonical: (raw) => eventIdOf(raw.trim()),
   },
   {
     subject: "pin_user",
@@ -57,9 +85,20 @@ export const recordKinds = [
     tables: {
       owners: "pin_users",
       idColumn: "user_id",
-      entries: { table: "pin_followers", ownerColumn: "user_id", countColumn: "follower_count" },
+      entries: {
+        table: "pin_followers",
+        ownerColumn: "user_id",
+        countColumn: "follower_count",
+        field: "followers",
+        subjects: { kind: "pin_user", path: ["node", "entityId"] },
+      },
+      nodeIdColumn: "node_id",
+      cursors: { table: "upstream_cursors", ownerColumn: "user_id" },
     },
-    canonical: (raw) => canonicalSubject("pin_user", raw),
+    file: { idField: "userid", nodeIdField: "node_id" },
+    access: "followerList",
+    canonical: (raw) => pinUserIdOf(raw.trim()),
+    otherNames: (subject) => [nodeIdFor(subject)],
   },
   {
     subject: "profile",
@@ -71,11 +110,28 @@ export const recordKinds = [
     tables: {
       owners: "profiles",
       idColumn: "urn",
-      entries: { table: "publications", ownerColumn: "urn", countColumn: "publication_count" },
+      entries: { table: "publications", ownerColumn: "urn", countColumn: "publication_count", field: "publications" },
     },
-    canonical: (raw) => canonicalSubject("profile", raw),
+    file: { idField: "urn" },
+    access: "publicationList",
+    canonical: (raw) => profileUrnOf(raw.trim()),
+    spellingPattern: (subject) => `urn:li:${subject.split(":")[2] ?? ""}:%`,
   },
 ] as const satisfies readonly RecordKind[];
 
+/** The kinds of data subject: one per kind of record. */
+export type SubjectKind = (typeof recordKinds)[number]["subject"];
+
 export const recordKindOf = (subject: string, kinds: readonly RecordKind[] = recordKinds): RecordKind | undefined =>
   kinds.find((kind) => kind.subject === subject);
+
+/** The kind of record of a subject kind (every subject kind has one: it is read from this table). */
+export const kindOf = (subject: SubjectKind): RecordKind => {
+  const kind = recordKindOf(subject);
+  if (kind === undefined) throw new Error(`no record kind for subject kind ${subject}`);
+  return kind;
+};
+
+/** The kinds whose list entries are subjects of this kind (pin-board users in follower lists). */
+export const kindsListing = (subject: SubjectKind, kinds: readonly RecordKind[] = recordKinds): RecordKind[] =>
+  kinds.filter((kind) => kind.tables.entries?.subjects?.kind === subject);

@@ -26,6 +26,8 @@ const shelfKind: RecordKind = {
   label: "Shelf",
   hint: "a shelf code",
   tables: { owners: "shelves", idColumn: "code" },
+  file: { idField: "code" },
+  access: "shelf",
   canonical: (raw) => (/^[a-z]+$/i.test(raw.trim()) ? raw.trim().toUpperCase() : null),
 };
 

@@ -1,6 +1,5 @@
 import type { Queryable } from "@/lib/db/client";
 import type { RecordKind } from "@/lib/records/kinds";
-import type { SubjectKind } from "@/lib/records/subject-kinds";
 import type { AnswerSubjects } from "./source";
 import type { StoreConnector } from "./store";
 import type { LookupResult } from "./types";
@@ -18,7 +17,7 @@ import type { LookupResult } from "./types";
  * once after clearCache() (called by this instance's suppress and lift), so another instance
  * follows a change within `refreshMs`.
  */
-export type SuppressedSubjects = ReadonlyMap<SubjectKind, ReadonlySet<string>>;
+export type SuppressedSubjects = ReadonlyMap<string, ReadonlySet<string>>;
 
 /** Every suppressed subject, by kind, in its canonical form: lib/privacy reads them (suppressedSubjects), lib/services.ts wires it. */
 export type SuppressedSubjectsReader = (db: Queryable) => Promise<SuppressedSubjects>;

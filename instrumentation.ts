@@ -5,8 +5,9 @@
  */
 export const register = async (): Promise<void> => {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
-  const { startBackgroundJobs } = await import("@/lib/jobs");
-  await startBackgroundJobs().catch((error: unknown) => {
+  const [{ startBackgroundJobs }, { pipelineBatchLookup }] = await Promise.all([import("@/lib/jobs"), import("@/lib/api/batch-lookup")]);
+  // Batches run their lookups through the /v1 pipeline: the edge is handed down to the jobs here.
+  await startBackgroundJobs({ batchLookup: pipelineBatchLookup }).catch((error: unknown) => {
     console.error(`Background jobs did not start: ${error instanceof Error ? error.message : String(error)}`);
   });
 };

@@ -5,10 +5,11 @@ import { sweepSuppressed } from "@/lib/privacy/erase";
 import { sweepRetention } from "@/lib/privacy/retention";
 import { describeError, log } from "@/lib/log";
 import { startAlertWorker } from "@/lib/alerts/webhooks";
+import type { BatchLookup } from "@/lib/batches/services";
 import { startBatchRunner } from "@/lib/batches/start";
 import { refillDueKeys } from "@/lib/keys/refill";
 import { env } from "@/lib/env";
-import { services } from "@/lib/services";
+import { services, type Services } from "@/lib/services";
 import { bootstrapAdmin } from "@/lib/users/bootstrap";
 
 /**
@@ -66,7 +67,13 @@ export const sweepRetentionIfLeased = async (): Promise<void> => {
   if (suppressed > 0 || Object.values(report).some((count) => count > 0)) log.info("retention sweep", { ...report, suppressed });
 };
 
-export const startBackgroundJobs = async (): Promise<void> => {
+/**
+ * What the jobs take from the edges above them: how a batch's page is looked up (the /v1
+ * pipeline's, lib/api/batch-lookup.ts), on this process's services.
+ */
+export type BackgroundJobDeps = { batchLookup: (services: Services) => BatchLookup };
+
+export const startBackgroundJobs = async (deps: BackgroundJobDeps): Promise<void> => {
   await services();
   // `npm start` bootstraps before serving; a server started any other way (container,
   // cluster) does it here. The generated password is printed once, by whoever creates it.
@@ -83,7 +90,10 @@ export const startBackgroundJobs = async (): Promise<void> => {
     started.add("alert-webhooks");
     startAlertWorker(getDb);
   }
-  await startBatchRunner();
+  await startBatchRunner(async () => {
+    const ready = await services();
+    return { lookup: deps.batchLookup(ready), connector: ready.connector, cursors: ready.cursors, eventSiteHosts: ready.eventSiteHosts };
+  });
   every("sweep-reservations", SWEEP_EVERY_MS, async () => {
     await sweepStaleReservations();
   });

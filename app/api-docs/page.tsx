@@ -5,6 +5,7 @@ import { OPENAPI_PATH, buildOpenApiDocument } from "@/lib/openapi/document";
 import { operationDocs, type OperationDoc } from "@/lib/openapi/docs";
 import { ACCOUNT_PATH } from "@/lib/openapi/meta-operations";
 import { jsonMedia } from "@/lib/openapi/responses";
+import { eventDetailsIdOperation } from "@/lib/operations/event-details-id/descriptor";
 import type { BodilessResponseObject, JsonValue, OpenApiDocument, ResponseObject } from "@/lib/openapi/types";
 import { AccountSection } from "@/components/api-docs/account-section";
 import { AgentsSection } from "@/components/api-docs/agents-section";
@@ -32,6 +33,10 @@ const statusText: Record<string, string> = {
 
 const statusVariant = (status: string): BadgeVariant =>
   status.startsWith("2") ? "success" : status.startsWith("5") ? "danger" : "warning";
+
+/** How many lookups the registry serves, as the opening sentence says it. */
+const COUNT_WORDS = ["No", "One", "Two", "Three", "Four", "Five", "Six", "Seven", "Eight", "Nine", "Ten", "Eleven", "Twelve"];
+const countInWords = (count: number): string => COUNT_WORDS[count] ?? String(count);
 
 const creditLabel = (costCredits: number) => `${costCredits} ${costCredits === 1 ? "credit" : "credits"}`;
 
@@ -300,8 +305,8 @@ export default async function ApiDocsPage() {
         </div>
         <h1 className="text-3xl font-semibold tracking-tight sm:text-4xl">API reference</h1>
         <p className="text-lg text-pretty text-muted">
-          Four read-only lookups over HTTP GET, authenticated with a Bearer key and metered in credits. This page is
-          generated from the same OpenAPI document the API serves at{" "}
+          {`${countInWords(operations.length)} read-only lookups over HTTP GET, authenticated with a Bearer key and metered in credits. ` +
+            "This page is generated from the same OpenAPI document the API serves at"}{" "}
           <OpenApiLink />
           .
         </p>
@@ -325,7 +330,7 @@ export default async function ApiDocsPage() {
             heading={(id, text) => <SectionHeading id={id}>{text}</SectionHeading>}
           />
           <BatchesSection
-            call={{ baseUrl: origin, operation: "event_details_id", inputs: ["1000000000000001", "1000000000000002"] }}
+            call={{ baseUrl: origin, operation: eventDetailsIdOperation.id, inputs: ["1000000000000001", "1000000000000002"] }}
             description={<RichText text={document.paths["/v1/batches"]?.post?.description ?? ""} />}
             heading={(id, text) => <SectionHeading id={id}>{text}</SectionHeading>}
           />

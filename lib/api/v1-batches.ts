@@ -3,6 +3,14 @@ import { createBatch } from "@/lib/batches/batches";
 import { BatchError, type BatchErrorCode } from "@/lib/batches/errors";
 import { batchOperationById } from "@/lib/batches/operations";
 import { batchQuotaOf } from "@/lib/batches/quota";
+import {
+  apiBatchRequestSchema,
+  batchOperationIds,
+  BATCH_INPUT_MAX_CHARS,
+  BATCH_MAX_AGE_LIMIT_S,
+  BATCH_REQUEST_MAX_INPUTS,
+  BATCH_WEBHOOK_URL_MAX_CHARS,
+} from "@/lib/batches/request";
 import { changeBatch, findBatch, listKeyBatches, type BatchAction } from "@/lib/batches/repository";
 import { csvChunks, firstResultPosition, ndjsonChunks } from "@/lib/batches/results";
 import { batchView, createdBatchView } from "@/lib/batches/view";
@@ -28,10 +36,8 @@ export const BATCHES_PATH = "/v1/batches";
 /** The largest body POST /v1/batches reads (a list of 100,000 inputs fits). */
 export const BATCH_BODY_MAX_BYTES = 16 * 1024 * 1024;
 
-const MAX_LINES = 100_000;
 const DEFAULT_LIST_LIMIT = 50;
 const MAX_LIST_LIMIT = 200;
-const MAX_AGE_LIMIT_S = 31_536_000;
 
 /** Thrown by BatchRequest.body when the body is larger than BATCH_BODY_MAX_BYTES. */
 export class BodyTooLargeError extends Error {
@@ -101,27 +107,23 @@ export type BatchDeps = AdmitDeps & {
   wake: () => void;
 };
 
-const newBatchBody = z.strictObject({
-  operation: z.string({ error: "operation must be the id of an operation, e.g. event_details" }).min(1, "operation is required"),
-  inputs: z
-    .array(z.string({ error: "each input must be a string" }).max(4096, "an input is at most 4096 characters"), {
-      error: "inputs must be an array of strings",
-    })
-    .min(1, "give at least one input")
-    .max(MAX_LINES, `give at most ${MAX_LINES} inputs`),
-  options: z
-    .strictObject({
-      pages: z.enum(["first", "all"], { error: 'pages must be "first" or "all"' }).default("first"),
-      maxPages: z.int({ error: "maxPages must be a whole number" }).min(1, "maxPages must be at least 1").optional(),
-      maxAgeS: z
-        .int({ error: "maxAgeS must be a whole number of seconds" })
-        .min(0, "maxAgeS cannot be negative")
-        .max(MAX_AGE_LIMIT_S, `maxAgeS is at most ${MAX_AGE_LIMIT_S}`)
-        .optional(),
-    })
-    .optional(),
-  maxCredits: z.int({ error: "maxCredits must be a whole number of credits" }).min(0, "maxCredits cannot be negative").optional(),
-  webhookUrl: z.string({ error: "webhookUrl must be a URL" }).max(2000, "webhookUrl is at most 2000 characters").nullable().optional(),
+/**
+ * POST /v1/batches's body (lib/batches/request.ts), worded in the contract's parameter style:
+ * "Invalid parameter: inputs (give at least one input)". The OpenAPI document's BatchRequest.
+ */
+export const v1BatchRequest = apiBatchRequestSchema({
+  operation: { notText: `operation must be the id of an operation, e.g. ${batchOperationIds()[0] ?? ""}`, empty: "operation is required" },
+  input: { notText: "each input must be a string", tooLong: `an input is at most ${BATCH_INPUT_MAX_CHARS} characters` },
+  inputs: { notList: "inputs must be an array of strings", empty: "give at least one input", tooMany: `give at most ${BATCH_REQUEST_MAX_INPUTS} inputs` },
+  pages: 'pages must be "first" or "all"',
+  maxPages: { notWhole: "maxPages must be a whole number", belowOne: "maxPages must be at least 1" },
+  maxAgeS: {
+    notWhole: "maxAgeS must be a whole number of seconds",
+    negative: "maxAgeS cannot be negative",
+    tooLarge: `maxAgeS is at most ${BATCH_MAX_AGE_LIMIT_S}`,
+  },
+  maxCredits: { notWhole: "maxCredits must be a whole number of credits", negative: "maxCredits cannot be negative" },
+  webhookUrl: { notText: "webhookUrl must be a URL", tooLong: `webhookUrl is at most ${BATCH_WEBHOOK_URL_MAX_CHARS} characters` },
 });
 
 /** The value at `path` in a parsed JSON body, undefined when it is not there. */
@@ -206,7 +208,7 @@ export const runBatchRequest = async (route: BatchRoute, request: BatchRequest, 
         } catch {
           return fail(400, "Invalid parameter: body (a JSON object is expected)", headers);
         }
-        const parsed = newBatchBody.safeParse(json);
+        const parsed = v1BatchRequest.safeParse(json);
         if (!parsed.success) return fail(400, sentenceOf(parsed.error, json), headers);
         const body = parsed.data;
         const token = (request.authorization ?? "").replace(/^Bearer\s+/i, "").trim();

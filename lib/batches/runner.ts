@@ -1,8 +1,6 @@
-import { runLookup, type PipelineResult } from "@/lib/api/pipeline";
 import { summariseQuery } from "@/lib/records/params";
 import type { Db } from "@/lib/db/client";
 import { describeError, log } from "@/lib/log";
-import type { Services } from "@/lib/services";
 import { batchLookupsPerProcess, batchTarget, createLatencyEstimate } from "./concurrency";
 import { createFairGate, type FairGate } from "./fair-gate";
 import { batchOperationById, type BatchOperation } from "./operations";
@@ -28,10 +26,11 @@ import {
   type StartedItem,
 } from "./lease";
 import type { BatchRow, StopReason } from "./repository";
+import type { BatchPageAnswer, BatchServices } from "./services";
 
 /**
- * Runs batches in the server process: claims one when it has room, looks its pages up through the
- * /v1 pipeline with the paying key (lib/batches/payer.ts) — several inputs side by side, the pages
+ * Runs batches in the server process: claims one when it has room, looks its pages up as /v1 would
+ * (the lookup it is given, ./services.ts) with the paying key (lib/batches/payer.ts) — several inputs side by side, the pages
  * of one input one after another — paced under the key's per-second limit, and lets go of it when
  * it is done, paused, stopped or taken over. Each batch keeps as many lookups in flight as its
  * key's rate and the measured latency need (lib/batches/concurrency.ts), under an optional ceiling
@@ -56,7 +55,8 @@ export type RunnerSettings = {
   attemptSettleMs: number;
 };
 
-export type RunnerDeps = { db: () => Promise<Db>; services: () => Promise<Services>; settings: RunnerSettings };
+/** `services`: how a page is looked up and where records are re-read (./services.ts), from whoever starts the runner. */
+export type RunnerDeps = { db: () => Promise<Db>; services: () => Promise<BatchServices>; settings: RunnerSettings };
 
 export type Runner = { wake(): void; stop(): Promise<void>; owner: string };
 
@@ -65,15 +65,6 @@ const ABANDONED_CHECK_MS = 60_000;
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-const envelopeOf = (body: string): { message?: unknown; data?: unknown } => {
-  try {
-    const parsed: unknown = JSON.parse(body);
-    return typeof parsed === "object" && parsed !== null ? parsed : {};
-  } catch {
-    return {};
-  }
-};
-
 const outcomeOf = (status: number): InputOutcome => (status === 200 ? "succeeded" : status === 404 ? "not_found" : "failed");
 
 /** What a finished lookup leaves in the batch: the page's answer and whether another page follows. */
@@ -81,7 +72,7 @@ const resultOf = (
   operation: BatchOperation,
   batch: BatchRow,
   item: OpenItem,
-  answer: { status: number; creditsCharged: number; requestId: string | null; message: string | null; data: unknown },
+  answer: BatchPageAnswer,
 ): AttemptResult => {
   const found = answer.status === 200;
   const next =
@@ -95,17 +86,6 @@ const resultOf = (
     data: found ? JSON.stringify(answer.data) : null,
     nextQuery: next === null ? null : next.toString(),
     outcome: next === null ? outcomeOf(answer.status) : null,
-  };
-};
-
-const fromPipeline = (result: PipelineResult) => {
-  const envelope = envelopeOf(result.body);
-  return {
-    status: result.status,
-    creditsCharged: Number(result.headers["X-Credits-Charged"] ?? 0),
-    requestId: result.requestId,
-    message: typeof envelope.message === "string" ? envelope.message : null,
-    data: envelope.data ?? null,
   };
 };
 
@@ -129,7 +109,7 @@ export const createRunner = (deps: RunnerDeps): Runner => {
    * put back in line. Only runs on a freshly claimed batch, once its previous runner's lookup
    * must have ended.
    */
-  const reconcile = async (db: Db, services: Services, batch: BatchRow, operation: BatchOperation) => {
+  const reconcile = async (db: Db, services: BatchServices, batch: BatchRow, operation: BatchOperation) => {
     for (const item of await inFlightItems(db, batch.id)) {
       if (item.attempt_id === null) continue;
       // A runner that lost its lease while alive may still be waiting for this lookup's answer.
@@ -209,15 +189,9 @@ export const createRunner = (deps: RunnerDeps): Runner => {
         const began = performance.now();
         const lookupNumber = (lookupsStarted += 1);
         startedAt.set(lookupNumber, began);
-        let answer: ReturnType<typeof fromPipeline>;
+        let answer: BatchPageAnswer;
         try {
-          answer = fromPipeline(
-            await runLookup(
-              operation,
-              { authorization: `Bearer ${key.token}`, query: new URLSearchParams(item.query), clientAddress: null, channel: "batch", maxAgeS: batch.max_age_s ?? undefined },
-              services,
-            ),
-          );
+          answer = await services.lookup(operation, { token: key.token, query: new URLSearchParams(item.query), maxAgeS: batch.max_age_s ?? undefined });
         } finally {
           startedAt.delete(lookupNumber);
         }

@@ -1,14 +1,15 @@
 import os from "node:os";
 import { getDb } from "@/lib/database";
 import { env, type Env } from "@/lib/env";
-import { services } from "@/lib/services";
 import { releaseAllLeases } from "./lease";
 import { createRunner, type Runner } from "./runner";
+import type { BatchServices } from "./services";
 
 /**
- * The process's one batch runner, started with the server's background jobs. Kept on globalThis:
- * Next may load this module once per route bundle, and the routes that create or resume a
- * batch wake the same runner that instrumentation started.
+ * The process's one batch runner, started with the server's background jobs (lib/jobs.ts), which
+ * hand it the services its lookups run on. Kept on globalThis: Next may load this module once per
+ * route bundle, and the routes that create or resume a batch wake the same runner that
+ * instrumentation started.
  */
 const POLL_MS = 1000;
 
@@ -24,7 +25,7 @@ const attemptSettleMs = (config: Env): number => {
 
 const holder = globalThis as typeof globalThis & { __socialLookupBatchRunner?: Promise<Runner> };
 
-export const startBatchRunner = (): Promise<Runner> => {
+export const startBatchRunner = (services: () => Promise<BatchServices>): Promise<Runner> => {
   holder.__socialLookupBatchRunner ??= (async () => {
     const config = env();
     const db = await getDb();

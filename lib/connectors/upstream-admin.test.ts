@@ -51,6 +51,8 @@ const expectDomainError = async (work: Promise<unknown>, code: string) => {
 };
 
 const record = demo.events[0];
+// The process-wide connector, as the routes pass it.
+const deps = { connector: async () => (await services()).connector };
 
 beforeAll(async () => {
   provider = await startFakeProvider();
@@ -88,9 +90,9 @@ describe("a user's own provider key (/api/me/provider-key)", () => {
     expect((await lookup()).status).toBe(500);
     expect(provider.calls).toHaveLength(0);
 
-    await expectDomainError(setOwnProviderKey(db, user.id, "not-a-provider-key"), "provider_key_rejected");
+    await expectDomainError(setOwnProviderKey(db, user.id, "not-a-provider-key", deps), "provider_key_rejected");
     provider.keys.set("jo-provider-key-12345", 50);
-    const state = await setOwnProviderKey(db, user.id, "jo-provider-key-12345");
+    const state = await setOwnProviderKey(db, user.id, "jo-provider-key-12345", deps);
     expect(state).toMatchObject({ configured: true, hint: "…2345", lastError: null });
     expect(JSON.stringify(state)).not.toContain("jo-provider-key-12345");
 
@@ -98,7 +100,7 @@ describe("a user's own provider key (/api/me/provider-key)", () => {
     expect(answer.status).toBe(200);
     expect(provider.calls.at(-1)?.authorization).toBe("Bearer jo-provider-key-12345");
 
-    expect(await removeOwnProviderKey(db, user.id)).toMatchObject({ configured: false });
+    expect(await removeOwnProviderKey(db, user.id, deps)).toMatchObject({ configured: false });
     await db.query("DELETE FROM upstream_pages");
     expect((await lookup()).status).toBe(500);
   });
@@ -106,7 +108,7 @@ describe("a user's own provider key (/api/me/provider-key)", () => {
 
 describe("the admin's upstream settings (/api/admin/upstream)", () => {
   it("shows what the environment sets, refuses to override it, and reports the connection's health", async () => {
-    const view = await upstreamAdminView(db);
+    const view = await upstreamAdminView(db, deps);
     expect(view).toMatchObject({
       dataSource: "upstream",
       keyMode: "per-user",
@@ -116,11 +118,11 @@ describe("the admin's upstream settings (/api/admin/upstream)", () => {
       cache: { ttlS: { events: 86_400, followers: 3600, publications: 86_400 }, hitCredits: "full" },
       banner: null,
     });
-    await expectDomainError(updateUpstreamSettings(db, "admin", { baseUrl: "https://other.example/" }), "set_by_environment");
+    await expectDomainError(updateUpstreamSettings(db, "admin", { baseUrl: "https://other.example/" }, deps), "set_by_environment");
   });
 
   it("warns when the base URL points inside (the test provider listens on 127.0.0.1), not when it is public", async () => {
-    expect((await upstreamAdminView(db)).baseUrlWarning).toMatch(/points inside this server's own networks/);
+    expect((await upstreamAdminView(db, deps)).baseUrlWarning).toMatch(/points inside this server's own networks/);
     expect(await baseUrlWarning("http://[::ffff:10.0.0.1]:8080/")).toMatch(/points inside/);
     expect(await baseUrlWarning("https://93.184.215.14/v1")).toBeNull();
     expect(await baseUrlWarning(null)).toBeNull();
@@ -129,11 +131,11 @@ describe("the admin's upstream settings (/api/admin/upstream)", () => {
   it("stores a shared key checked with the provider, shown masked", async () => {
     provider.keys.set("shared-admin-key-7777", 10);
     const admin = await createUser(db, { email: `admin-${crypto.randomUUID()}@example.test`, name: "A", role: "admin", passwordHash: null, creditAllowance: 0 });
-    await expectDomainError(updateUpstreamSettings(db, admin.id, { apiKey: "unknown-shared-key" }), "provider_key_rejected");
-    const view = await updateUpstreamSettings(db, admin.id, { apiKey: "shared-admin-key-7777" });
+    await expectDomainError(updateUpstreamSettings(db, admin.id, { apiKey: "unknown-shared-key" }, deps), "provider_key_rejected");
+    const view = await updateUpstreamSettings(db, admin.id, { apiKey: "shared-admin-key-7777" }, deps);
     expect(view.sharedKey).toEqual({ hint: "…7777", source: "settings" });
     expect(JSON.stringify(view)).not.toContain("shared-admin-key-7777");
-    expect((await updateUpstreamSettings(db, admin.id, { apiKey: null })).sharedKey).toEqual({ hint: null, source: null });
+    expect((await updateUpstreamSettings(db, admin.id, { apiKey: null }, deps)).sharedKey).toEqual({ hint: null, source: null });
   });
 });
 

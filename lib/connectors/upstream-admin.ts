@@ -5,9 +5,9 @@ import type { Db } from "@/lib/db/client";
 import { env } from "@/lib/env";
 import { hostVerdict, isAllowedAddress, PUBLIC_ONLY } from "@/lib/security/outbound";
 import { derivedKey } from "@/lib/security/secrets";
-import { services } from "@/lib/services";
 import { deleteProviderKey, getProviderKeyView, loadUpstreamSettings, saveProviderKey, saveUpstreamSettings } from "./provider-keys";
 import { checkProviderKey, type UpstreamHealth } from "./upstream-client";
+import type { DataConnector } from "./select";
 import { createProviderConfig, type ConfigSource, type KeyMode } from "./upstream-config";
 import type { BreakerSnapshot } from "./upstream-resilience";
 
@@ -16,6 +16,13 @@ import type { BreakerSnapshot } from "./upstream-resilience";
  * (/api/me/provider-key) and the admin's view and settings of the connection
  * (/api/admin/upstream). Failures are DomainErrors with a message fit for the page.
  */
+
+/**
+ * The process's connector, passed in by the route (the process's services): a changed key or
+ * setting invalidates its provider config, and the admin's view reads its live status.
+ */
+export type UpstreamAdminDeps = { connector: () => Promise<DataConnector> };
+
 const sealKey = () => derivedKey("provider-keys");
 
 const providerKey = z
@@ -62,8 +69,8 @@ export const providerKeyState = async (db: Db, userId: string): Promise<Provider
 const baseUrlFor = async (db: Db): Promise<string | null> =>
   env().UPSTREAM_BASE_URL ?? (await loadUpstreamSettings(db, sealKey())).baseUrl;
 
-const invalidateConfig = async (userId?: string) => {
-  (await services()).connector.upstream?.config.invalidate(userId);
+const invalidateConfig = async (deps: UpstreamAdminDeps, userId?: string) => {
+  (await deps.connector()).upstream?.config.invalidate(userId);
 };
 
 const checkOrFail = async (baseUrl: string, key: string) => {
@@ -74,20 +81,20 @@ const checkOrFail = async (baseUrl: string, key: string) => {
 };
 
 /** Checks the key with the provider (one call, see checkProviderKey) and stores it sealed. */
-export const setOwnProviderKey = async (db: Db, userId: string, key: string): Promise<ProviderKeyState> => {
+export const setOwnProviderKey = async (db: Db, userId: string, key: string, deps: UpstreamAdminDeps): Promise<ProviderKeyState> => {
   const baseUrl = await baseUrlFor(db);
   if (baseUrl === null) {
     throw new DomainError("upstream_not_configured", "No upstream provider is configured yet; ask an administrator.");
   }
   await checkOrFail(baseUrl, key);
   await saveProviderKey(db, sealKey(), userId, key);
-  await invalidateConfig(userId);
+  await invalidateConfig(deps, userId);
   return providerKeyState(db, userId);
 };
 
-export const removeOwnProviderKey = async (db: Db, userId: string): Promise<ProviderKeyState> => {
+export const removeOwnProviderKey = async (db: Db, userId: string, deps: UpstreamAdminDeps): Promise<ProviderKeyState> => {
   await deleteProviderKey(db, userId);
-  await invalidateConfig(userId);
+  await invalidateConfig(deps, userId);
   return providerKeyState(db, userId);
 };
 
@@ -151,9 +158,9 @@ const bannerFor = (view: Omit<UpstreamAdminView, "banner" | "baseUrlWarning">): 
   return null;
 };
 
-export const upstreamAdminView = async (db: Db): Promise<UpstreamAdminView> => {
+export const upstreamAdminView = async (db: Db, deps: UpstreamAdminDeps): Promise<UpstreamAdminView> => {
   const config = env();
-  const upstream = (await services()).connector.upstream;
+  const upstream = (await deps.connector()).upstream;
   const described = await (upstream?.config ??
     createProviderConfig({
       db: async () => db,
@@ -188,6 +195,7 @@ export const updateUpstreamSettings = async (
   db: Db,
   actorId: string,
   body: z.infer<typeof upstreamSettingsBody>,
+  deps: UpstreamAdminDeps,
 ): Promise<UpstreamAdminView> => {
   const config = env();
   if (body.baseUrl !== undefined && config.UPSTREAM_BASE_URL) {
@@ -202,6 +210,6 @@ export const updateUpstreamSettings = async (
   const changesConnection = typeof body.baseUrl === "string" || typeof body.apiKey === "string";
   if (body.check !== false && changesConnection && baseUrl !== null && apiKey !== null) await checkOrFail(baseUrl, apiKey);
   await saveUpstreamSettings(db, sealKey(), { baseUrl: body.baseUrl, apiKey: body.apiKey }, actorId);
-  await invalidateConfig();
-  return upstreamAdminView(db);
+  await invalidateConfig(deps);
+  return upstreamAdminView(db, deps);
 };

@@ -1,5 +1,7 @@
-import { schemaRef } from "./json-schema";
+import { convert, schemaRef } from "./json-schema";
 import { messages } from "@/lib/api/errors";
+import { v1BatchRequest } from "@/lib/api/v1-batches";
+import { eventDetailsIdOperation } from "@/lib/operations/event-details-id/descriptor";
 import { EXAMPLE_REQUEST_ID, errorEnvelope, errorResponse, headerRefs, sharedErrorMessages, unauthorizedResponse } from "./responses";
 import type { OperationObject, ParameterObject, ResponseObject, SchemaObject } from "./types";
 
@@ -18,27 +20,14 @@ const EXAMPLE_ID = "0b7f4c52-3f7e-4a8e-9d0c-2f5b1d6a9e41";
 
 const status: SchemaObject = { type: "string", enum: ["queued", "running", "paused", "done", "stopped", "canceled"] };
 
+/**
+ * The request body, as POST /v1/batches validates it (lib/batches/request.ts). The document's
+ * schemas use no array-length keywords; the inputs' count is in their description.
+ */
+const batchRequest = convert(v1BatchRequest.meta({ id: "BatchRequest" }), { io: "input", leaveOut: ["minItems", "maxItems"] });
+
 export const batchSchemas: Record<string, SchemaObject> = {
-  BatchRequest: {
-    type: "object",
-    required: ["operation", "inputs"],
-    additionalProperties: false,
-    properties: {
-      operation: { type: "string", description: "The operation id: event_details, event_details_id, followers or get_user_publications." },
-      inputs: { type: "array", items: { type: "string", maxLength: 4096 }, description: "One value of the operation's main parameter per entry: 1 to 100,000 of them." },
-      options: {
-        type: "object",
-        additionalProperties: false,
-        properties: {
-          pages: { type: "string", enum: ["first", "all"], default: "first", description: "Paged operations: the first page, or all pages up to maxPages." },
-          maxPages: { type: "integer", minimum: 1 },
-          maxAgeS: { type: "integer", minimum: 0, description: "Oldest cached upstream answer accepted, in seconds (0: always fresh, charged as a miss)." },
-        },
-      },
-      maxCredits: { type: "integer", minimum: 0, description: "Cap on the credits the batch may spend; default: its most possible cost." },
-      webhookUrl: { type: ["string", "null"], format: "uri", description: "Where the batch.finished event goes; default: the key's alert webhook." },
-    },
-  },
+  ...batchRequest.defs,
   BatchCreated: {
     type: "object",
     required: ["id", "status", "total", "rejected", "maxCostCredits"],
@@ -144,9 +133,10 @@ const success = (description: string, envelopeId: string, data: SchemaObject): R
   },
 });
 
+/** The examples' batch: event ids, so the operation that looks an event up by its id (4 credits a lookup). */
 const exampleBatch = {
   id: EXAMPLE_ID,
-  operation: "event_details_id",
+  operation: eventDetailsIdOperation.id,
   status: "running",
   total: 200,
   done: 120,

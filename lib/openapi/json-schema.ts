@@ -34,9 +34,25 @@ const toDocumentJson = (value: unknown): JsonValue => {
 
 export type ConvertedSchema = { root: SchemaObject; defs: Record<string, SchemaObject> };
 
+export type ConvertOptions = {
+  /** "input": what a request may send (a field with a default is optional), not what an answer holds. */
+  io?: "input" | "output";
+  /** Keywords left out of every node, for limits the document states in words instead. */
+  leaveOut?: readonly string[];
+};
+
 /** One zod schema as JSON Schema 2020-12: its root (a $ref when it has a meta id) and its $defs. */
-export const convert = (schema: z.ZodType): ConvertedSchema => {
-  const json = toDocumentJson(z.toJSONSchema(schema, { target: "draft-2020-12" }));
+export const convert = (schema: z.ZodType, options: ConvertOptions = {}): ConvertedSchema => {
+  const leaveOut = options.leaveOut ?? [];
+  const json = toDocumentJson(
+    z.toJSONSchema(schema, {
+      target: "draft-2020-12",
+      io: options.io ?? "output",
+      override: ({ jsonSchema }) => {
+        for (const keyword of leaveOut) delete jsonSchema[keyword];
+      },
+    }),
+  );
   if (!isJsonObject(json)) throw new Error("zod produced a non-object JSON Schema");
   // `$schema` is implied by OpenAPI 3.1's dialect; `$defs` move to components.
   const { $schema: _dialect, $defs, ...root } = json;

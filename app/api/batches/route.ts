@@ -4,29 +4,10 @@ import { listBatches } from "@/lib/batches/repository";
 import { wakeBatchRunner } from "@/lib/batches/start";
 import { batchView, createdBatchView } from "@/lib/batches/view";
 import { withBatchErrors } from "@/lib/console-api/batches";
+import { consoleBatchRequest } from "@/lib/console-api/batch-request";
 import { ConsoleError, consoleRoute } from "@/lib/console-api/handler";
 
 export const dynamic = "force-dynamic";
-
-// Raw lines, before duplicates and rejected lines are taken out; the per-batch limit applies after.
-const MAX_LINES = 100_000;
-
-const newBatchBody = z.object({
-  operation: z.string({ error: "Choose an operation." }).min(1, "Choose an operation."),
-  inputs: z
-    .array(z.string({ error: "Each input must be a string." }).max(4096, "An input is at most 4096 characters."), {
-      error: "inputs must be a list of strings.",
-    })
-    .min(1, "Give at least one input.")
-    .max(MAX_LINES, `Give at most ${MAX_LINES} lines.`),
-  options: z
-    .object({
-      pages: z.enum(["first", "all"], { error: 'pages must be "first" or "all".' }).default("first"),
-      maxPages: z.int({ error: "maxPages must be a whole number." }).min(1, "maxPages must be at least 1.").optional(),
-    })
-    .optional(),
-  maxCredits: z.int({ error: "maxCredits must be a whole number of credits." }).min(0, "maxCredits cannot be negative."),
-});
 
 const listQuery = z.object({ scope: z.enum(["mine", "all"], { error: "scope must be mine or all." }).default("mine") });
 
@@ -39,7 +20,7 @@ export const GET = consoleRoute({}, async ({ user, query, db }) => {
 });
 
 /** Creates a batch; the runner takes it from the queue (this instance is woken at once). */
-export const POST = consoleRoute({ body: newBatchBody, status: 201 }, async ({ user, body, db }) =>
+export const POST = consoleRoute({ body: consoleBatchRequest, status: 201 }, async ({ user, body, db }) =>
   withBatchErrors(async () => {
     const created = await createBatch(db, user, body);
     wakeBatchRunner();

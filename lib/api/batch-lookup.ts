@@ -1,0 +1,38 @@
+import type { BatchLookup, BatchPageAnswer } from "@/lib/batches/services";
+import { runLookup, type PipelineDeps, type PipelineResult } from "./pipeline";
+
+/**
+ * A batch's page looked up through the /v1 pipeline with the paying key, on the batch channel
+ * (lib/batches/services.ts): the checks, charge and usage record are a lookup's. The process
+ * hands this to the batch runner when it starts its background jobs (instrumentation.ts).
+ */
+const envelopeOf = (body: string): { message?: unknown; data?: unknown } => {
+  try {
+    const parsed: unknown = JSON.parse(body);
+    return typeof parsed === "object" && parsed !== null ? parsed : {};
+  } catch {
+    return {};
+  }
+};
+
+const pageAnswerOf = (result: PipelineResult): BatchPageAnswer => {
+  const envelope = envelopeOf(result.body);
+  return {
+    status: result.status,
+    creditsCharged: Number(result.headers["X-Credits-Charged"] ?? 0),
+    requestId: result.requestId,
+    message: typeof envelope.message === "string" ? envelope.message : null,
+    data: envelope.data ?? null,
+  };
+};
+
+export const pipelineBatchLookup =
+  (deps: PipelineDeps): BatchLookup =>
+  async (operation, page) =>
+    pageAnswerOf(
+      await runLookup(
+        operation,
+        { authorization: `Bearer ${page.token}`, query: page.query, clientAddress: null, channel: "batch", maxAgeS: page.maxAgeS },
+        deps,
+      ),
+    );

@@ -1,6 +1,6 @@
 import { expect, test } from "@playwright/test";
 import { collectErrors } from "./support/page-errors";
-import { adminCredentials, createAnalyst, signIn } from "./support/session";
+import { adminCredentials, createAnalyst, inOwnContext, signIn } from "./support/session";
 
 /**
  * The row actions of /admin/users, each one dialog and one PATCH: the allowance (with a readable
@@ -44,14 +44,10 @@ test("an admin changes an analyst's allowance, disables and enables them, and re
   await reset.getByRole("button", { name: "Reset password" }).click();
   await expect(page.getByText(`${analyst.email} has a new password and was signed out everywhere.`)).toBeVisible();
 
-  const context = await browser.newContext();
-  try {
-    const analystPage = await context.newPage();
+  await inOwnContext(browser, async (analystPage) => {
     await signIn(analystPage, analyst.email, newPassword);
     await expect(analystPage).not.toHaveURL(/\/signin/);
-  } finally {
-    await context.close();
-  }
+  });
   expect(errors).toEqual([]);
 });
 

@@ -1,6 +1,6 @@
 import { expect, test, type Page, type Response } from "@playwright/test";
 import { collectErrors, collectPolicyViolations } from "./support/page-errors";
-import { adminCredentials, createAnalyst, signIn, signInAsAdminWithConsoleKey } from "./support/session";
+import { adminCredentials, createAnalyst, inOwnContext, signIn, signInAsAdminWithConsoleKey } from "./support/session";
 
 /**
  * The console pages built on the shared page header and sign-in/admin guard: each shows its
@@ -42,9 +42,7 @@ test.describe("console pages", () => {
   test("an analyst gets the 404 page on the admin pages and sees the others", async ({ page, browser }) => {
     await signIn(page, adminCredentials());
     const analyst = await createAnalyst(page, { creditAllowance: 100 });
-    const context = await browser.newContext();
-    try {
-      const analystPage = await context.newPage();
+    await inOwnContext(browser, async (analystPage) => {
       await signIn(analystPage, analyst.email, analyst.password);
       for (const { path, heading } of adminPages) {
         const response = await analystPage.goto(path);
@@ -53,9 +51,7 @@ test.describe("console pages", () => {
         await expect(analystPage.getByRole("heading", { level: 1, name: heading, exact: true })).toHaveCount(0);
       }
       for (const consolePage of userPages) await expectPage(analystPage, consolePage);
-    } finally {
-      await context.close();
-    }
+    });
   });
 });
 

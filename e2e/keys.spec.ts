@@ -1,5 +1,5 @@
 import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
-import { adminCredentials, createAnalyst, signIn } from "./support/session";
+import { adminCredentials, createAnalyst, inOwnContext, signIn } from "./support/session";
 import { collectErrors } from "./support/page-errors";
 
 /**
@@ -261,9 +261,7 @@ test.describe("/keys: an analyst's refill is paid from their allowance", () => {
   test("a refill the allowance cannot hold is refused with the sentence that says so, and no key is made", async ({ page, browser }) => {
     await signIn(page, adminCredentials());
     const analyst = await createAnalyst(page, { creditAllowance: 100 });
-    const context = await browser.newContext();
-    try {
-      const own = await context.newPage();
+    await inOwnContext(browser, async (own) => {
       // The refused creation is a 422 the browser logs as a failed resource.
       const errors = collectErrors(own, { expectFailedRequests: true });
       await signIn(own, analyst.email, analyst.password);
@@ -287,8 +285,6 @@ test.describe("/keys: an analyst's refill is paid from their allowance", () => {
       const { key } = await createKeyInUi(own, { name: uniqueName("e2e paid refill"), credits: 0, qpsLimit: 5 });
       await expect(own.getByTestId(`key-row-${key.id}`)).toContainText("Top up to 100 daily; next");
       expect(errors).toEqual([]);
-    } finally {
-      await context.close();
-    }
+    });
   });
 });

@@ -161,6 +161,24 @@ export const stopGroup = async (child: ChildProcess, graceMs: number): Promise<v
   await waitGone(2000);
 };
 
+/**
+ * What a bench must release however it ends: `onExit` synchronously as the process exits (kill the
+ * server's group, remove the data dir), `cleanup` once on the first SIGINT, SIGTERM or SIGHUP before
+ * exiting 130. Ctrl-C reaches the process twice (from the terminal and relayed by tsx): the rest are ignored.
+ */
+export const releaseOnExit = ({ onExit, cleanup }: { onExit: () => void; cleanup: () => Promise<void> }): void => {
+  process.on("exit", onExit);
+  let interrupted = false;
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
+    process.on(signal, () => {
+      if (interrupted) return;
+      interrupted = true;
+      console.error(`\n${signal}: stopping the server and cleaning up…`);
+      void cleanup().finally(() => process.exit(130));
+    });
+  }
+};
+
 // The cluster script owns the "is a build running" probe; the benches share it.
 export { runningBuilds };
 

@@ -10,7 +10,7 @@ import { z } from "zod";
 import { ensureBuild } from "@/lib/cli/build";
 import { CHROMIUM_ARGS } from "@/lib/cli/chromium";
 import { freePort } from "@/lib/cli/processes";
-import { formatRow, killGroupNow, machineSummary, sleep, spawnLogged, stopGroup, tail, waitForOtherBuilds } from "./bench-lib";
+import { formatRow, killGroupNow, machineSummary, releaseOnExit, sleep, spawnLogged, stopGroup, tail, waitForOtherBuilds } from "./bench-lib";
 import { LIGHTHOUSE_TARGET, measureLighthouse, printLighthouse } from "./bench-lighthouse";
 
 /**
@@ -282,20 +282,14 @@ const cleanup = async () => {
   removeDataDir();
 };
 
-process.on("exit", () => {
-  const pid = resources.server?.pid;
-  if (pid !== undefined) killGroupNow(pid);
-  removeDataDir();
+releaseOnExit({
+  onExit: () => {
+    const pid = resources.server?.pid;
+    if (pid !== undefined) killGroupNow(pid);
+    removeDataDir();
+  },
+  cleanup,
 });
-let interrupted = false;
-for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
-  process.on(signal, () => {
-    if (interrupted) return;
-    interrupted = true;
-    console.error(`\n${signal}: stopping the server and cleaning up…`);
-    void cleanup().finally(() => process.exit(130));
-  });
-}
 
 const waitUntilHealthy = async (server: ChildProcess, baseUrl: string, logFile: string) => {
   const deadline = Date.now() + STARTUP_TIMEOUT_MS;

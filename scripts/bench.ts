@@ -22,6 +22,7 @@ import {
   killGroupNow,
   LOAD_OPTIONS,
   readLoadOptions,
+  releaseOnExit,
   machineSummary,
   processGroupCpuMs,
   sleep,
@@ -122,21 +123,14 @@ const removeDataDir = () => {
   else fs.rmSync(dataDir, { recursive: true, force: true });
 };
 
-process.on("exit", () => {
-  const { server } = resources;
-  if (server?.pid !== undefined) killGroupNow(server.pid);
-  removeDataDir();
+releaseOnExit({
+  onExit: () => {
+    const { server } = resources;
+    if (server?.pid !== undefined) killGroupNow(server.pid);
+    removeDataDir();
+  },
+  cleanup,
 });
-// Ctrl-C reaches this process twice (from the terminal and relayed by tsx): clean up once, ignore the rest.
-let interrupted = false;
-for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
-  process.on(signal, () => {
-    if (interrupted) return;
-    interrupted = true;
-    console.error(`\n${signal}: stopping the server and cleaning up…`);
-    void cleanup().finally(() => process.exit(130));
-  });
-}
 
 /** Environment of the CLI and the server: the temp database only, never a configured PostgreSQL or Redis. */
 const childEnv = (port: number, dataDir: string, authSecret: string): NodeJS.ProcessEnv => {

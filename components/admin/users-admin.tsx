@@ -1,7 +1,7 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
-import { useState } from "react";
+import { useState, type ReactNode } from "react";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Table, TableBody, TableCell, TableHeaderRow, TableRow } from "@/components/ui/table";
@@ -77,24 +77,15 @@ export function UsersAdmin({ initialUsers, currentUserId }: { initialUsers: Acco
                 <UserIdentity user={user} isSelf={isSelf} nameClassName="flex flex-wrap items-center gap-2 font-medium [overflow-wrap:anywhere]" detailClassName="text-xs text-muted" />
               </div>
               <dl className="grid grid-cols-3 gap-2 text-sm">
-                <div className="flex flex-col gap-1">
-                  <dt className="text-xs text-muted">Role</dt>
-                  <dd>
-                    <RoleBadge user={user} />
-                  </dd>
-                </div>
-                <div className="flex flex-col gap-1">
-                  <dt className="text-xs text-muted">Status</dt>
-                  <dd>
-                    <StatusBadge user={user} />
-                  </dd>
-                </div>
-                <div className="flex flex-col gap-1">
-                  <dt className="text-xs text-muted">Allowance</dt>
-                  <dd className="tabular-nums">
-                    <Allowance user={user} />
-                  </dd>
-                </div>
+                <CardField label="Role">
+                  <RoleBadge user={user} />
+                </CardField>
+                <CardField label="Status">
+                  <StatusBadge user={user} />
+                </CardField>
+                <CardField label="Allowance" valueClassName="tabular-nums">
+                  <Allowance user={user} />
+                </CardField>
               </dl>
               <div className="relative flex flex-wrap gap-2 border-t border-border pt-3">
                 <UserActions user={user} isSelf={isSelf} open={opener(user)} />
@@ -163,6 +154,16 @@ function UserIdentity({ user, isSelf, nameClassName, detailClassName }: { user: 
         </time>
       </span>
     </>
+  );
+}
+
+/** One of an account card's fields: its name over its value. */
+function CardField({ label, valueClassName, children }: { label: string; valueClassName?: string; children: ReactNode }) {
+  return (
+    <div className="flex flex-col gap-1">
+      <dt className="text-xs text-muted">{label}</dt>
+      <dd className={valueClassName}>{children}</dd>
+    </div>
   );
 }
 

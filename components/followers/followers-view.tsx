@@ -1,7 +1,6 @@
 "use client";
 
 import { useInfiniteQuery, useQueryClient } from "@tanstack/react-query";
-import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useCallback, useMemo, useState, type FormEvent } from "react";
 import { followersPageCost, followersQuery, FOLLOWERS_PAGE_SIZE, isUserId, type FollowerEntry } from "@/lib/query/followers";
 import { followerCsvColumns } from "./follower-export";
@@ -11,7 +10,8 @@ import { LoadAllControl, type NextPageOutcome } from "./load-all-control";
 import { LookupErrorPanel } from "@/components/lookup/lookup-error-panel";
 import { LookupResultSection } from "@/components/lookup/lookup-result-section";
 import { LookupSkeleton } from "@/components/lookup/lookup-skeleton";
-import { PagedLookupForm } from "@/components/lookup/paged-lookup-form";
+import { PagedLookupPage } from "@/components/lookup/paged-lookup-page";
+import { useLookupUrl, useRequestedSubjects } from "@/components/lookup/use-lookup-url";
 import { submittedValue, useUrlField } from "@/components/lookup/use-url-field";
 
 const PAGE_COST_CREDITS = followersPageCost;
@@ -31,15 +31,13 @@ const noFollowers: readonly FollowerEntry[] = [];
 const noProblem = (): null => null;
 
 export function FollowersView() {
-  const searchParams = useSearchParams();
-  const router = useRouter();
-  const pathname = usePathname();
+  const url = useLookupUrl();
   const queryClient = useQueryClient();
-  const urlUserId = (searchParams.get("userid") ?? "").trim();
+  const urlUserId = url.param("userid");
 
   const field = useUrlField(urlUserId, noProblem);
   // User ids the user asked to run in this visit; any other id only shows from the cache.
-  const [requested, setRequested] = useState<ReadonlySet<string>>(() => new Set());
+  const [requested, request] = useRequestedSubjects();
   const [loadAllRunning, setLoadAllRunning] = useState(false);
   // Per user id: the page count at which scrolling stops and asks. A list shown again from the
   // cache with more pages than that asks before its next page.
@@ -109,99 +107,90 @@ export function FollowersView() {
     const { queryKey } = followersQuery(userId);
     const state = queryClient.getQueryState(queryKey);
     if (state?.status === "error" && state.data === undefined) void queryClient.resetQueries({ queryKey, exact: true });
-    setRequested((current) => (current.has(userId) ? current : new Set(current).add(userId)));
-    if (userId !== urlUserId) {
-      router.push(`${pathname}?${new URLSearchParams({ userid: userId }).toString()}`, { scroll: false });
-    }
+    request(userId);
+    if (userId !== urlUserId) url.push({ userid: userId });
   };
 
   const firstPageFailed = isError && !data;
   const showList = data !== undefined && followers.length > 0;
 
   return (
-    <div className="flex flex-col gap-5">
-      <PagedLookupForm
-        costCredits={PAGE_COST_CREDITS}
-        onSubmit={onSubmit}
-        looking={isPending && isFetching}
-        testId="followers"
-        field={field}
-        name="userid"
-        lookupError={error}
-        subject="user"
-        label="Pin-board user id"
-        inputMode="numeric"
-        placeholder="e.g. 2000000001"
-        hint={`Each page of ${FOLLOWERS_PAGE_SIZE} followers costs ${PAGE_COST_CREDITS} credits. Pages loaded in this session are never bought twice.`}
-      />
+    <PagedLookupPage
+      costCredits={PAGE_COST_CREDITS}
+      onSubmit={onSubmit}
+      looking={isPending && isFetching}
+      testId="followers"
+      field={field}
+      name="userid"
+      lookupError={error}
+      subject="user"
+      label="Pin-board user id"
+      inputMode="numeric"
+      placeholder="e.g. 2000000001"
+      hint={`Each page of ${FOLLOWERS_PAGE_SIZE} followers costs ${PAGE_COST_CREDITS} credits. Pages loaded in this session are never bought twice.`}
+    >
+      {activeUserId === null && urlUserIdValid ? (
+        <p className="rounded-xl border border-dashed border-border-strong px-4 py-6 text-center text-sm text-muted" data-testid="followers-idle">
+          The followers of <span className="font-medium text-foreground">{urlUserId}</span> are not loaded in this session.
+          Press Run to fetch the first {FOLLOWERS_PAGE_SIZE} ({PAGE_COST_CREDITS} credits).
+        </p>
+      ) : null}
 
-      {/* A new input with a problem hides the result of the old one (and its request id) until it is fixed. */}
-      {field.problem === null ? (
-        <>
-          {activeUserId === null && urlUserIdValid ? (
-            <p className="rounded-xl border border-dashed border-border-strong px-4 py-6 text-center text-sm text-muted" data-testid="followers-idle">
-              The followers of <span className="font-medium text-foreground">{urlUserId}</span> are not loaded in this session.
-              Press Run to fetch the first {FOLLOWERS_PAGE_SIZE} ({PAGE_COST_CREDITS} credits).
-            </p>
-          ) : null}
+      {firstPageFailed ? (
+        <LookupErrorPanel error={error} subject="user" errorAt={errorUpdatedAt} onRetry={retry} retrying={isFetching} />
+      ) : null}
 
-          {firstPageFailed ? (
+      {activeUserId !== null && isPending && isFetching ? <ListSkeleton /> : null}
+
+      {data !== undefined && activeUserId !== null ? (
+        <LookupResultSection
+          headingId="followers-heading"
+          heading={`Followers of ${activeUserId}`}
+          exportProps={{
+            rows: () => followers.map((entry) => entry.node),
+            rowCount: followers.length,
+            csvColumns: followerCsvColumns,
+            fileName: `followers-${activeUserId}`,
+            noun: "followers",
+          }}
+        >
+          <FollowersStatus
+            loaded={followers.length}
+            pages={pagesFetched}
+            creditsSpent={creditsSpent}
+            hasNextPage={hasNextPage}
+            isFetching={isFetchingNextPage}
+            paused={paused}
+          />
+          {isFetchNextPageError ? (
             <LookupErrorPanel error={error} subject="user" errorAt={errorUpdatedAt} onRetry={retry} retrying={isFetching} />
           ) : null}
-
-          {activeUserId !== null && isPending && isFetching ? <ListSkeleton /> : null}
-
-          {data !== undefined && activeUserId !== null ? (
-            <LookupResultSection
-              headingId="followers-heading"
-              heading={`Followers of ${activeUserId}`}
-              exportProps={{
-                rows: () => followers.map((entry) => entry.node),
-                rowCount: followers.length,
-                csvColumns: followerCsvColumns,
-                fileName: `followers-${activeUserId}`,
-                noun: "followers",
-              }}
-            >
-              <FollowersStatus
-                loaded={followers.length}
-                pages={pagesFetched}
-                creditsSpent={creditsSpent}
-                hasNextPage={hasNextPage}
-                isFetching={isFetchingNextPage}
-                paused={paused}
-              />
-              {isFetchNextPageError ? (
-                <LookupErrorPanel error={error} subject="user" errorAt={errorUpdatedAt} onRetry={retry} retrying={isFetching} />
-              ) : null}
-              {/* Above the list, so it is in view without scrolling past the list's own scroll box. */}
-              {showList ? (
-                <LoadAllControl
-                  key={`load-all-${activeUserId}`}
-                  hasNextPage={hasNextPage}
-                  pageCostCredits={PAGE_COST_CREDITS}
-                  loadNextPage={loadNextPage}
-                  onRunningChange={setLoadAllRunning}
-                />
-              ) : null}
-              {showList ? (
-                <FollowerList
-                  key={`list-${activeUserId}`}
-                  followers={followers}
-                  userId={activeUserId}
-                  hasNextPage={hasNextPage}
-                  isFetchingNextPage={isFetchingNextPage}
-                  autoFetch={!isFetchNextPageError && !loadAllRunning && !paused}
-                  onLoadMore={loadMore}
-                  pageCostCredits={PAGE_COST_CREDITS}
-                  pause={paused ? { pages: pagesFetched, nextPages: PAUSE_EVERY_PAGES, onContinue: continuePaging } : null}
-                />
-              ) : null}
-            </LookupResultSection>
+          {/* Above the list, so it is in view without scrolling past the list's own scroll box. */}
+          {showList ? (
+            <LoadAllControl
+              key={`load-all-${activeUserId}`}
+              hasNextPage={hasNextPage}
+              pageCostCredits={PAGE_COST_CREDITS}
+              loadNextPage={loadNextPage}
+              onRunningChange={setLoadAllRunning}
+            />
           ) : null}
-        </>
+          {showList ? (
+            <FollowerList
+              key={`list-${activeUserId}`}
+              followers={followers}
+              userId={activeUserId}
+              hasNextPage={hasNextPage}
+              isFetchingNextPage={isFetchingNextPage}
+              autoFetch={!isFetchNextPageError && !loadAllRunning && !paused}
+              onLoadMore={loadMore}
+              pageCostCredits={PAGE_COST_CREDITS}
+              pause={paused ? { pages: pagesFetched, nextPages: PAUSE_EVERY_PAGES, onContinue: continuePaging } : null}
+            />
+          ) : null}
+        </LookupResultSection>
       ) : null}
-    </div>
+    </PagedLookupPage>
   );
 }
 

@@ -1,7 +1,8 @@
 "use client";
 
 import { useId } from "react";
-import { Input } from "@/components/ui/input";
+import { bindValue } from "@/components/ui/bind-value";
+import { Input, WholeNumberInput } from "@/components/ui/input";
 import { operationDescriptors } from "@/lib/operations/descriptors";
 import type { ApiKeyView, KeyPolicyInput } from "@/lib/query/keys";
 import { formatCount, formatDateTime, parseWholeNumber } from "./format";
@@ -184,14 +185,10 @@ export function KeyPolicyFieldset({
       </div>
       {fields.refillInterval === "none" ? null : (
         <>
-          <Input
+          <WholeNumberInput
             label="Refill credits"
-            type="number"
-            inputMode="numeric"
             min={1}
-            step={1}
-            value={fields.refillCredits}
-            onChange={(event) => set("refillCredits", event.target.value)}
+            {...bindValue(fields.refillCredits, (value) => set("refillCredits", value))}
             error={errors.refillCredits}
             hint="An analyst's refill is paid from their credit allowance, each time it adds credits, and must fit in it; an administrator's is granted."
             data-testid={`${testIdPrefix}-refill-credits`}
@@ -218,15 +215,11 @@ export function KeyPolicyFieldset({
             ))}
           </fieldset>
           {fields.refillInterval === "monthly" ? (
-            <Input
+            <WholeNumberInput
               label="Day of the month (UTC)"
-              type="number"
-              inputMode="numeric"
               min={1}
               max={31}
-              step={1}
-              value={fields.refillDay}
-              onChange={(event) => set("refillDay", event.target.value)}
+              {...bindValue(fields.refillDay, (value) => set("refillDay", value))}
               error={errors.refillDay}
               hint="A shorter month refills on its last day."
               data-testid={`${testIdPrefix}-refill-day`}
@@ -237,8 +230,7 @@ export function KeyPolicyFieldset({
 
       <Input
         label="Alert thresholds (optional)"
-        value={fields.thresholds}
-        onChange={(event) => set("thresholds", event.target.value)}
+        {...bindValue(fields.thresholds, (value) => set("thresholds", value))}
         error={errors.thresholds}
         hint="Credits or percentages of the credits granted, e.g. 500, 20%. Each alerts once per crossing."
         className="sm:col-span-2"

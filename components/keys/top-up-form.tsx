@@ -4,7 +4,7 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useId, useState, type FormEvent, type ReactNode } from "react";
 import { Button } from "@/components/ui/button";
 import { cx } from "@/components/ui/class-names";
-import { Input } from "@/components/ui/input";
+import { WholeNumberInput } from "@/components/ui/input";
 import { keysQueryKey, refreshAfterKeyChange, topUpKey, type ApiKeyView } from "@/lib/query/keys";
 import { FormError } from "@/components/ui/form-alert";
 import { errorMessage, formatCount, parseWholeNumber } from "./format";
@@ -62,14 +62,11 @@ export function TopUpForm({
   const reasonError = errors.reason;
   return (
     <form onSubmit={onSubmit} noValidate className="flex flex-col gap-4" data-testid="topup-form">
-      <Input
+      <WholeNumberInput
         label="Credits to add"
         required
-        type="number"
-        inputMode="numeric"
         min={1}
         max={MAX_TOP_UP}
-        step={1}
         {...bindValue(credits, setCredits)}
         error={errors.credits}
         hint={`Now ${formatCount(apiKey.creditsRemaining)} of ${formatCount(apiKey.creditsGranted)} credits left.`}

@@ -17,6 +17,17 @@ type FieldProps = Omit<InputProps, "value" | "onChange" | "onSubmit" | "autoComp
  * field's own problem, else the lookup's error when the API blamed this field (`name`).
  * `testId` names the parts for the browser tests: `<testId>-input`, `<testId>-run`.
  */
+export type PagedLookupFormProps = FieldProps & {
+  costCredits: number;
+  onSubmit: (event: FormEvent<HTMLFormElement>) => void;
+  looking: boolean;
+  testId: string;
+  field: UrlField;
+  name: string;
+  lookupError: unknown;
+  subject: LookupSubject;
+};
+
 export function PagedLookupForm({
   costCredits,
   onSubmit,
@@ -27,16 +38,7 @@ export function PagedLookupForm({
   lookupError,
   subject,
   ...inputProps
-}: FieldProps & {
-  costCredits: number;
-  onSubmit: (event: FormEvent<HTMLFormElement>) => void;
-  looking: boolean;
-  testId: string;
-  field: UrlField;
-  name: string;
-  lookupError: unknown;
-  subject: LookupSubject;
-}) {
+}: PagedLookupFormProps) {
   const lookupProblem = isLookupError(lookupError) && lookupError.field === name ? lookupErrorText(lookupError, subject) : undefined;
   return (
     <>

@@ -61,3 +61,8 @@ export function Input({ label, id, hint, error, className, required, ...props }:
     </div>
   );
 }
+
+/** A whole number, typed on the numeric keypad where there is one; `min` and `max` bound it. */
+export function WholeNumberInput({ min, max, ...props }: Omit<InputProps, "type" | "inputMode" | "step">) {
+  return <Input type="number" inputMode="numeric" min={min} max={max} step={1} {...props} />;
+}

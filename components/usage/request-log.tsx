@@ -31,19 +31,24 @@ const OPERATION_OPTIONS: readonly SelectOption[] = [
   ...[...operationLabels].map(([name, label]) => ({ value: name, label })),
 ];
 
+/** The statuses the log may be filtered on, each said after its code. */
+const STATUS_TEXT: ReadonlyArray<readonly [status: number, text: string]> = [
+  [200, "OK"],
+  [400, "Bad request"],
+  [402, "Out of credits"],
+  [403, "Not allowed"],
+  [404, "Not found"],
+  [429, "Rate limited"],
+  [499, "Client closed"],
+  [500, "Server error"],
+];
+
 const STATUS_OPTIONS: readonly SelectOption[] = [
   { value: "", label: "Any status" },
   { value: "2xx", label: "Successful (2xx)" },
   { value: "4xx", label: "Client errors (4xx)" },
   { value: "5xx", label: "Server errors (5xx)" },
-  { value: "200", label: "200 OK" },
-  { value: "400", label: "400 Bad request" },
-  { value: "402", label: "402 Out of credits" },
-  { value: "403", label: "403 Not allowed" },
-  { value: "404", label: "404 Not found" },
-  { value: "429", label: "429 Rate limited" },
-  { value: "499", label: "499 Client closed" },
-  { value: "500", label: "500 Server error" },
+  ...STATUS_TEXT.map(([status, text]) => ({ value: String(status), label: `${status} ${text}` })),
 ];
 
 /** Where requests came in (usage_events.channel). */

@@ -1,4 +1,4 @@
-import { Input, type InputProps } from "@/components/ui/input";
+import { Input, WholeNumberInput, type InputProps } from "@/components/ui/input";
 import { PASSWORD_MIN_LENGTH } from "@/lib/users/schemas";
 
 type FieldProps = Omit<InputProps, "type" | "autoComplete" | "minLength" | "required">;
@@ -19,5 +19,5 @@ export function NewPasswordInput({ hint, ...props }: FieldProps) {
 
 /** An account's credit allowance: a whole number from 0. */
 export function CreditAllowanceInput(props: Omit<FieldProps, "label" | "name" | "inputMode" | "min" | "step">) {
-  return <Input label="Credit allowance" name="creditAllowance" type="number" inputMode="numeric" min={0} step={1} required {...props} />;
+  return <WholeNumberInput label="Credit allowance" name="creditAllowance" min={0} required {...props} />;
 }

@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
-import { expect, type Page } from "@playwright/test";
+import { expect, type Browser, type Page } from "@playwright/test";
 
 /**
  * Signing in for browser specs. The server under test (playwright.config.ts) bootstraps the
@@ -120,4 +120,14 @@ export const createAnalyst = async (
   expect(created.status, `POST /api/admin/users: ${created.text}`).toBe(201);
   const user = JSON.parse(created.text) as { id: string; email: string; name: string; creditAllowance: number };
   return { id: user.id, email: user.email, name: user.name, password: input.password, creditAllowance: user.creditAllowance };
+};
+
+/** A second person's page in a browser context of its own (own cookies), closed when `use` ends. */
+export const inOwnContext = async (browser: Browser, use: (page: Page) => Promise<void>): Promise<void> => {
+  const context = await browser.newContext();
+  try {
+    await use(await context.newPage());
+  } finally {
+    await context.close();
+  }
 };

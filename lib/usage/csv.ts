@@ -117,21 +117,32 @@ const EXPORT_PAGE_SIZE = 1000;
 /** `onError` hears a failure that cuts the stream short; `leading` goes before the header (a byte-order mark). */
 export type CsvOptions = { onError?: (error: unknown) => void; leading?: string };
 
-export const eventsCsv = (
-  db: Queryable,
-  scope: UsageScope,
-  filters: EventFilters,
-  options: CsvOptions = {},
-): ReadableStream<Uint8Array> =>
-  csvStream<UsageEvent, string>({
-    header: EVENT_COLUMNS,
-    values: eventCsvValues,
-    ...options,
-    page: async (cursor) => {
-      const page = await listEvents(db, scope, filters, { cursor: cursor ?? undefined, limit: EXPORT_PAGE_SIZE });
-      return { rows: page.events, next: page.nextCursor };
-    },
-  });
+/**
+ * One usage export: its columns, a row's cells and how the listing reads a page after a cursor;
+ * the stream it gives reads EXPORT_PAGE_SIZE rows at a time.
+ */
+const usageExport =
+  <Row, Cursor, Filters>(spec: {
+    header: readonly string[];
+    values: (row: Row) => CsvValue[];
+    page: (db: Queryable, scope: UsageScope, filters: Filters, cursor: Cursor | null) => Promise<Page<Row, Cursor>>;
+  }) =>
+  (db: Queryable, scope: UsageScope, filters: Filters, options: CsvOptions = {}): ReadableStream<Uint8Array> =>
+    csvStream<Row, Cursor>({
+      header: spec.header,
+      values: spec.values,
+      ...options,
+      page: (cursor) => spec.page(db, scope, filters, cursor),
+    });
+
+export const eventsCsv = usageExport<UsageEvent, string, EventFilters>({
+  header: EVENT_COLUMNS,
+  values: eventCsvValues,
+  page: async (db, scope, filters, cursor) => {
+    const page = await listEvents(db, scope, filters, { cursor: cursor ?? undefined, limit: EXPORT_PAGE_SIZE });
+    return { rows: page.events, next: page.nextCursor };
+  },
+});
 
 type DailyRecord = {
   day: string;
@@ -204,15 +215,8 @@ const listDaily = async (
   };
 };
 
-export const dailyCsv = (
-  db: Queryable,
-  scope: UsageScope,
-  filters: DailyFilters,
-  options: CsvOptions = {},
-): ReadableStream<Uint8Array> =>
-  csvStream<DailyRow, DailyPosition>({
-    header: DAILY_COLUMNS,
-    values: dailyCsvValues,
-    ...options,
-    page: (after) => listDaily(db, scope, filters, { after, limit: EXPORT_PAGE_SIZE }),
-  });
+export const dailyCsv = usageExport<DailyRow, DailyPosition, DailyFilters>({
+  header: DAILY_COLUMNS,
+  values: dailyCsvValues,
+  page: (db, scope, filters, after) => listDaily(db, scope, filters, { after, limit: EXPORT_PAGE_SIZE }),
+});

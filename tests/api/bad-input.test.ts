@@ -1,6 +1,7 @@
 import crypto from "node:crypto";
 import { SignJWT } from "jose";
 import { beforeAll, describe, expect, inject, it } from "vitest";
+import { demoFixtures } from "@/lib/demo/fixtures";
 import { followersDataSchema } from "@/lib/records/records";
 import { randomSecret, type ApiTarget } from "./harness";
 import {
@@ -19,6 +20,7 @@ import {
   type OperationPath,
   type Query,
 } from "./http";
+import { PROFILE_45, USER_10000, USER_30 } from "@/tests/support/demo-subjects";
 
 /**
  * Hostile and malformed input: every case gets its contract error (400 with the parameter's
@@ -26,11 +28,8 @@ import {
  */
 const targets = inject("apiTargets");
 
-const HOST = "events.demo.test";
+const HOST = demoFixtures.eventUrlHost;
 const EVENT = "1000000000000001";
-const USER_30 = "2000000002";
-const USER_10000 = "2000000001";
-const PROFILE = "urn:li:member:3000000001";
 const TEN_KB = 10 * 1024;
 
 type BadCase = { label: string; path: OperationPath; query: Query; message: string };
@@ -114,20 +113,20 @@ const parameterCases = (cursors: { own: string; otherUser: string }): BadCase[] 
   // get_user_publications: urn / page
   missing(paths.publications, "no urn", {}, "urn"),
   missing(paths.publications, "empty urn", { urn: "" }, "urn"),
-  invalid(paths.publications, "urn given twice", { urn: [PROFILE, PROFILE] }, "urn"),
+  invalid(paths.publications, "urn given twice", { urn: [PROFILE_45, PROFILE_45] }, "urn"),
   invalid(paths.publications, "10 kB urn", { urn: `urn:li:member:${"3".repeat(TEN_KB)}` }, "urn"),
   invalid(paths.publications, "unicode urn", { urn: "urn:li:member:３０００" }, "urn"),
-  invalid(paths.publications, "NUL byte", { urn: `${PROFILE}\u0000` }, "urn"),
+  invalid(paths.publications, "NUL byte", { urn: `${PROFILE_45}\u0000` }, "urn"),
   invalid(paths.publications, "emoji at the 120th character", { urn: `urn:li:member:${"3".repeat(105)}🎉` }, "urn"),
   invalid(paths.publications, "urn traversal", { urn: "urn:li:member:../../etc/passwd" }, "urn"),
-  ...SQLISH.map((value) => invalid(paths.publications, `SQL-ish urn ${value}`, { urn: `${PROFILE}${value}` }, "urn")),
-  invalid(paths.publications, "page 0", { urn: PROFILE, page: "0" }, "page"),
-  invalid(paths.publications, "negative page", { urn: PROFILE, page: "-1" }, "page"),
-  invalid(paths.publications, "fractional page", { urn: PROFILE, page: "1.5" }, "page"),
-  invalid(paths.publications, "10 kB page", { urn: PROFILE, page: "9".repeat(TEN_KB) }, "page"),
-  invalid(paths.publications, "page given twice", { urn: PROFILE, page: ["1", "2"] }, "page"),
-  invalid(paths.publications, "unicode page", { urn: PROFILE, page: "２" }, "page"),
-  invalid(paths.publications, "SQL-ish page", { urn: PROFILE, page: "1; DROP TABLE api_keys;--" }, "page"),
+  ...SQLISH.map((value) => invalid(paths.publications, `SQL-ish urn ${value}`, { urn: `${PROFILE_45}${value}` }, "urn")),
+  invalid(paths.publications, "page 0", { urn: PROFILE_45, page: "0" }, "page"),
+  invalid(paths.publications, "negative page", { urn: PROFILE_45, page: "-1" }, "page"),
+  invalid(paths.publications, "fractional page", { urn: PROFILE_45, page: "1.5" }, "page"),
+  invalid(paths.publications, "10 kB page", { urn: PROFILE_45, page: "9".repeat(TEN_KB) }, "page"),
+  invalid(paths.publications, "page given twice", { urn: PROFILE_45, page: ["1", "2"] }, "page"),
+  invalid(paths.publications, "unicode page", { urn: PROFILE_45, page: "２" }, "page"),
+  invalid(paths.publications, "SQL-ish page", { urn: PROFILE_45, page: "1; DROP TABLE api_keys;--" }, "page"),
 ];
 
 /** The cursor with its first character changed: another body, so another signature is needed. */
@@ -216,7 +215,7 @@ describe.each(targets)("$kind server", (target: ApiTarget) => {
       for (const [label, token] of Object.entries(tokens)) {
         const answer = await call(target, paths.publications, {
           auth: { authorization: `Bearer ${token}` },
-          query: { urn: PROFILE },
+          query: { urn: PROFILE_45 },
         });
         expect(answer.status, label).toBe(401);
         expectError(answer, 401, messages.keyInvalid);

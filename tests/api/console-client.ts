@@ -1,6 +1,6 @@
 import { expect } from "vitest";
 import { parseJsonOrUndefined, signInWithPassword } from "@/lib/cli/console-session";
-import { randomSecret, type ApiTarget } from "./harness";
+import { delay, randomSecret, type ApiTarget } from "./harness";
 
 /**
  * A console API client as a script uses it: signed in with next-auth's credentials flow (CSRF
@@ -59,5 +59,22 @@ export const consoleClient = (target: ApiTarget) => {
     return (answer.body as { key: { creditsRemaining: number } }).key.creditsRemaining;
   };
 
-  return { signIn, api, admin, analyst, consoleKey, creditsOf };
+  /** A batch started through the console API (it must answer 201): its id. */
+  const startBatch = async (session: Session, body: { operation: string; inputs: readonly string[]; maxCredits: number }): Promise<string> => {
+    const created = await api(session, "POST", "/api/batches", body);
+    expect(created.status, created.text).toBe(201);
+    return (created.body as { id: string }).id;
+  };
+
+  /** The batch's view once it is done, polled every 200 ms for 30 s at most (then the last view read). */
+  const batchWhenDone = async <View extends { status: string }>(session: Session, id: string): Promise<View | undefined> => {
+    let view: View | undefined;
+    for (let attempt = 0; attempt < 150 && view?.status !== "done"; attempt += 1) {
+      await delay(200);
+      view = (await api(session, "GET", `/api/batches/${id}`)).body as View;
+    }
+    return view;
+  };
+
+  return { signIn, api, admin, analyst, consoleKey, creditsOf, startBatch, batchWhenDone };
 };

@@ -27,6 +27,7 @@ import {
   type OperationPath,
   type Query,
 } from "./http";
+import { PROFILE_0, PROFILE_45, PROFILE_7, USER_0, USER_10000, USER_30 } from "@/tests/support/demo-subjects";
 
 /**
  * The contract of docs/api.md, operation by operation, against the production server:
@@ -35,12 +36,6 @@ import {
  */
 const targets = inject("apiTargets");
 
-const PROFILE_45 = "urn:li:member:3000000001";
-const PROFILE_7 = "urn:li:member:3000000002";
-const PROFILE_0 = "urn:li:member:3000000003";
-const USER_10000 = "2000000001";
-const USER_30 = "2000000002";
-const USER_0 = "2000000003";
 const UNKNOWN_EVENT = "1000000000000999";
 const UNKNOWN_USER = "2999999999";
 const UNKNOWN_PROFILE = "urn:li:member:3999999999";

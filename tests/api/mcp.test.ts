@@ -35,6 +35,15 @@ const textOf = (result: CallToolResult): string =>
 const callTool = async (client: Client, name: string, args: Record<string, unknown>): Promise<CallToolResult> =>
   (await client.callTool({ name, arguments: args })) as CallToolResult;
 
+/** A new analyst (allowance 1000) whose new console key pays an agent: its console client and session, the key, the agent. */
+const agentOfNewAnalyst = async (target: ApiTarget, label: string, credits: number, qpsLimit: number) => {
+  const site = consoleClient(target);
+  const analyst = await site.analyst(await site.admin(), label, 1000);
+  const key = await site.consoleKey(analyst, credits, qpsLimit);
+  const agent = await connect(target, { ...target.keys.mcp, token: key.token });
+  return { site, analyst, key, agent };
+};
+
 describe.each(targets)("$kind server", (target: ApiTarget) => {
   describe("POST /mcp", () => {
     let client: Client;
@@ -315,10 +324,7 @@ describe.each(targets)("$kind server", (target: ApiTarget) => {
     });
 
     it("starts a batch, follows it and reads its results in pages, paid by the key that started it", async () => {
-      const client = consoleClient(target);
-      const analyst = await client.analyst(await client.admin(), "mcp-batch", 1000);
-      const key = await client.consoleKey(analyst, 100, 100);
-      const agent = await connect(target, { ...target.keys.mcp, token: key.token });
+      const { site: client, analyst, key, agent } = await agentOfNewAnalyst(target, "mcp-batch", 100, 100);
       try {
         const started = await callTool(agent, "start_batch", {
           operation: "event_details_id",
@@ -386,10 +392,7 @@ describe.each(targets)("$kind server", (target: ApiTarget) => {
     });
 
     it("refuses start_batch over the open-batch quota, or for an operation the key may not call, with isError and the reason", async () => {
-      const site = consoleClient(target);
-      const analyst = await site.analyst(await site.admin(), "mcp-batch-quota", 1000);
-      const key = await site.consoleKey(analyst, 100, 50);
-      const agent = await connect(target, { ...target.keys.mcp, token: key.token });
+      const { site, analyst, key, agent } = await agentOfNewAnalyst(target, "mcp-batch-quota", 100, 50);
       const open: string[] = [];
       try {
         // Unknown event ids: free 404s, many enough that every batch is still open at the end.
@@ -427,10 +430,7 @@ describe.each(targets)("$kind server", (target: ApiTarget) => {
     });
 
     it("pages batch_results by whole records when a page is cut to size, nextOffset leading to every record once; refuses bad offset and limit by name", async () => {
-      const site = consoleClient(target);
-      const analyst = await site.analyst(await site.admin(), "mcp-batch-pages", 1000);
-      const key = await site.consoleKey(analyst, 1000, 200);
-      const agent = await connect(target, { ...target.keys.mcp, token: key.token });
+      const { site, analyst, key, agent } = await agentOfNewAnalyst(target, "mcp-batch-pages", 1000, 200);
       try {
         const started = await callTool(agent, "start_batch", { operation: "event_details_id", inputs: [...demoFixtures.eventIds] });
         expect(started.isError ?? false, textOf(started)).toBe(false);

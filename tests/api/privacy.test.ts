@@ -109,14 +109,8 @@ describe.each(targets.map((target) => [target.kind, target] as const))("privacy 
       expect(answer.headers.get("x-credits-charged")).toBe("0");
     }
 
-    const batch = await client.api(analyst, "POST", "/api/batches", { operation: "event_details", inputs: [eventUrl, "https://events.demo.test/events/1000000000000002/"], maxCredits: 100 });
-    expect(batch.status, batch.text).toBe(201);
-    const id = (batch.body as { id: string }).id;
-    let view: BatchView | undefined;
-    for (let attempt = 0; attempt < 150 && view?.status !== "done"; attempt += 1) {
-      await delay(200);
-      view = (await client.api(analyst, "GET", `/api/batches/${id}`)).body as BatchView;
-    }
+    const id = await client.startBatch(analyst, { operation: "event_details", inputs: [eventUrl, "https://events.demo.test/events/1000000000000002/"], maxCredits: 100 });
+    const view = await client.batchWhenDone<BatchView>(analyst, id);
     expect(view).toMatchObject({ status: "done", succeeded: 1, notFound: 1, creditsSpent: 4 });
     const items = (await client.api(analyst, "GET", `/api/batches/${id}/items?limit=10`)).body as { items: { input: string; httpStatus: number; creditsCharged: number }[] };
     expect(items.items.find((item) => item.input === eventUrl)).toMatchObject({ httpStatus: 404, creditsCharged: 0 });
@@ -221,14 +215,8 @@ describe("suppression against a provider that reads subjects leniently (upstream
     consoleClient(target).api(admin, "POST", "/api/admin/suppressions", { kind, subject, reason: "erasure request (API test, lenient provider)" });
   const runBatch = async (operation: string, inputs: string[]) => {
     const client = consoleClient(target);
-    const created = await client.api(analyst, "POST", "/api/batches", { operation, inputs, maxCredits: 100 });
-    expect(created.status, created.text).toBe(201);
-    const id = (created.body as { id: string }).id;
-    let view: BatchView | undefined;
-    for (let attempt = 0; attempt < 150 && view?.status !== "done"; attempt += 1) {
-      await delay(200);
-      view = (await client.api(analyst, "GET", `/api/batches/${id}`)).body as BatchView;
-    }
+    const id = await client.startBatch(analyst, { operation, inputs, maxCredits: 100 });
+    const view = await client.batchWhenDone<BatchView>(analyst, id);
     const items = (await client.api(analyst, "GET", `/api/batches/${id}/items?limit=50`)).body as { items: { input: string; httpStatus: number; creditsCharged: number }[] };
     return { view, items: items.items };
   };

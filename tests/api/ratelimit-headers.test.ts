@@ -1,6 +1,7 @@
 import { describe, expect, inject, it } from "vitest";
 import { delay, type ApiTarget } from "./harness";
 import { call, expectNoKeyHeaders, expectRateLimitHeaders, header, paths, rateLimitItem, type Answer } from "./http";
+import { PROFILE_0 } from "@/tests/support/demo-subjects";
 
 /**
  * Rate-limit headers in both dialects (decisions: the current IETF draft's `RateLimit-Policy` and
@@ -9,7 +10,6 @@ import { call, expectNoKeyHeaders, expectRateLimitHeaders, header, paths, rateLi
  */
 const targets = inject("apiTargets");
 
-const PROFILE_0 = "urn:li:member:3000000003";
 
 const remainingOf = (answer: Answer): number => Number(rateLimitItem(answer, "ratelimit").params.r);
 

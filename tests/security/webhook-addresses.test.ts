@@ -6,10 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { keyDeliveries } from "@/lib/alerts/alerts";
 import { webhookUrlProblem } from "@/lib/alerts/settings";
 import { DELIVERY_FAILED, startAlertWorker } from "@/lib/alerts/webhooks";
-import type { Db } from "@/lib/db/client";
 import { isAllowedAddress, NOT_PUBLIC, outboundPost, PUBLIC_ONLY } from "@/lib/security/outbound";
 import { newKey, settleScript } from "@/tests/support/usage";
-import { pgliteDatabase } from "@/tests/support/databases";
+import { openForSuite, pgliteDatabase } from "@/tests/support/databases";
 
 /**
  * A webhook URL (docs/security.md "Addresses the server calls") must not make the server call
@@ -102,13 +101,11 @@ describe("webhook URLs that point inside are refused when saved", () => {
 });
 
 describe("the delivery worker connects to public addresses only", () => {
-  const database = pgliteDatabase();
-  let db: Db;
+  const db = openForSuite(pgliteDatabase());
   let listener: Listener;
   let hostnameForms: string[] = [];
 
   beforeAll(async () => {
-    db = await database.open();
     listener = await listen();
     // This machine's own name resolves to one of its addresses: a DNS answer that points inside.
     const resolved = await dns.lookup(os.hostname(), { all: true }).catch(() => []);
@@ -119,8 +116,6 @@ describe("the delivery worker connects to public addresses only", () => {
 
   afterAll(async () => {
     await listener?.close();
-    await db?.close();
-    await database.cleanup();
   });
 
   it("the listener is reachable at all (control: a policy that allows loopback reaches it)", async () => {
@@ -142,15 +137,15 @@ describe("the delivery worker connects to public addresses only", () => {
     const urls = [...addressForms(listener.port), ...hostnameForms];
     const keys: string[] = [];
     for (const url of urls) {
-      const key = await newKey(db, null, 10, url);
+      const key = await newKey(db(), null, 10, url);
       // Straight into the database: the worker alone must stop it.
-      await db.query("UPDATE api_keys SET alert_threshold_credits = 9, alert_webhook_url = $2 WHERE id = $1", [key.id, url]);
-      await settleScript(db, [{ keyId: key.id, operation: "followers", costCredits: 2, outcome: "found", agoMs: 10, latencyMs: 1 }]);
+      await db().query("UPDATE api_keys SET alert_threshold_credits = 9, alert_webhook_url = $2 WHERE id = $1", [key.id, url]);
+      await settleScript(db(), [{ keyId: key.id, operation: "followers", costCredits: 2, outcome: "found", agoMs: 10, latencyMs: 1 }]);
       keys.push(key.id);
     }
-    const worker = startAlertWorker(db, { pollMs: 60_000, backoffMs: [0], maxAttempts: 2, timeoutMs: 3000, batchSize: 100, policy: PUBLIC_ONLY });
+    const worker = startAlertWorker(db(), { pollMs: 60_000, backoffMs: [0], maxAttempts: 2, timeoutMs: 3000, batchSize: 100, policy: PUBLIC_ONLY });
     try {
-      const pending = async () => (await db.query<{ n: number }>("SELECT count(*)::int AS n FROM webhook_deliveries WHERE status = 'pending'"))[0]?.n ?? 0;
+      const pending = async () => (await db().query<{ n: number }>("SELECT count(*)::int AS n FROM webhook_deliveries WHERE status = 'pending'"))[0]?.n ?? 0;
       for (let round = 0; round < 50 && (round < 2 || (await pending()) > 0); round += 1) {
         await worker.tick();
         await new Promise((resolve) => setTimeout(resolve, 50));
@@ -160,7 +155,7 @@ describe("the delivery worker connects to public addresses only", () => {
     }
     expect({ connections: listener.connections, requests: listener.requests }).toEqual({ connections: 0, requests: [] });
     for (const [index, keyId] of keys.entries()) {
-      const deliveries = await keyDeliveries(db, keyId);
+      const deliveries = await keyDeliveries(db(), keyId);
       expect(deliveries.map((delivery) => ({ status: delivery.status, lastStatus: delivery.lastStatus, lastError: delivery.lastError })), urls[index]).toEqual([
         { status: "failed", lastStatus: null, lastError: DELIVERY_FAILED },
       ]);

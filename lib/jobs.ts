@@ -4,8 +4,10 @@ import { claimJobLease } from "@/lib/job-lease";
 import { sweepSuppressed } from "@/lib/privacy/erase";
 import { sweepRetention } from "@/lib/privacy/retention";
 import { describeError, log } from "@/lib/log";
+import { createWebhookEvents } from "@/lib/alerts/webhook-events";
 import { startAlertWorker } from "@/lib/alerts/webhooks";
 import { startBatchRunner } from "@/lib/batches/start";
+import { registerBatchWebhooks } from "@/lib/batches/webhook";
 import { refillDueKeys } from "@/lib/keys/refill";
 import { env } from "@/lib/env";
 import { services } from "@/lib/services";
@@ -81,7 +83,9 @@ export const startBackgroundJobs = async (): Promise<void> => {
   }
   if (!started.has("alert-webhooks")) {
     started.add("alert-webhooks");
-    startAlertWorker(getDb);
+    const events = createWebhookEvents();
+    registerBatchWebhooks(events, config.publicUrl);
+    startAlertWorker(getDb, { events });
   }
   await startBatchRunner();
   every("sweep-reservations", SWEEP_EVERY_MS, async () => {

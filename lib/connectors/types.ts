@@ -1,3 +1,5 @@
+import { DomainError } from "@/lib/errors";
+
 /**
  * A connector answers the lookups from some source (the record store now; an upstream provider
  * later). It returns the `data` payload already serialised as JSON, so that records stored as
@@ -33,12 +35,9 @@ export type LookupContext = {
   maxAgeS?: number;
 };
 
-/** Thrown by a connector when its source rate-limits us: the request answers 429. */
-export class SourceRateLimitedError extends Error {
-  constructor(readonly retryAfterS: number) {
-    super(`source rate limited, retry after ${retryAfterS} s`);
-  }
-}
+/** Thrown by a connector when its source rate-limits us: the source_rate_limited failure (a 429 at /v1). */
+export const sourceRateLimited = (retryAfterS: number): DomainError =>
+  new DomainError("source_rate_limited", `source rate limited, retry after ${retryAfterS} s`, { retryAfterS });
 
 export interface Connector {
   readonly name: string;

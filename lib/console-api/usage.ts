@@ -7,9 +7,9 @@ import { principalOf } from "@/lib/keys/view";
 import { describeError, log } from "@/lib/log";
 import { UTF8_BOM } from "@/lib/export/bom";
 import { dailyCsv, eventsCsv } from "@/lib/usage/csv";
-import { InvalidCursorError, listEvents, UUID_PATTERN, type EventFilters, type EventsPage, type StatusFilter } from "@/lib/usage/events";
+import { listEvents, UUID_PATTERN, type EventFilters, type EventsPage, type StatusFilter } from "@/lib/usage/events";
 import { addDays, dayCount, dayStart, isDay, isSupportedDay, isSupportedTime, SUPPORTED_DAYS, utcDay, type Day } from "@/lib/usage/period";
-import { resolveScope, UsageAccessError, type ResolvedScope } from "@/lib/usage/scope";
+import { resolveScope, type ResolvedScope } from "@/lib/usage/scope";
 import { GROUP_BYS, summary, type GroupBy, type UsageSummary } from "@/lib/usage/summary";
 
 /**
@@ -122,20 +122,12 @@ export const timeRange = (query: Pick<UsageQuery, "from" | "to">): { from?: Date
   return { from, to };
 };
 
-export const usageScope = async (context: Context, query: UsageQuery): Promise<ResolvedScope> => {
-  try {
-    return await resolveScope(context.db, principalOf(context.user, context.ip), {
-      keyId: query.keyId,
-      userId: query.userId,
-      everyone: query.scope === "all",
-    });
-  } catch (error) {
-    if (error instanceof UsageAccessError) {
-      throw new DomainError(error.reason, error.message);
-    }
-    throw error;
-  }
-};
+export const usageScope = (context: Context, query: UsageQuery): Promise<ResolvedScope> =>
+  resolveScope(context.db, principalOf(context.user, context.ip), {
+    keyId: query.keyId,
+    userId: query.userId,
+    everyone: query.scope === "all",
+  });
 
 const eventFilters = (query: UsageQuery): EventFilters => ({
   ...timeRange(query),
@@ -171,13 +163,8 @@ export type EventsResponse = EventsPage & { scope: ScopeView };
 export const eventsResponse = async (context: Context): Promise<EventsResponse> => {
   const query = parseUsageQuery(context.query);
   const resolved = await usageScope(context, query);
-  try {
-    const page = await listEvents(context.db, resolved.scope, eventFilters(query), { cursor: query.cursor, limit: query.limit });
-    return { scope: scopeView(resolved), ...page };
-  } catch (error) {
-    if (error instanceof InvalidCursorError) throw new DomainError("invalid_cursor", "Invalid cursor.");
-    throw error;
-  }
+  const page = await listEvents(context.db, resolved.scope, eventFilters(query), { cursor: query.cursor, limit: query.limit });
+  return { scope: scopeView(resolved), ...page };
 };
 
 /** GET /api/usage/export: a streamed CSV attachment. */

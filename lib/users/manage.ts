@@ -3,6 +3,7 @@ import { env } from "@/lib/env";
 import { createAttemptLimiter } from "@/lib/ratelimit/limiter";
 import { recordAudit, type Actor } from "@/lib/audit/log";
 import type { Db } from "@/lib/db/client";
+import type { DomainErrorCode } from "@/lib/errors";
 import { hashPassword, verifyPassword } from "./passwords";
 import {
   createUser,
@@ -22,13 +23,10 @@ import type { PasswordChangeInput, UserCreateInput, UserPatchInput } from "./sch
  * so a request either changes everything it asked for or nothing. Problems are values with a
  * code; the console API maps the codes to statuses. No HTTP in here.
  */
-export type AccountProblemCode =
-  | "not_found"
-  | "email_taken"
-  | "wrong_password"
-  | "no_password"
-  | "self_disable"
-  | "too_many_attempts";
+export type AccountProblemCode = Extract<
+  DomainErrorCode,
+  "not_found" | "email_taken" | "wrong_password" | "no_password" | "self_disable" | "too_many_attempts"
+>;
 
 export type AccountResult<T> = { ok: true; value: T } | { ok: false; code: AccountProblemCode; message: string };
 

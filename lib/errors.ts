@@ -1,8 +1,8 @@
 /**
- * Errors of the domain modules (lib/usage, lib/alerts, lib/connectors, lib/keys): a code that
- * says what went wrong and a sentence fit for the user. Domain code knows no HTTP; only the
- * edges — the /v1 pipeline (lib/api) and the console API wrapper (lib/console-api/handler.ts) —
- * turn a code into a status.
+ * The one error type of Social Lookup: a code that says what went wrong and a sentence fit for the
+ * user. The code is all a module decides; only the edges turn it into an answer, each from one
+ * table — the /v1 edge (lib/api/errors.ts) and the console API (lib/console-api/handler.ts) — and
+ * each with its own wording where the contract or the page needs it.
  */
 export type DomainErrorCode =
   /** The thing does not exist, or the caller may not know it does. */
@@ -24,16 +24,60 @@ export type DomainErrorCode =
   | "provider_key_rate_limited"
   | "provider_key_bad_answer"
   | "upstream_not_configured"
+  /** The user has no provider key of their own where lookups need one. */
+  | "no_provider_key"
+  /** The source rate-limits us: retryAfterS says when to try again. */
+  | "source_rate_limited"
   /** The setting is fixed by the environment and cannot be changed here. */
-  | "set_by_environment";
+  | "set_by_environment"
+  // Batches (lib/batches).
+  | "unknown_operation"
+  | "no_valid_inputs"
+  | "too_many_inputs"
+  | "cap_below_one_lookup"
+  | "no_console_key"
+  | "invalid_webhook"
+  | "key_cannot_pay"
+  /** The paying key is limited to other operations than the batch's. */
+  | "operation_not_allowed"
+  | "wrong_state"
+  | "nothing_to_retry"
+  /** Too many open batches or open inputs for one owner (lib/batches/quota.ts). */
+  | "quota_exceeded"
+  // Accounts (lib/users/manage.ts).
+  | "email_taken"
+  | "wrong_password"
+  | "no_password"
+  | "self_disable"
+  | "too_many_attempts"
+  // Requests as they arrive, before any domain reads them.
+  | "unauthenticated"
+  | "cross_origin"
+  | "body_too_large"
+  /** Not valid UTF-8, or text PostgreSQL cannot hold (NUL, lone surrogates). */
+  | "invalid_text"
+  | "invalid_json"
+  | "empty_upload"
+  | "upload_too_large"
+  | "not_utf8";
+
+/** What some failures carry beyond their sentence. */
+export type DomainErrorDetails = {
+  /** source_rate_limited: seconds until the source takes requests again. */
+  retryAfterS?: number;
+};
 
 export class DomainError extends Error {
+  readonly retryAfterS: number | undefined;
+
   constructor(
     readonly code: DomainErrorCode,
     message: string,
+    details: DomainErrorDetails = {},
   ) {
     super(message);
     this.name = "DomainError";
+    this.retryAfterS = details.retryAfterS;
   }
 }
 

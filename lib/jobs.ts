@@ -4,9 +4,11 @@ import { claimJobLease } from "@/lib/job-lease";
 import { sweepSuppressed } from "@/lib/privacy/erase";
 import { sweepRetention } from "@/lib/privacy/retention";
 import { describeError, log } from "@/lib/log";
+import { createWebhookEvents } from "@/lib/alerts/webhook-events";
 import { startAlertWorker } from "@/lib/alerts/webhooks";
 import type { BatchLookup } from "@/lib/batches/services";
 import { startBatchRunner } from "@/lib/batches/start";
+import { registerBatchWebhooks } from "@/lib/batches/webhook";
 import { refillDueKeys } from "@/lib/keys/refill";
 import { env } from "@/lib/env";
 import { services, type Services } from "@/lib/services";
@@ -88,7 +90,9 @@ export const startBackgroundJobs = async (deps: BackgroundJobDeps): Promise<void
   }
   if (!started.has("alert-webhooks")) {
     started.add("alert-webhooks");
-    startAlertWorker(getDb);
+    const events = createWebhookEvents();
+    registerBatchWebhooks(events, config.publicUrl);
+    startAlertWorker(getDb, { events });
   }
   await startBatchRunner(async () => {
     const ready = await services();

@@ -1,8 +1,9 @@
 import { CliFailure, EXIT, runCli, UsageError, withCliDb } from "@/lib/cli/open";
 import { parseCommandLine } from "@/lib/cli/options";
 import { env } from "@/lib/env";
+import { isDomainError } from "@/lib/errors";
 import { checkOperations, normaliseAddressList } from "@/lib/keys/access";
-import { claimKeyRoom, KeyRuleError } from "@/lib/keys/manage";
+import { claimKeyRoom } from "@/lib/keys/manage";
 import { operationIds } from "@/lib/keys/policy-input";
 import { createKey, listKeys, revokeKey, topUpKey, type ApiKey } from "@/lib/keys/repository";
 import { authSecret } from "@/lib/security/secrets";
@@ -115,7 +116,7 @@ const main = async () => {
         });
         return { ...issued, owner: found };
       }).catch((error: unknown) => {
-        if (error instanceof KeyRuleError) throw new CliFailure(EXIT.usage, error.message);
+        if (isDomainError(error) && error.code === "key_rule") throw new CliFailure(EXIT.usage, error.message);
         throw error;
       });
       const ownerEmail = owner?.email ?? null;

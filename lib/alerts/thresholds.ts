@@ -1,5 +1,5 @@
 import type { Queryable } from "@/lib/db/client";
-import type { AlertThreshold } from "@/lib/keys/policy-input";
+import type { AlertThreshold } from "./threshold-input";
 
 /**
  * A key's several alert thresholds (lib/alerts/thresholds.sql fires and re-arms them). Replacing

@@ -4,10 +4,10 @@ import { env } from "@/lib/env";
 import { describeError, log } from "@/lib/log";
 import { outboundPost, OutboundRefusedError, type OutboundPolicy, type OutboundPost } from "@/lib/security/outbound";
 import { derivedKey } from "@/lib/security/secrets";
-import { queueFinishedBatches } from "@/lib/batches/webhook";
+import { createWebhookEvents, type WebhookEvents } from "./webhook-events";
 
 /**
- * Webhook delivery of low-credit alerts (and of batch.finished events, lib/batches/webhook.ts), off the request path: /v1 only writes the key_alerts
+ * Webhook delivery of low-credit alerts (and of the events other domains register, webhook-events.ts), off the request path: /v1 only writes the key_alerts
  * row (inside its charge); this worker, polling in the server process, turns each new alert of
  * a key with a webhook URL into one webhook_deliveries row and POSTs it.
  *
@@ -33,10 +33,11 @@ export const SIGNATURE_HEADER = "X-SocialLookup-Signature";
 export const EVENT_HEADER = "X-SocialLookup-Event";
 export const DELIVERY_HEADER = "X-SocialLookup-Delivery";
 
-export type WebhookEvent = "key.credits.low" | "key.credits.zero" | "batch.finished";
+/** The worker's own events; registered kinds add theirs (webhook-events.ts). */
+export type AlertEvent = "key.credits.low" | "key.credits.zero";
 
 export type WebhookPayload = {
-  event: WebhookEvent;
+  event: AlertEvent;
   keyId: string;
   keyName: string;
   creditsRemaining: number;
@@ -74,8 +75,8 @@ export type AlertWorkerOptions = {
   /** How a delivery is sent; outboundPost(policy) by default. */
   post?: OutboundPost;
   secretFor?: (keyId: string) => string;
-  /** The server's public address, for batch.finished results URLs; PUBLIC_URL by default. */
-  publicUrl?: string;
+  /** The other domains' events this worker also queues and delivers; none by default. */
+  events?: WebhookEvents;
 };
 
 export type TickResult = { queued: number; delivered: number; retried: number; failed: number };
@@ -147,11 +148,12 @@ const claimDue = (db: Queryable, limit: number, leaseMs: number): Promise<DueDel
     [limit, leaseMs],
   );
 
-const eventOf = (payload: string): WebhookEvent => {
+/** The X-SocialLookup-Event of a delivery: its payload's event when known here, else key.credits.low. */
+const eventOf = (payload: string, registered: ReadonlySet<string>): string => {
   try {
     const parsed: unknown = JSON.parse(payload);
     const event = typeof parsed === "object" && parsed !== null && "event" in parsed ? parsed.event : null;
-    return event === "key.credits.zero" || event === "batch.finished" ? event : "key.credits.low";
+    return event === "key.credits.zero" || (typeof event === "string" && registered.has(event)) ? event : "key.credits.low";
   } catch {
     return "key.credits.low";
   }
@@ -170,9 +172,9 @@ const causeOf = (error: unknown): string => {
 
 const attempt = async (
   delivery: DueDelivery,
-  options: { post: OutboundPost; timeoutMs: number; secretFor: (keyId: string) => string },
+  options: { post: OutboundPost; timeoutMs: number; secretFor: (keyId: string) => string; registered: ReadonlySet<string> },
 ): Promise<AttemptOutcome> => {
-  const event = eventOf(delivery.payload);
+  const event = eventOf(delivery.payload, options.registered);
   try {
     const status = await options.post(delivery.url, {
       headers: {
@@ -204,16 +206,18 @@ export const startAlertWorker = (
   const batchSize = options.batchSize ?? 20;
   const maxAlertAgeMs = options.maxAlertAgeMs ?? 86_400_000;
   const post = options.post ?? outboundPost(options.policy ?? env().WEBHOOK_ALLOWED_NETWORKS);
-  const send = { post, timeoutMs, secretFor: options.secretFor ?? webhookSecret };
+  const events = options.events ?? createWebhookEvents();
+  const secretFor = options.secretFor ?? webhookSecret;
   const db = typeof database === "function" ? database : async () => database;
   // A claimed delivery is someone's for this long: longer than one attempt can take.
   const leaseMs = timeoutMs + 30_000;
 
   const tick = async (): Promise<TickResult> => {
     const conn = await db();
-    const queued =
-      (await queueNewAlerts(conn, maxAlertAgeMs, batchSize * 5)) +
-      (await queueFinishedBatches(conn, options.publicUrl ?? env().publicUrl, maxAlertAgeMs, batchSize * 5));
+    const kinds = events.kinds();
+    let queued = await queueNewAlerts(conn, maxAlertAgeMs, batchSize * 5);
+    for (const kind of kinds) queued += await kind.queue(conn, { maxAgeMs: maxAlertAgeMs, limit: batchSize * 5 });
+    const send = { post, timeoutMs, secretFor, registered: new Set(kinds.map((kind) => kind.name)) };
     const result: TickResult = { queued, delivered: 0, retried: 0, failed: 0 };
     const due = await claimDue(conn, batchSize, leaseMs);
     await Promise.all(

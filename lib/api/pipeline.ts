@@ -1,4 +1,4 @@
-import { SourceRateLimitedError, type Connector, type LookupContext, type LookupResult } from "@/lib/connectors/types";
+import type { Connector, LookupContext, LookupResult } from "@/lib/connectors/types";
 import type { Channel, SettleRequest, Settlement } from "@/lib/credits/settle";
 import type { AuthOutcome } from "@/lib/keys/authenticate";
 import type { KeyCredentials } from "@/lib/keys/repository";
@@ -7,8 +7,7 @@ import type { Operation, PreparedLookup } from "@/lib/operations/define";
 import type { Services } from "@/lib/services";
 import { admit, type Headers } from "./admit";
 import { errorBody, successBody } from "./envelope";
-import { messages, type ApiErrorCode } from "./errors";
-import { isInputError } from "@/lib/records/input-errors";
+import { messages, v1FailureOf, type ApiErrorCode } from "./errors";
 import { summariseQuery } from "@/lib/records/params";
 
 /**
@@ -84,7 +83,8 @@ const prepare = (
   try {
     return { ok: true, lookup: operation.prepare(query, { cursors: deps.cursors, eventSiteHosts: deps.eventSiteHosts }) };
   } catch (error) {
-    if (isInputError(error)) return { ok: false, message: error.message };
+    const failure = v1FailureOf(error);
+    if (failure?.status === 400) return { ok: false, message: failure.message };
     throw error;
   }
 };
@@ -99,7 +99,8 @@ const ask = async (lookup: PreparedLookup, connector: Connector, context: Lookup
   try {
     return { kind: "answered", result: await lookup(connector, context) };
   } catch (error) {
-    if (error instanceof SourceRateLimitedError) return { kind: "source_rate_limited", retryAfterS: error.retryAfterS };
+    const failure = v1FailureOf(error);
+    if (failure?.status === 429 && failure.retryAfterS !== undefined) return { kind: "source_rate_limited", retryAfterS: failure.retryAfterS };
     log.error("lookup failed", { ...where, error: describeError(error) });
     return { kind: "failed" };
   }

@@ -1,6 +1,5 @@
 import { z } from "zod";
 import { createBatch } from "@/lib/batches/batches";
-import { BatchError, type BatchErrorCode } from "@/lib/batches/errors";
 import { batchOperationById } from "@/lib/batches/operations";
 import { batchQuotaOf } from "@/lib/batches/quota";
 import {
@@ -20,7 +19,7 @@ import { env } from "@/lib/env";
 import { describeError, log } from "@/lib/log";
 import { admit, type AdmitDeps, type Headers } from "./admit";
 import { errorBody, successBody } from "./envelope";
-import { messages, type ApiErrorCode } from "./errors";
+import { messages, v1FailureOf, type ApiErrorCode } from "./errors";
 
 /**
  * Batches for scripts: /v1/batches with an API key, in the contract's envelope. The checks run in
@@ -38,13 +37,6 @@ export const BATCH_BODY_MAX_BYTES = 16 * 1024 * 1024;
 
 const DEFAULT_LIST_LIMIT = 50;
 const MAX_LIST_LIMIT = 200;
-
-/** Thrown by BatchRequest.body when the body is larger than BATCH_BODY_MAX_BYTES. */
-export class BodyTooLargeError extends Error {
-  constructor() {
-    super(`request body over ${BATCH_BODY_MAX_BYTES} bytes`);
-  }
-}
 
 export type BatchRoute =
   | { kind: "collection" }
@@ -80,7 +72,7 @@ export type BatchRequest = {
   method: string;
   authorization: string | null;
   query: URLSearchParams;
-  /** The request body as text (POST /v1/batches), read on demand; null when there is none. */
+  /** The request body as text (POST /v1/batches), read on demand; null when there is none; a DomainError body_too_large past BATCH_BODY_MAX_BYTES. */
   body: () => Promise<string | null>;
   /** This server's public address: the results URL in answers and webhooks is built on it. */
   publicUrl: string;
@@ -141,14 +133,6 @@ const sentenceOf = (error: z.ZodError, body: unknown): string => {
   return `Invalid parameter: ${name} (${issue.message})`;
 };
 
-const BAD_BODY: Partial<Record<BatchErrorCode, string>> = {
-  unknown_operation: "operation",
-  no_valid_inputs: "inputs",
-  too_many_inputs: "inputs",
-  cap_below_one_lookup: "maxCredits",
-  invalid_webhook: "webhookUrl",
-};
-
 const resultsUrl = (publicUrl: string, id: string) => `${publicUrl.replace(/\/$/, "")}${BATCHES_PATH}/${id}/results`;
 
 export const runBatchRequest = async (route: BatchRoute, request: BatchRequest, deps: BatchDeps): Promise<BatchAnswer> => {
@@ -195,13 +179,7 @@ export const runBatchRequest = async (route: BatchRoute, request: BatchRequest, 
           const rows = await listKeyBatches(db, key.id, limit);
           return ok({ batches: rows.map((row) => ({ ...batchView(row), resultsUrl: resultsUrl(request.publicUrl, row.id) })) });
         }
-        let text: string | null;
-        try {
-          text = await request.body();
-        } catch (error) {
-          if (error instanceof BodyTooLargeError) return fail(413, `Request body too large (at most ${BATCH_BODY_MAX_BYTES / 1024 / 1024} MiB)`, headers);
-          throw error;
-        }
+        const text = await request.body();
         let json: unknown;
         try {
           json = JSON.parse(text ?? "");
@@ -265,16 +243,8 @@ export const runBatchRequest = async (route: BatchRoute, request: BatchRequest, 
       }
     }
   } catch (error) {
-    if (error instanceof BatchError) {
-      if (error.code === "not_found") return fail(404, "Batch not found", headers);
-      if (error.code === "key_cannot_pay") return fail(402, messages.quota, headers);
-      if (error.code === "operation_not_allowed") return fail(403, messages.operationNotAllowed, headers);
-      // The quota's own sentence: how much is open, and that finishing or cancelling one makes room.
-      if (error.code === "quota_exceeded") return fail(429, error.message, headers);
-      if (error.code === "wrong_state") return fail(409, error.message, headers);
-      const field = BAD_BODY[error.code];
-      if (field !== undefined) return fail(400, `Invalid parameter: ${field} (${error.message})`, headers);
-    }
+    const failure = v1FailureOf(error);
+    if (failure !== null) return fail(failure.status, failure.message, headers);
     log.error("batch request failed", { requestId, keyId: key.id, error: describeError(error) });
     return fail(500, messages.internal, headers);
   }

@@ -1,7 +1,7 @@
 import type { Db } from "@/lib/db/client";
 import { env } from "@/lib/env";
 import { consoleToken } from "@/lib/keys/manage";
-import { BatchError } from "./errors";
+import { DomainError } from "@/lib/errors";
 import { checkInputsInSlices, maxCostCredits, pagesPerInput, type BatchPagesOption, type RejectedInput } from "./inputs";
 import { batchOperationById, batchOperationView } from "./operations";
 import { sealBatchToken } from "./payer";
@@ -12,7 +12,7 @@ import { batchWebhookProblem } from "./webhook";
 /**
  * Creating a batch: which inputs it takes, what it may cost at most, and whether the paying key
  * (the console key, or the API key that asks under /v1) can pay for a first lookup. The console
- * and /v1 both create batches here. No HTTP here; errors are BatchErrors with codes.
+ * and /v1 both create batches here. No HTTP here; errors are DomainErrors with codes.
  */
 export type CreateBatchInput = {
   operation: string;
@@ -31,12 +31,12 @@ export type CreatedBatch = { batch: BatchRow; rejected: RejectedInput[]; duplica
 export const createBatch = async (db: Db, user: Viewer, request: CreateBatchInput): Promise<CreatedBatch> => {
   const config = env();
   const operation = batchOperationById(request.operation);
-  if (!operation) throw new BatchError("unknown_operation", `There is no operation "${request.operation}" for batches.`);
+  if (!operation) throw new DomainError("unknown_operation", `There is no operation "${request.operation}" for batches.`);
   const view = batchOperationView(operation);
   const check = await checkInputsInSlices(view, request.inputs, { eventSiteHosts: config.EVENTSITE_HOSTS, maxInputs: config.BATCH_MAX_INPUTS });
-  if (check.accepted.length === 0) throw new BatchError("no_valid_inputs", "None of the inputs can be looked up: nothing to run.");
+  if (check.accepted.length === 0) throw new DomainError("no_valid_inputs", "None of the inputs can be looked up: nothing to run.");
   if (check.overLimit > 0) {
-    throw new BatchError(
+    throw new DomainError(
       "too_many_inputs",
       `A batch takes at most ${config.BATCH_MAX_INPUTS} inputs; this one has ${check.accepted.length}. Split the list.`,
     );
@@ -44,13 +44,13 @@ export const createBatch = async (db: Db, user: Viewer, request: CreateBatchInpu
   const pages = pagesPerInput(view, { pages: request.options?.pages ?? "first", maxPages: request.options?.maxPages }, config.BATCH_MAX_PAGES);
   const maxCost = maxCostCredits(view, check.accepted.length, pages);
   if (request.maxCredits < operation.costCredits) {
-    throw new BatchError("cap_below_one_lookup", `The cap must cover at least one lookup (${operation.costCredits} credits).`);
+    throw new DomainError("cap_below_one_lookup", `The cap must cover at least one lookup (${operation.costCredits} credits).`);
   }
   // An empty URL is no URL: refused like any other, never stored to be delivered to later.
   const webhookProblem = request.webhookUrl === undefined || request.webhookUrl === null ? null : batchWebhookProblem(request.webhookUrl);
-  if (webhookProblem !== null) throw new BatchError("invalid_webhook", webhookProblem);
+  if (webhookProblem !== null) throw new DomainError("invalid_webhook", webhookProblem);
   const credentials = request.payer ?? (user.id === null ? null : await consoleToken(db, user.id));
-  if (!credentials) throw new BatchError("no_console_key", "Choose a console key on the Keys page before starting a batch.");
+  if (!credentials) throw new DomainError("no_console_key", "Choose a console key on the Keys page before starting a batch.");
   const keyRows = await db.query<{ credits_remaining: number | string; status: string; operations: string[] | null }>(
     "SELECT credits_remaining, status, operations FROM api_keys WHERE id = $1",
     [credentials.keyId],
@@ -58,14 +58,14 @@ export const createBatch = async (db: Db, user: Viewer, request: CreateBatchInpu
   const key = keyRows[0];
   // Every lookup of the batch would be refused for a key limited to other operations: refuse it now.
   if (key !== undefined && key.operations !== null && !key.operations.includes(operation.id)) {
-    throw new BatchError(
+    throw new DomainError(
       "operation_not_allowed",
       `Your ${request.payer ? "API" : "console"} key may not call ${operation.id}: it is limited to ${key.operations.join(", ")}. Use another key or allow this operation on the Keys page.`,
     );
   }
   const creditsRemaining = key && key.status === "active" ? Number(key.credits_remaining) : 0;
   if (creditsRemaining < operation.costCredits) {
-    throw new BatchError(
+    throw new DomainError(
       "key_cannot_pay",
       `Your ${request.payer ? "API" : "console"} key has ${creditsRemaining} credits left; one lookup costs ${operation.costCredits}. Top it up first.`,
     );
@@ -93,7 +93,7 @@ export const createBatch = async (db: Db, user: Viewer, request: CreateBatchInpu
 export const retryFailed = async (db: Db, user: Viewer, batchId: string): Promise<CreatedBatch> => {
   const original = await findBatch(db, user, batchId);
   const inputs = await failedInputs(db, original.id);
-  if (inputs.length === 0) throw new BatchError("nothing_to_retry", "No input of this batch failed: nothing to retry.");
+  if (inputs.length === 0) throw new DomainError("nothing_to_retry", "No input of this batch failed: nothing to retry.");
   return createBatch(db, user, {
     operation: original.operation,
     inputs,

@@ -1,5 +1,5 @@
 import type { Queryable } from "@/lib/db/client";
-import { BatchError } from "./errors";
+import { DomainError } from "@/lib/errors";
 
 /**
  * What one owner may keep open, so that nobody can queue unbounded work: at most `maxOpenBatches`
@@ -51,21 +51,21 @@ const lockHolder = async (tx: Queryable, holder: QuotaHolder): Promise<void> => 
 
 /**
  * Room for one more open batch of `newInputs` inputs (0 when a batch already counted is resumed),
- * or a BatchError "quota_exceeded" whose sentence says how much is open and how to free room.
+ * or a DomainError "quota_exceeded" whose sentence says how much is open and how to free room.
  */
 export const claimBatchRoom = async (tx: Queryable, holder: QuotaHolder, newInputs: number, quota: BatchQuota): Promise<OpenWork> => {
   await lockHolder(tx, holder);
   const open = await openWork(tx, holder);
   const [you, one] = holder.kind === "user" ? ["You have", "one user"] : ["This key has", "one key without an owner"];
   if (open.openBatches >= quota.maxOpenBatches) {
-    throw new BatchError(
+    throw new DomainError(
       "quota_exceeded",
       `${you} ${formatCount(open.openBatches)} batches queued or running, the most ${one} may have ` +
         `(${formatCount(quota.maxOpenBatches)}). Wait for one to finish, or cancel one to make room.`,
     );
   }
   if (open.openInputs + newInputs > quota.maxOpenInputs) {
-    throw new BatchError(
+    throw new DomainError(
       "quota_exceeded",
       `${you} ${formatCount(open.openInputs)} inputs not yet done in open batches; this batch adds ` +
         `${formatCount(newInputs)}, over the ${formatCount(quota.maxOpenInputs)} ${one} may have open. ` +

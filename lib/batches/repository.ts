@@ -1,5 +1,5 @@
 import type { Db, Queryable } from "@/lib/db/client";
-import { BatchError } from "./errors";
+import { DomainError } from "@/lib/errors";
 import { claimBatchRoom, quotaHolderOf, type BatchQuota } from "./quota";
 
 /**
@@ -155,7 +155,7 @@ export const findBatch = async (db: Queryable, viewer: Viewer, id: string): Prom
   );
   const row = rows[0];
   // Another analyst's batch does not exist for this viewer: same answer as a wrong id.
-  if (!row) throw new BatchError("not_found", "No such batch.");
+  if (!row) throw new DomainError("not_found", "No such batch.");
   return normaliseBatch(row);
 };
 
@@ -204,7 +204,7 @@ export const changeBatch = async (
   const transition = TRANSITIONS[action];
   // Lookups still in flight (a batch paused a moment ago) may yet be charged what they reserved.
   if (options.maxCredits !== undefined && options.maxCredits < current.credits_spent) {
-    throw new BatchError("cap_below_one_lookup", `The cap cannot be below the ${current.credits_spent} credits already spent.`);
+    throw new DomainError("cap_below_one_lookup", `The cap cannot be below the ${current.credits_spent} credits already spent.`);
   }
   const rows = await db.transaction(async (tx) => {
     // Back in the queue counts as open again (its inputs never stopped counting).
@@ -218,7 +218,7 @@ export const changeBatch = async (
     );
   });
   const row = rows[0];
-  if (!row) throw new BatchError("wrong_state", `A ${current.status} batch cannot be ${action === "cancel" ? "canceled" : `${action}d`}.`);
+  if (!row) throw new DomainError("wrong_state", `A ${current.status} batch cannot be ${action === "cancel" ? "canceled" : `${action}d`}.`);
   return normaliseBatch(row);
 };
 

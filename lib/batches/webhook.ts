@@ -1,4 +1,5 @@
 import { webhookUrlProblem } from "@/lib/alerts/settings";
+import type { WebhookEvents } from "@/lib/alerts/webhook-events";
 import type { Queryable } from "@/lib/db/client";
 
 /**
@@ -14,7 +15,8 @@ export const batchWebhookProblem = (raw: string): string | null => {
 /**
  * The batch.finished event: when a batch ends (done, stopped, canceled), one webhook delivery of
  * its counts, credits and results URL — to the batch's webhookUrl, else to the paying key's alert
- * webhook. It goes out through the alert worker (lib/alerts/webhooks.ts): the same signature (the
+ * webhook. Registered with the alert worker at startup (registerBatchWebhooks, called by
+ * lib/jobs.ts), it goes out through that worker (lib/alerts/webhooks.ts): the same signature (the
  * paying key's secret), retries, delivery log and address rules. Each end of a batch is one event
  * (ended_count): a stopped batch resumed and done later sends a second one. A batch is sent once
  * its runner has let go of it, so the counts are final.
@@ -100,6 +102,13 @@ export const queueFinishedBatches = async (db: Queryable, publicUrl: string, max
   }
   return queued;
 };
+
+/** Registers batch.finished with the webhook worker; results URLs are built on publicUrl. */
+export const registerBatchWebhooks = (events: WebhookEvents, publicUrl: string): void =>
+  events.register({
+    name: "batch.finished",
+    queue: (db, window) => queueFinishedBatches(db, publicUrl, window.maxAgeMs, window.limit),
+  });
 
 /** The last batch.finished delivery of a batch, for its page and GET /v1/batches/{id}. */
 export type BatchWebhookStatus = {

@@ -1,3 +1,4 @@
+import { DomainError } from "@/lib/errors";
 import type { Source } from "./source";
 
 /**
@@ -33,12 +34,9 @@ export type LookupContext = {
   maxAgeS?: number;
 };
 
-/** Thrown by a connector when its source rate-limits us: the request answers 429. */
-export class SourceRateLimitedError extends Error {
-  constructor(readonly retryAfterS: number) {
-    super(`source rate limited, retry after ${retryAfterS} s`);
-  }
-}
+/** Thrown by a connector when its source rate-limits us: the source_rate_limited failure (a 429 at /v1). */
+export const sourceRateLimited = (retryAfterS: number): DomainError =>
+  new DomainError("source_rate_limited", `source rate limited, retry after ${retryAfterS} s`, { retryAfterS });
 
 /** One entry for every operation: the operation's declared source (./source.ts) and its parameters. */
 export interface Connector {

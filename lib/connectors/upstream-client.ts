@@ -1,7 +1,7 @@
 import { DelegateBackoff, handleWhenResult, retry, type IRetryBackoffContext } from "cockatiel";
 import { describeError, log } from "@/lib/log";
 import type { ProviderAnswer } from "./source";
-import { SourceRateLimitedError } from "./types";
+import { sourceRateLimited } from "./types";
 import { BreakerOpenError, NoSlotError, type UpstreamGuard } from "./upstream-resilience";
 
 /**
@@ -256,7 +256,7 @@ export const createUpstreamClient = (deps: {
       }
       case "rate_limited":
         note(credentials.owner, "rate_limited", `provider asked us to wait ${classified.retryAfterMs} ms`);
-        throw new SourceRateLimitedError(Math.max(1, Math.ceil(classified.retryAfterMs / 1000)));
+        throw sourceRateLimited(Math.max(1, Math.ceil(classified.retryAfterMs / 1000)));
       case "retryable":
         log.error("upstream failed", { ...where, attempts, error: classified.message });
         note(credentials.owner, "unavailable", classified.message);

@@ -1,17 +1,8 @@
-import type { AccountProblemCode, AccountResult } from "@/lib/users/manage";
-import { ConsoleError } from "./handler";
+import { DomainError } from "@/lib/errors";
+import type { AccountResult } from "@/lib/users/manage";
 
-/** The HTTP face of account problems (lib/users/manage.ts) in the console API. */
-const statusOf: Record<AccountProblemCode, ConsoleError["status"]> = {
-  not_found: 404,
-  email_taken: 409,
-  wrong_password: 400,
-  no_password: 400,
-  self_disable: 400,
-  too_many_attempts: 429,
-};
-
+/** Account problems (lib/users/manage.ts) as the console API answers them: the code's status is handler.ts statusOf's. */
 export const unwrapAccount = <T>(result: AccountResult<T>): T => {
   if (result.ok) return result.value;
-  throw new ConsoleError(statusOf[result.code], result.code, result.message);
+  throw new DomainError(result.code, result.message);
 };

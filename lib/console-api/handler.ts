@@ -3,7 +3,7 @@ import { currentUser } from "@/lib/auth/session";
 import { clientIp } from "@/lib/auth/options";
 import { getDb, type Db } from "@/lib/database";
 import { env } from "@/lib/env";
-import { DomainError, type DomainErrorCode } from "@/lib/errors";
+import { DomainError, isDomainError, type DomainErrorCode } from "@/lib/errors";
 import { describeError, log } from "@/lib/log";
 import { MAX_JSON_BODY_BYTES, parseJsonBody, urlProblem } from "./input";
 import type { User } from "@/lib/users/repository";
@@ -11,19 +11,12 @@ import type { User } from "@/lib/users/repository";
 /**
  * One wrapper for the session-authenticated console JSON API (/api/*): session check, role
  * check, same-origin check on every request (CSRF, GET included), zod-validated JSON bodies, and errors as
- * `{error: {code, message}}` with the right status. Handlers return data or throw ConsoleError.
+ * `{error: {code, message}}` with the right status. Handlers return data or throw DomainError;
+ * its code picks the status from statusOf below, the one table of the console edge.
  */
-export class ConsoleError extends Error {
-  constructor(
-    readonly status: 400 | 401 | 402 | 403 | 404 | 409 | 413 | 422 | 429 | 500 | 503,
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-  }
-}
+export type ConsoleStatus = 400 | 401 | 402 | 403 | 404 | 409 | 413 | 422 | 429 | 500 | 503;
 
-export const notFound = (what = "Not found") => new ConsoleError(404, "not_found", what);
+export const notFound = (what = "Not found") => new DomainError("not_found", what);
 
 export type ConsoleContext<Body> = {
   user: User;
@@ -36,7 +29,7 @@ export type ConsoleContext<Body> = {
 };
 
 /** The console's status for each domain error: the one place this mapping lives. */
-const statusOf: Record<DomainErrorCode, ConsoleError["status"]> = {
+export const statusOf: Record<DomainErrorCode, ConsoleStatus> = {
   not_found: 404,
   forbidden: 403,
   invalid_request: 400,
@@ -51,11 +44,40 @@ const statusOf: Record<DomainErrorCode, ConsoleError["status"]> = {
   provider_key_rate_limited: 503,
   provider_key_bad_answer: 503,
   upstream_not_configured: 409,
+  no_provider_key: 409,
+  source_rate_limited: 429,
   set_by_environment: 409,
+  // Batches.
+  unknown_operation: 400,
+  no_valid_inputs: 400,
+  too_many_inputs: 400,
+  cap_below_one_lookup: 400,
+  no_console_key: 409,
+  invalid_webhook: 400,
+  key_cannot_pay: 402,
+  operation_not_allowed: 403,
+  wrong_state: 409,
+  nothing_to_retry: 409,
+  quota_exceeded: 429,
+  // Accounts.
+  email_taken: 409,
+  wrong_password: 400,
+  no_password: 400,
+  self_disable: 400,
+  too_many_attempts: 429,
+  // Requests.
+  unauthenticated: 401,
+  cross_origin: 403,
+  body_too_large: 413,
+  invalid_text: 400,
+  invalid_json: 400,
+  empty_upload: 400,
+  upload_too_large: 400,
+  not_utf8: 400,
 };
 
-const errorResponse = (error: ConsoleError) =>
-  Response.json({ error: { code: error.code, message: error.message } }, { status: error.status, headers: { "Cache-Control": "no-store" } });
+const errorResponse = (status: ConsoleStatus, code: string, message: string) =>
+  Response.json({ error: { code, message } }, { status, headers: { "Cache-Control": "no-store" } });
 
 /**
  * The console's own origin: PUBLIC_URL's when it is configured; otherwise the one the request was
@@ -87,7 +109,7 @@ export const isSameOrigin = (request: Request): boolean => {
   return origin === ownOrigin(request);
 };
 
-const tooLarge = () => new ConsoleError(413, "body_too_large", "The request body is larger than 1 MB.");
+const tooLarge = () => new DomainError("body_too_large", "The request body is larger than 1 MB.");
 
 /** The body's bytes, refusing (without reading on) one larger than the JSON limit. */
 const readLimited = async (request: Request): Promise<Uint8Array> => {
@@ -109,12 +131,12 @@ const readLimited = async (request: Request): Promise<Uint8Array> => {
 
 const readBody = async <Body>(request: Request, schema: z.ZodType<Body>): Promise<Body> => {
   const parsedBody = parseJsonBody(await readLimited(request));
-  if (!parsedBody.ok) throw new ConsoleError(parsedBody.code === "body_too_large" ? 413 : 400, parsedBody.code, parsedBody.message);
+  if (!parsedBody.ok) throw new DomainError(parsedBody.code, parsedBody.message);
   const parsed = schema.safeParse(parsedBody.value);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const field = issue?.path.join(".") || "body";
-    throw new ConsoleError(400, "invalid_request", `${field}: ${issue?.message ?? "invalid value"}`);
+    throw new DomainError("invalid_request", `${field}: ${issue?.message ?? "invalid value"}`);
   }
   return parsed.data;
 };
@@ -136,16 +158,16 @@ export const consoleRoute =
       // Every method: a console GET may spend credits (lookups) and the session cookie is
       // SameSite=Lax, so a link on another site would otherwise carry it.
       if (!isSameOrigin(request)) {
-        throw new ConsoleError(403, "cross_origin", "Cross-origin requests are not allowed.");
+        throw new DomainError("cross_origin", "Cross-origin requests are not allowed.");
       }
       // Bad text is refused before anything reads it (NUL would reach PostgreSQL as an error).
       const badUrl = urlProblem(new URL(request.url));
-      if (badUrl) throw new ConsoleError(400, "invalid_text", badUrl);
+      if (badUrl) throw new DomainError("invalid_text", badUrl);
       const deps = options.deps ?? processDeps;
       const user = await deps.currentUser();
-      if (!user) throw new ConsoleError(401, "unauthenticated", "Sign in to use the console API.");
+      if (!user) throw new DomainError("unauthenticated", "Sign in to use the console API.");
       if (options.role === "admin" && user.role !== "admin") {
-        throw new ConsoleError(403, "forbidden", "This needs an administrator.");
+        throw new DomainError("forbidden", "This needs an administrator.");
       }
       // Next passes no params (undefined) to routes without dynamic segments.
       const rawParams = (route ? await route.params : undefined) ?? {};
@@ -165,9 +187,8 @@ export const consoleRoute =
       if (result instanceof Response) return result;
       return Response.json(result, { status: options.status ?? 200, headers: { "Cache-Control": "no-store" } });
     } catch (error) {
-      if (error instanceof ConsoleError) return errorResponse(error);
-      if (error instanceof DomainError) return errorResponse(new ConsoleError(statusOf[error.code], error.code, error.message));
+      if (isDomainError(error)) return errorResponse(statusOf[error.code], error.code, error.message);
       log.error("console api failed", { path: new URL(request.url).pathname, error: describeError(error) });
-      return errorResponse(new ConsoleError(500, "internal", "Something went wrong on our side. Try again."));
+      return errorResponse(500, "internal", "Something went wrong on our side. Try again.");
     }
   };

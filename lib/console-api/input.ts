@@ -1,3 +1,5 @@
+import type { DomainErrorCode } from "@/lib/errors";
+
 /**
  * Text the console API accepts at all, whatever the route: no NUL (PostgreSQL cannot store it
  * and would answer with an error), no lone UTF-16 surrogates (they have no UTF-8 form), valid
@@ -45,7 +47,9 @@ export const urlProblem = (url: URL): string | null => {
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
-export type ParsedBody = { ok: true; value: unknown } | { ok: false; code: string; message: string };
+export type ParsedBody =
+  | { ok: true; value: unknown }
+  | { ok: false; code: Extract<DomainErrorCode, "body_too_large" | "invalid_text" | "invalid_json" | "invalid_request">; message: string };
 
 /** A JSON body from its bytes: valid UTF-8, valid JSON, not too deep, every string and name clean. */
 export const parseJsonBody = (bytes: Uint8Array): ParsedBody => {

@@ -6,7 +6,8 @@ import { consoleToken } from "@/lib/keys/manage";
 import { recordConsoleLookup } from "@/lib/usage/recent";
 import { operationById, registry, type Registry } from "@/lib/operations";
 import { services } from "@/lib/services";
-import { ConsoleError, type ConsoleContext } from "./handler";
+import { DomainError } from "@/lib/errors";
+import type { ConsoleContext } from "./handler";
 
 /**
  * Console lookups (GET /api/console/lookup/<operation id>) run the /v1 pipeline in-process with
@@ -23,7 +24,7 @@ export type ConsoleLookupDeps = {
 const processDeps: ConsoleLookupDeps = { registry, services, source: env };
 
 const noProviderKey = () =>
-  new ConsoleError(409, "no_provider_key", "Add your provider key on the Provider key page before running lookups.");
+  new DomainError("no_provider_key", "Add your provider key on the Provider key page before running lookups.");
 
 export const consoleLookup = async (
   db: Db,
@@ -34,10 +35,10 @@ export const consoleLookup = async (
   clientAddress = "local",
 ): Promise<PipelineResult> => {
   const operation = operationById(operationId, deps.registry);
-  if (!operation) throw new ConsoleError(404, "not_found", "No such operation.");
+  if (!operation) throw new DomainError("not_found", "No such operation.");
   const credentials = await consoleToken(db, userId);
   if (!credentials) {
-    throw new ConsoleError(409, "no_console_key", "Choose a console key on the Keys page before running lookups.");
+    throw new DomainError("no_console_key", "Choose a console key on the Keys page before running lookups.");
   }
   const source = deps.source();
   const needsProviderKey = source.UPSTREAM_KEY_MODE === "per-user" && source.DATA_SOURCE !== "store";

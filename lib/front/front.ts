@@ -4,7 +4,8 @@ import { AUTH_ROUTES_PREFIX, withoutMalformedCallbackCookie, withoutMalformedCal
 import { CLIENT_ADDRESS_HEADER, clientIp } from "@/lib/auth/client-ip";
 import type { V1Answer, V1Router } from "@/lib/api/v1-router";
 import { describeError, log } from "@/lib/log";
-import { BATCH_BODY_MAX_BYTES, BodyTooLargeError } from "@/lib/api/v1-batches";
+import { BATCH_BODY_MAX_BYTES } from "@/lib/api/v1-batches";
+import { DomainError } from "@/lib/errors";
 import { clientAddress } from "./client-address";
 import { compress, MIN_COMPRESSED_BYTES, negotiateEncoding, type Encoding } from "./compression";
 import { corsHeaders, isPreflight, preflightHeaders, type CorsPolicy } from "./cors";
@@ -74,7 +75,7 @@ const plain = (response: http.ServerResponse, status: number, text: string, head
 
 const single = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value[0] : value);
 
-/** The request body as text, refused past `maxBytes` (the rest is not read). */
+/** The request body as text, refused past `maxBytes` (the rest is not read) with the /v1 contract's 413 sentence. */
 const readBody = (request: http.IncomingMessage, maxBytes: number): Promise<string> =>
   new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -84,7 +85,7 @@ const readBody = (request: http.IncomingMessage, maxBytes: number): Promise<stri
       if (size > maxBytes) {
         request.removeAllListeners("data");
         request.resume();
-        reject(new BodyTooLargeError());
+        reject(new DomainError("body_too_large", `Request body too large (at most ${maxBytes / 1024 / 1024} MiB)`));
         return;
       }
       chunks.push(chunk);

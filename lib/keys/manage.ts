@@ -19,12 +19,8 @@ import { hashToken, sameHash } from "./tokens";
  */
 export type Principal = { id: string; email: string; role: Role; ip: string };
 
-/** A rule of keys was broken; the sentence says which. */
-export class KeyRuleError extends DomainError {
-  constructor(message: string) {
-    super("key_rule", message);
-  }
-}
+/** A rule of keys was broken (the key_rule failure); the sentence says which. */
+export const keyRuleBroken = (message: string): DomainError => new DomainError("key_rule", message);
 
 const actorOf = (principal: Principal): Actor => ({ id: principal.id, email: principal.email, ip: principal.ip });
 
@@ -73,7 +69,7 @@ const checkRefillAllowance = async (tx: Queryable, payerId: string | null, refil
   if (payerId === null || refill === null) return;
   const allowance = await allowanceCovers(tx, payerId, refill.credits);
   if (allowance?.covers) return;
-  throw new KeyRuleError(
+  throw keyRuleBroken(
     `Not enough credit allowance for a refill of ${refill.credits.toLocaleString("en-US")} credits ${perPeriod(refill)}: ` +
       `your allowance holds ${(allowance?.creditAllowance ?? 0).toLocaleString("en-US")}. Ask an administrator for more.`,
   );
@@ -94,7 +90,7 @@ export const claimKeyRoom = async (tx: Queryable, ownerId: string, maxKeys: numb
   );
   const active = Number(rows[0]?.active ?? 0);
   if (active >= maxKeys) {
-    throw new KeyRuleError(
+    throw keyRuleBroken(
       `You already have ${active.toLocaleString("en-US")} active keys, the most one user may hold ` +
         `(${maxKeys.toLocaleString("en-US")}). Revoke a key you no longer use, then create the new one.`,
     );
@@ -105,7 +101,7 @@ export const issueKey = (db: Db, secret: string, principal: Principal, input: Ne
   db.transaction(async (tx) => {
     await claimKeyRoom(tx, principal.id, env().MAX_KEYS_PER_USER);
     if (input.credits > 0 && !(await spendAllowance(tx, principal.id, input.credits))) {
-      throw new KeyRuleError("Not enough credit allowance for that many credits. Ask an administrator for more.");
+      throw keyRuleBroken("Not enough credit allowance for that many credits. Ask an administrator for more.");
     }
     const policy = policyAfter(input, null);
     const refillPayerId = policy.refill === null ? null : refillPayerOf(principal);
@@ -152,7 +148,7 @@ export const updateVisibleKeyPolicy = async (db: Db, principal: Principal, id: s
     // The key before its payer, in the order the refill sweep locks them.
     const key = await lockKey(tx, id);
     if (!key || !canSee(principal, key)) return null;
-    if (key.status !== "active") throw new KeyRuleError("Only an active key can be changed.");
+    if (key.status !== "active") throw keyRuleBroken("Only an active key can be changed.");
     const policy = policyAfter(patch, key);
     const refillSet = patch.refill === undefined ? undefined : { payerId: patch.refill === null ? null : refillPayerOf(principal) };
     if (refillSet) await checkRefillAllowance(tx, refillSet.payerId, policy.refill);
@@ -200,9 +196,9 @@ export const rollVisibleKey = async (
     const key = await getKey(tx, id);
     if (!key || !canSee(principal, key)) return null;
     if (key.ownerId !== null && key.ownerId !== principal.id) {
-      throw new KeyRuleError("Only the key's owner can roll it. Revoke it instead, or ask the owner to roll it.");
+      throw keyRuleBroken("Only the key's owner can roll it. Revoke it instead, or ask the owner to roll it.");
     }
-    if (key.status !== "active") throw new KeyRuleError("Only an active key can be rolled.");
+    if (key.status !== "active") throw keyRuleBroken("Only an active key can be rolled.");
     const result = await rollKey(tx, secret, id, GRACE_PERIODS_MS[grace]);
     if (!result) return null;
     // The console keeps working with a rolled key: its sealed token follows the roll.
@@ -231,14 +227,14 @@ export const chooseConsoleKey = (db: Db, principal: Principal, id: string, token
   db.transaction(async (tx) => {
     const key = await getKey(tx, id);
     if (!key || key.ownerId !== principal.id) return null;
-    if (key.status !== "active") throw new KeyRuleError("A revoked key cannot be the console key.");
+    if (key.status !== "active") throw keyRuleBroken("A revoked key cannot be the console key.");
     const sealed = await tx.query<{ key_id: string }>("SELECT key_id FROM console_tokens WHERE key_id = $1", [id]);
     if (sealed.length === 0) {
-      if (!token) throw new KeyRuleError("Paste this key's token once so the console can use it.");
+      if (!token) throw keyRuleBroken("Paste this key's token once so the console can use it.");
       const stored = await tx.query<{ token_hash: Uint8Array }>("SELECT token_hash FROM api_keys WHERE id = $1", [id]);
       const hash = stored[0]?.token_hash;
       if (!hash || !sameHash(hashToken(token.trim()), Buffer.from(hash))) {
-        throw new KeyRuleError("That token does not belong to this key.");
+        throw keyRuleBroken("That token does not belong to this key.");
       }
       await tx.query("INSERT INTO console_tokens (key_id, user_id, token_encrypted) VALUES ($1, $2, $3)", [
         id,

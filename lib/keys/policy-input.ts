@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { registry } from "@/lib/operations";
+import { alertThresholdsField } from "@/lib/alerts/threshold-input";
 import { checkOperations, normaliseAddressList } from "./access";
 
 /**
@@ -53,33 +54,6 @@ export const refillField = z
     path: ["dayOfMonth"],
   })
   .nullable();
-
-export const MAX_ALERT_THRESHOLDS = 10;
-
-export const alertThresholdsField = z
-  .array(
-    z.union(
-      [
-        z.strictObject({
-          credits: z
-            .int({ error: "A threshold is a whole number of credits." })
-            .min(1, "A threshold is at least 1 credit (reaching 0 always alerts).")
-            .max(1_000_000_000, "A threshold is at most 1,000,000,000 credits."),
-        }),
-        z.strictObject({
-          percent: z
-            .int({ error: "A threshold is a whole percentage." })
-            .min(1, "A percentage threshold is 1 to 99.")
-            .max(99, "A percentage threshold is 1 to 99."),
-        }),
-      ],
-      { error: "Each threshold is {credits: N} or {percent: P}." },
-    ),
-    { error: "alertThresholds must be a list." },
-  )
-  .max(MAX_ALERT_THRESHOLDS, `A key has at most ${MAX_ALERT_THRESHOLDS} alert thresholds.`);
-
-export type AlertThreshold = z.infer<typeof alertThresholdsField>[number];
 
 /** Fields of a key's policy, each optional: omitted keeps what the key has. */
 export const keyPolicyFields = {

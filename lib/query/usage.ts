@@ -1,8 +1,8 @@
 import { infiniteQueryOptions, keepPreviousData, queryOptions, type QueryClient } from "@tanstack/react-query";
 import type { KeyAlert } from "@/lib/alerts/alerts";
-import type { BudgetView, KeyAlertsView } from "@/lib/alerts/console";
+import type { BudgetView, KeyAlertsView } from "@/lib/console-api/alerts";
 import type { AlertSettingsInput } from "@/lib/alerts/settings";
-import type { EventsResponse, SummaryResponse } from "@/lib/usage/console";
+import type { EventsResponse, SummaryResponse } from "@/lib/console-api/usage";
 import { fetchJson, jsonRequest } from "./fetch-json";
 
 /**

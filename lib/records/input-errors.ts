@@ -6,7 +6,3 @@ import { DomainError } from "@/lib/errors";
  */
 export const missing = (name: string) => new DomainError("missing_parameter", `Missing required parameter: ${name}`);
 export const invalid = (name: string) => new DomainError("invalid_parameter", `Invalid parameter: ${name}`);
-
-/** Whether an error is a lookup's bad input (missing or invalid parameter). */
-export const isInputError = (error: unknown): error is DomainError =>
-  error instanceof DomainError && (error.code === "missing_parameter" || error.code === "invalid_parameter");

@@ -1,4 +1,5 @@
 import type { Queryable } from "@/lib/db/client";
+import { DomainError } from "@/lib/errors";
 import type { StatusClass } from "./summary";
 import type { UsageScope } from "./scope";
 
@@ -54,9 +55,10 @@ export type EventsPage = { events: UsageEvent[]; nextCursor: string | null };
 
 export const MAX_EVENTS_PAGE = 1000;
 
-export class InvalidCursorError extends Error {
+/** A cursor this service did not make (or one tampered with): the invalid_cursor failure. */
+export class InvalidCursorError extends DomainError {
   constructor() {
-    super("Invalid cursor");
+    super("invalid_cursor", "Invalid cursor.");
     this.name = "InvalidCursorError";
   }
 }

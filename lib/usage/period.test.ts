@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { DomainError } from "@/lib/errors";
-import { dayRange, MAX_RANGE_DAYS, parseUsageQuery, timeRange } from "./console";
+import { dayRange, MAX_RANGE_DAYS, parseUsageQuery, timeRange } from "@/lib/console-api/usage";
 import { dayCount, daysBetween, FIRST_DAY, isSupportedDay, isSupportedTime, LAST_DAY } from "./period";
 
 /**

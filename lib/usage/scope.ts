@@ -1,4 +1,5 @@
 import type { Db, Queryable } from "@/lib/db/client";
+import { DomainError } from "@/lib/errors";
 import { visibleKey, type Principal } from "@/lib/keys/manage";
 import { getUser } from "@/lib/users/repository";
 
@@ -24,16 +25,6 @@ export type ResolvedScope = {
   userId: string | null;
 };
 
-export class UsageAccessError extends Error {
-  constructor(
-    readonly reason: "not_found" | "forbidden",
-    message: string,
-  ) {
-    super(message);
-    this.name = "UsageAccessError";
-  }
-}
-
 const ownedKeyIds = async (db: Queryable, ownerId: string): Promise<string[]> =>
   (await db.query<{ id: string }>("SELECT id FROM api_keys WHERE owner_id = $1 ORDER BY id", [ownerId])).map((row) => row.id);
 
@@ -42,16 +33,16 @@ export const resolveScope = async (db: Db, principal: Principal, request: ScopeR
   const { keyId, userId } = request;
   // Checked before any lookup: an analyst learns nothing about other users, not even that they exist.
   if (!isAdmin && ((userId !== undefined && userId !== principal.id) || request.everyone)) {
-    throw new UsageAccessError("forbidden", "Only an administrator can see other users' usage.");
+    throw new DomainError("forbidden", "Only an administrator can see other users' usage.");
   }
   if (keyId !== undefined) {
     const key = await visibleKey(db, principal, keyId);
-    if (!key || (userId !== undefined && key.ownerId !== userId)) throw new UsageAccessError("not_found", "No such key.");
+    if (!key || (userId !== undefined && key.ownerId !== userId)) throw new DomainError("not_found", "No such key.");
     return { scope: { kind: "keys", keyIds: [key.id] }, kind: "key", keyId: key.id, userId: key.ownerId };
   }
   if (request.everyone) return { scope: { kind: "all" }, kind: "all", keyId: null, userId: null };
   if (userId !== undefined && userId !== principal.id) {
-    if (!(await getUser(db, userId))) throw new UsageAccessError("not_found", "No such user.");
+    if (!(await getUser(db, userId))) throw new DomainError("not_found", "No such user.");
     return { scope: { kind: "keys", keyIds: await ownedKeyIds(db, userId) }, kind: "user", keyId: null, userId };
   }
   return { scope: { kind: "keys", keyIds: await ownedKeyIds(db, principal.id) }, kind: "mine", keyId: null, userId: principal.id };

@@ -3,7 +3,7 @@ import { env } from "@/lib/env";
 import { createAttemptLimiter } from "@/lib/ratelimit/limiter";
 import { recordAudit, type Actor } from "@/lib/audit/log";
 import type { Db } from "@/lib/db/client";
-import { keyChanged } from "@/lib/keys/events";
+import type { DomainErrorCode } from "@/lib/errors";
 import { hashPassword, verifyPassword } from "./passwords";
 import {
   createUser,
@@ -23,13 +23,10 @@ import type { PasswordChangeInput, UserCreateInput, UserPatchInput } from "./sch
  * so a request either changes everything it asked for or nothing. Problems are values with a
  * code; the console API maps the codes to statuses. No HTTP in here.
  */
-export type AccountProblemCode =
-  | "not_found"
-  | "email_taken"
-  | "wrong_password"
-  | "no_password"
-  | "self_disable"
-  | "too_many_attempts";
+export type AccountProblemCode = Extract<
+  DomainErrorCode,
+  "not_found" | "email_taken" | "wrong_password" | "no_password" | "self_disable" | "too_many_attempts"
+>;
 
 export type AccountResult<T> = { ok: true; value: T } | { ok: false; code: AccountProblemCode; message: string };
 
@@ -113,11 +110,17 @@ export const createAccount = async (db: Db, actor: Actor, input: UserCreateInput
  * all or nothing. Disabling ends the user's sessions (their session version moves on) and,
  * after the commit, drops every cached key so the user's keys stop working at once.
  */
+export type AccountChangeDeps = {
+  /** After a status change commits: every cached key may be stale (the server passes lib/keys/events.ts keyChanged(null)). */
+  keysChanged: () => void;
+};
+
 export const updateAccount = async (
   db: Db,
   actor: Actor & { id: string },
   id: string,
   patch: UserPatchInput,
+  deps: AccountChangeDeps,
 ): Promise<AccountResult<User>> => {
   if (patch.status === "disabled" && id === actor.id) {
     return problem("self_disable", "You cannot disable your own account. Ask another administrator.");
@@ -145,6 +148,6 @@ export const updateAccount = async (
     return { user, statusChanged };
   });
   if (!outcome) return problem("not_found", "No user with this id.");
-  if (outcome.statusChanged) keyChanged(null);
+  if (outcome.statusChanged) deps.keysChanged();
   return ok(outcome.user);
 };

@@ -1,5 +1,5 @@
 import { consoleRoute } from "@/lib/console-api/handler";
-import { openAlertsResponse } from "@/lib/alerts/console";
+import { openAlertsResponse } from "@/lib/console-api/alerts";
 
 export const dynamic = "force-dynamic";
 

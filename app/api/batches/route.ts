@@ -3,9 +3,9 @@ import { createBatch } from "@/lib/batches/batches";
 import { listBatches } from "@/lib/batches/repository";
 import { wakeBatchRunner } from "@/lib/batches/start";
 import { batchView, createdBatchView } from "@/lib/batches/view";
-import { withBatchErrors } from "@/lib/console-api/batches";
 import { consoleBatchRequest } from "@/lib/console-api/batch-request";
-import { ConsoleError, consoleRoute } from "@/lib/console-api/handler";
+import { consoleRoute } from "@/lib/console-api/handler";
+import { DomainError } from "@/lib/errors";
 
 export const dynamic = "force-dynamic";
 
@@ -14,16 +14,14 @@ const listQuery = z.object({ scope: z.enum(["mine", "all"], { error: "scope must
 /** The viewer's batches, newest first; an admin may ask for everyone's with ?scope=all. */
 export const GET = consoleRoute({}, async ({ user, query, db }) => {
   const parsed = listQuery.safeParse({ scope: query.get("scope") ?? undefined });
-  if (!parsed.success) throw new ConsoleError(400, "invalid_request", parsed.error.issues[0]?.message ?? "Invalid scope.");
+  if (!parsed.success) throw new DomainError("invalid_request", parsed.error.issues[0]?.message ?? "Invalid scope.");
   const rows = await listBatches(db, user, parsed.data.scope);
   return { batches: rows.map((row) => batchView(row)) };
 });
 
 /** Creates a batch; the runner takes it from the queue (this instance is woken at once). */
-export const POST = consoleRoute({ body: consoleBatchRequest, status: 201 }, async ({ user, body, db }) =>
-  withBatchErrors(async () => {
-    const created = await createBatch(db, user, body);
-    wakeBatchRunner();
-    return createdBatchView(created);
-  }),
-);
+export const POST = consoleRoute({ body: consoleBatchRequest, status: 201 }, async ({ user, body, db }) => {
+  const created = await createBatch(db, user, body);
+  wakeBatchRunner();
+  return createdBatchView(created);
+});

@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { ConsoleError, consoleRoute } from "@/lib/console-api/handler";
+import { consoleRoute } from "@/lib/console-api/handler";
+import { DomainError } from "@/lib/errors";
 import { issueKey, visibleKeys } from "@/lib/keys/manage";
 import { keyPolicyFields } from "@/lib/keys/policy-input";
 import { keyView, keyViews, principalOf } from "@/lib/keys/view";
@@ -33,9 +34,9 @@ const newKeyBody = z.object({
 /** The viewer's keys; an admin may ask for everyone's with ?scope=all. */
 export const GET = consoleRoute({}, async ({ user, query, db, ip }) => {
   const parsed = listQuery.safeParse({ scope: query.get("scope") ?? undefined });
-  if (!parsed.success) throw new ConsoleError(400, "invalid_request", parsed.error.issues[0]?.message ?? "Invalid scope.");
+  if (!parsed.success) throw new DomainError("invalid_request", parsed.error.issues[0]?.message ?? "Invalid scope.");
   if (parsed.data.scope === "all" && user.role !== "admin") {
-    throw new ConsoleError(403, "forbidden", "Only an administrator can list every key.");
+    throw new DomainError("forbidden", "Only an administrator can list every key.");
   }
   const keys = await visibleKeys(db, principalOf(user, ip), parsed.data.scope);
   return { keys: await keyViews(db, user.id, keys) };

@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { ConsoleError, consoleRoute } from "@/lib/console-api/handler";
+import { consoleRoute } from "@/lib/console-api/handler";
+import { DomainError } from "@/lib/errors";
 import { limitParam } from "@/lib/console-api/query";
 import { listAudit } from "@/lib/audit/log";
 import { toAuditView } from "@/lib/keys/view";
@@ -20,7 +21,7 @@ export const GET = consoleRoute({ role: "admin" }, async ({ query, db }) => {
     before: query.get("before") || undefined,
     limit: query.get("limit") || undefined,
   });
-  if (!parsed.success) throw new ConsoleError(400, "invalid_request", parsed.error.issues[0]?.message ?? "Invalid query.");
+  if (!parsed.success) throw new DomainError("invalid_request", parsed.error.issues[0]?.message ?? "Invalid query.");
   const { before, limit } = parsed.data;
   // One extra row says whether another page exists without a count query.
   const rows = await listAudit(db, { beforeId: before, limit: limit + 1 });

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { registry } from "@/lib/operations";
-import { ConsoleError, consoleRoute } from "@/lib/console-api/handler";
+import { consoleRoute } from "@/lib/console-api/handler";
+import { DomainError } from "@/lib/errors";
 import { limitParam } from "@/lib/console-api/query";
 import { MAX_RECENT_LIMIT, recentLookups } from "@/lib/usage/recent";
 
@@ -26,7 +27,7 @@ export const GET = consoleRoute({}, async ({ db, user, query }) => {
     limit: query.get("limit") ?? undefined,
   });
   if (!parsed.success) {
-    throw new ConsoleError(400, "invalid_request", parsed.error.issues[0]?.message ?? "Invalid query.");
+    throw new DomainError("invalid_request", parsed.error.issues[0]?.message ?? "Invalid query.");
   }
   return { items: await recentLookups(db, user.id, parsed.data.operations, parsed.data.limit) };
 });

@@ -1,5 +1,5 @@
 import { consoleRoute } from "@/lib/console-api/handler";
-import { eventsResponse } from "@/lib/usage/console";
+import { eventsResponse } from "@/lib/console-api/usage";
 
 export const dynamic = "force-dynamic";
 

@@ -1,6 +1,6 @@
 import { consoleRoute } from "@/lib/console-api/handler";
 import { withExportSlot } from "@/lib/export/gate";
-import { exportResponse } from "@/lib/usage/console";
+import { exportResponse } from "@/lib/console-api/usage";
 
 export const dynamic = "force-dynamic";
 

@@ -1,5 +1,5 @@
 import { consoleRoute } from "@/lib/console-api/handler";
-import { summaryResponse } from "@/lib/usage/console";
+import { summaryResponse } from "@/lib/console-api/usage";
 
 export const dynamic = "force-dynamic";
 

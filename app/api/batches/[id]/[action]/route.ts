@@ -4,7 +4,6 @@ import { batchQuotaOf } from "@/lib/batches/quota";
 import { changeBatch } from "@/lib/batches/repository";
 import { wakeBatchRunner } from "@/lib/batches/start";
 import { batchView, createdBatchView } from "@/lib/batches/view";
-import { withBatchErrors } from "@/lib/console-api/batches";
 import { consoleRoute, notFound } from "@/lib/console-api/handler";
 import { env } from "@/lib/env";
 
@@ -16,18 +15,16 @@ const actionBody = z.object({
 });
 
 /** POST /api/batches/{id}/pause | resume | cancel | retry (failed inputs as a new batch). */
-export const POST = consoleRoute({ body: actionBody }, async ({ user, params, db, body }) =>
-  withBatchErrors(async () => {
-    const id = params.id ?? "";
-    const action = params.action ?? "";
-    if (action === "retry") {
-      const created = await retryFailed(db, user, id);
-      wakeBatchRunner();
-      return Response.json(createdBatchView(created), { status: 201, headers: { "Cache-Control": "no-store" } });
-    }
-    if (action !== "pause" && action !== "resume" && action !== "cancel") throw notFound("No such batch action.");
-    const row = await changeBatch(db, user, id, action, { maxCredits: body.maxCredits, quota: batchQuotaOf(env()) });
-    if (action === "resume") wakeBatchRunner();
-    return batchView(row);
-  }),
-);
+export const POST = consoleRoute({ body: actionBody }, async ({ user, params, db, body }) => {
+  const id = params.id ?? "";
+  const action = params.action ?? "";
+  if (action === "retry") {
+    const created = await retryFailed(db, user, id);
+    wakeBatchRunner();
+    return Response.json(createdBatchView(created), { status: 201, headers: { "Cache-Control": "no-store" } });
+  }
+  if (action !== "pause" && action !== "resume" && action !== "cancel") throw notFound("No such batch action.");
+  const row = await changeBatch(db, user, id, action, { maxCredits: body.maxCredits, quota: batchQuotaOf(env()) });
+  if (action === "resume") wakeBatchRunner();
+  return batchView(row);
+});

@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { findBatch, itemsAfter } from "@/lib/batches/repository";
 import type { BatchItemView } from "@/lib/batches/view";
-import { withBatchErrors } from "@/lib/console-api/batches";
-import { ConsoleError, consoleRoute } from "@/lib/console-api/handler";
+import { consoleRoute } from "@/lib/console-api/handler";
+import { DomainError } from "@/lib/errors";
 
 export const dynamic = "force-dynamic";
 
@@ -16,22 +16,20 @@ const pageQuery = z.object({
 });
 
 /** The results table: lookups of a batch in input order, a page at a time (keyset on position, page). */
-export const GET = consoleRoute({}, async ({ user, params, query, db }) =>
-  withBatchErrors(async () => {
-    const parsed = pageQuery.safeParse(Object.fromEntries(query));
-    if (!parsed.success) throw new ConsoleError(400, "invalid_request", "afterPosition, afterPage and limit must be whole numbers.");
-    const batch = await findBatch(db, user, params.id ?? "");
-    const rows = await itemsAfter(db, batch.id, { position: parsed.data.afterPosition, page: parsed.data.afterPage }, parsed.data.limit, false);
-    const items: BatchItemView[] = rows.map((row) => ({
-      position: row.position,
-      page: row.page,
-      input: row.input,
-      state: row.state,
-      httpStatus: row.http_status,
-      creditsCharged: row.credits_charged,
-      detail: row.http_status === 200 ? row.summary : row.message,
-    }));
-    const last = rows.at(-1);
-    return { items, next: last && rows.length === parsed.data.limit ? { afterPosition: last.position, afterPage: last.page } : null };
-  }),
-);
+export const GET = consoleRoute({}, async ({ user, params, query, db }) => {
+  const parsed = pageQuery.safeParse(Object.fromEntries(query));
+  if (!parsed.success) throw new DomainError("invalid_request", "afterPosition, afterPage and limit must be whole numbers.");
+  const batch = await findBatch(db, user, params.id ?? "");
+  const rows = await itemsAfter(db, batch.id, { position: parsed.data.afterPosition, page: parsed.data.afterPage }, parsed.data.limit, false);
+  const items: BatchItemView[] = rows.map((row) => ({
+    position: row.position,
+    page: row.page,
+    input: row.input,
+    state: row.state,
+    httpStatus: row.http_status,
+    creditsCharged: row.credits_charged,
+    detail: row.http_status === 200 ? row.summary : row.message,
+  }));
+  const last = rows.at(-1);
+  return { items, next: last && rows.length === parsed.data.limit ? { afterPosition: last.position, afterPage: last.page } : null };
+});

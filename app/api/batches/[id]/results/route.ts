@@ -2,8 +2,8 @@ import { batchOperationById } from "@/lib/batches/operations";
 import { findBatch } from "@/lib/batches/repository";
 import { csvChunks, ndjsonChunks, textStream, withLeading } from "@/lib/batches/results";
 import { UTF8_BOM } from "@/lib/export/bom";
-import { withBatchErrors } from "@/lib/console-api/batches";
-import { ConsoleError, consoleRoute, notFound } from "@/lib/console-api/handler";
+import { consoleRoute, notFound } from "@/lib/console-api/handler";
+import { DomainError } from "@/lib/errors";
 import { withExportSlot } from "@/lib/export/gate";
 
 export const dynamic = "force-dynamic";
@@ -14,9 +14,9 @@ export const dynamic = "force-dynamic";
  * needs to read it as UTF-8; scripts leave it off and get the plain text.
  */
 export const GET = consoleRoute({}, async ({ user, params, query, db, request }) =>
-  withExportSlot(request.signal, () => withBatchErrors(async () => {
+  withExportSlot(request.signal, async () => {
     const format = query.get("format") ?? "csv";
-    if (format !== "csv" && format !== "ndjson") throw new ConsoleError(400, "invalid_request", 'format must be "csv" or "ndjson".');
+    if (format !== "csv" && format !== "ndjson") throw new DomainError("invalid_request", 'format must be "csv" or "ndjson".');
     const batch = await findBatch(db, user, params.id ?? "");
     const operation = batchOperationById(batch.operation);
     if (!operation) throw notFound("This batch's operation is no longer offered.");
@@ -32,5 +32,5 @@ export const GET = consoleRoute({}, async ({ user, params, query, db, request })
         "Cache-Control": "no-store",
       },
     });
-  })),
+  }),
 );

@@ -1,5 +1,5 @@
 import { consoleRoute } from "@/lib/console-api/handler";
-import { keyAlertsResponse, updateKeyAlerts } from "@/lib/alerts/console";
+import { keyAlertsResponse, updateKeyAlerts } from "@/lib/console-api/alerts";
 import { alertSettingsBody } from "@/lib/alerts/settings";
 
 export const dynamic = "force-dynamic";

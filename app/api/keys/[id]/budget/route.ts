@@ -1,5 +1,5 @@
 import { consoleRoute } from "@/lib/console-api/handler";
-import { budgetResponse, updateBudget } from "@/lib/alerts/console";
+import { budgetResponse, updateBudget } from "@/lib/console-api/alerts";
 import { budgetBody } from "@/lib/alerts/settings";
 
 export const dynamic = "force-dynamic";

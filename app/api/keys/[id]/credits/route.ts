@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { ConsoleError, consoleRoute, notFound } from "@/lib/console-api/handler";
+import { consoleRoute, notFound } from "@/lib/console-api/handler";
+import { DomainError } from "@/lib/errors";
 import { topUpAnyKey, visibleKey } from "@/lib/keys/manage";
 import { keyView, principalOf } from "@/lib/keys/view";
 
@@ -21,7 +22,7 @@ export const POST = consoleRoute({ body: topUpBody, role: "admin" }, async ({ us
   const id = params.id ?? "";
   const current = await visibleKey(db, principal, id);
   if (!current) throw notFound("No such key.");
-  if (current.status !== "active") throw new ConsoleError(422, "key_rule", "Only an active key can be topped up.");
+  if (current.status !== "active") throw new DomainError("key_rule", "Only an active key can be topped up.");
   const key = await topUpAnyKey(db, principal, id, body.credits, body.reason);
   if (!key) throw notFound("No such key.");
   return { key: await keyView(db, user.id, key) };

@@ -1,16 +1,16 @@
 import { z } from "zod";
 import { registry } from "@/lib/operations";
-import type { ConsoleContext } from "@/lib/console-api/handler";
-import { limitParam } from "@/lib/console-api/query";
+import type { ConsoleContext } from "./handler";
+import { limitParam } from "./query";
 import { DomainError } from "@/lib/errors";
 import { principalOf } from "@/lib/keys/view";
 import { describeError, log } from "@/lib/log";
 import { UTF8_BOM } from "@/lib/export/bom";
-import { dailyCsv, eventsCsv } from "./csv";
-import { InvalidCursorError, listEvents, UUID_PATTERN, type EventFilters, type EventsPage, type StatusFilter } from "./events";
-import { addDays, dayCount, dayStart, isDay, isSupportedDay, isSupportedTime, SUPPORTED_DAYS, utcDay, type Day } from "./period";
-import { resolveScope, UsageAccessError, type ResolvedScope } from "./scope";
-import { GROUP_BYS, summary, type GroupBy, type UsageSummary } from "./summary";
+import { dailyCsv, eventsCsv } from "@/lib/usage/csv";
+import { listEvents, UUID_PATTERN, type EventFilters, type EventsPage, type StatusFilter } from "@/lib/usage/events";
+import { addDays, dayCount, dayStart, isDay, isSupportedDay, isSupportedTime, SUPPORTED_DAYS, utcDay, type Day } from "@/lib/usage/period";
+import { resolveScope, type ResolvedScope } from "@/lib/usage/scope";
+import { GROUP_BYS, summary, type GroupBy, type UsageSummary } from "@/lib/usage/summary";
 
 /**
  * The console JSON API of usage (/api/usage/*): query parameters → scope, range and filters,
@@ -21,7 +21,7 @@ import { GROUP_BYS, summary, type GroupBy, type UsageSummary } from "./summary";
  *   userId     admins: that user's keys (analysts: only their own id, else 403)
  *   scope      "mine" (default) | "all" (admins: every key)
  *   from, to   UTC days "YYYY-MM-DD" (both included) or ISO-8601 date-times, within
- *              2000-01-01 … 2999-12-31 (period.ts); summary and daily
+ *              2000-01-01 … 2999-12-31 (lib/usage/period.ts); summary and daily
  *              export use the days (default: the last 7 days, today included; at most 366),
  *              the log uses from ≤ created_at < to (a day as `to` includes that whole day)
  *   operation  an operation id of the registry (lib/operations)
@@ -122,20 +122,12 @@ export const timeRange = (query: Pick<UsageQuery, "from" | "to">): { from?: Date
   return { from, to };
 };
 
-export const usageScope = async (context: Context, query: UsageQuery): Promise<ResolvedScope> => {
-  try {
-    return await resolveScope(context.db, principalOf(context.user, context.ip), {
-      keyId: query.keyId,
-      userId: query.userId,
-      everyone: query.scope === "all",
-    });
-  } catch (error) {
-    if (error instanceof UsageAccessError) {
-      throw new DomainError(error.reason, error.message);
-    }
-    throw error;
-  }
-};
+export const usageScope = (context: Context, query: UsageQuery): Promise<ResolvedScope> =>
+  resolveScope(context.db, principalOf(context.user, context.ip), {
+    keyId: query.keyId,
+    userId: query.userId,
+    everyone: query.scope === "all",
+  });
 
 const eventFilters = (query: UsageQuery): EventFilters => ({
   ...timeRange(query),
@@ -171,13 +163,8 @@ export type EventsResponse = EventsPage & { scope: ScopeView };
 export const eventsResponse = async (context: Context): Promise<EventsResponse> => {
   const query = parseUsageQuery(context.query);
   const resolved = await usageScope(context, query);
-  try {
-    const page = await listEvents(context.db, resolved.scope, eventFilters(query), { cursor: query.cursor, limit: query.limit });
-    return { scope: scopeView(resolved), ...page };
-  } catch (error) {
-    if (error instanceof InvalidCursorError) throw new DomainError("invalid_cursor", "Invalid cursor.");
-    throw error;
-  }
+  const page = await listEvents(context.db, resolved.scope, eventFilters(query), { cursor: query.cursor, limit: query.limit });
+  return { scope: scopeView(resolved), ...page };
 };
 
 /** GET /api/usage/export: a streamed CSV attachment. */

@@ -1,17 +1,17 @@
-import type { ConsoleContext } from "@/lib/console-api/handler";
+import type { ConsoleContext } from "./handler";
 import { DomainError } from "@/lib/errors";
 import { visibleKey } from "@/lib/keys/manage";
 import type { ApiKey } from "@/lib/keys/repository";
 import { principalOf } from "@/lib/keys/view";
-import { acknowledgeAlert, alertKeyId, keyAlerts, keyDeliveries, openAlerts, type KeyAlert, type WebhookDelivery } from "./alerts";
+import { acknowledgeAlert, alertKeyId, keyAlerts, keyDeliveries, openAlerts, type KeyAlert, type WebhookDelivery } from "@/lib/alerts/alerts";
 import {
   getAlertSettings,
   setAlertSettings,
   setDailyCreditCap,
   type AlertSettings,
   type AlertSettingsInput,
-} from "./settings";
-import { webhookSecret } from "./webhooks";
+} from "@/lib/alerts/settings";
+import { webhookSecret } from "@/lib/alerts/webhooks";
 
 /**
  * The console JSON API of alerts and budgets: /api/alerts, /api/alerts/:id/ack,

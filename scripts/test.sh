@@ -57,6 +57,9 @@ npx tsc --noEmit
 echo "== import cycles (madge)"
 npm run --silent check:cycles
 
+echo "== layers (dependency-cruiser, .dependency-cruiser.cjs)"
+npm run --silent check:layers
+
 echo "== production build"
 npx tsx scripts/build.ts
 

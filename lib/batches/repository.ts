@@ -52,6 +52,33 @@ export const normaliseBatch = (row: BatchRow): BatchRow => ({
   finished_at: row.finished_at === null ? null : new Date(row.finished_at),
 });
 
+/** A batch's progress and spending, as the console and the batch.finished webhook show them. */
+export type BatchCounts = {
+  total: number;
+  done: number;
+  succeeded: number;
+  notFound: number;
+  failed: number;
+  creditsSpent: number;
+  maxCredits: number;
+};
+
+type CountColumns = Pick<BatchRow, "total" | "done" | "succeeded" | "not_found" | "failed"> & {
+  credits_spent: number | string;
+  max_credits: number | string;
+};
+
+/** A batch row's counts (bigint columns may come back as text). */
+export const batchCounts = (row: CountColumns): BatchCounts => ({
+  total: row.total,
+  done: row.done,
+  succeeded: row.succeeded,
+  notFound: row.not_found,
+  failed: row.failed,
+  creditsSpent: Number(row.credits_spent),
+  maxCredits: Number(row.max_credits),
+});
+
 export type NewBatch = {
   /** Chosen by the caller when something must be bound to it before the insert (a sealed token). */
   id?: string;

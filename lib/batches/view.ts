@@ -1,5 +1,5 @@
 import type { CreatedBatch } from "./batches";
-import type { BatchRow, BatchStatus, StopReason } from "./repository";
+import { batchCounts, type BatchCounts, type BatchRow, type BatchStatus, type StopReason } from "./repository";
 import type { BatchWebhookStatus } from "./webhook";
 
 /** A batch as the console API shows it (GET /api/batches/{id}). */
@@ -7,13 +7,7 @@ export type BatchView = {
   id: string;
   operation: string;
   status: BatchStatus;
-  total: number;
-  done: number;
-  succeeded: number;
-  notFound: number;
-  failed: number;
-  creditsSpent: number;
-  maxCredits: number;
+} & BatchCounts & {
   startedAt: string | null;
   finishedAt: string | null;
   // Beyond the fields above: what the page shows besides.
@@ -46,13 +40,7 @@ export const batchView = (row: BatchRow, now = Date.now()): BatchView => ({
   id: row.id,
   operation: row.operation,
   status: row.status,
-  total: row.total,
-  done: row.done,
-  succeeded: row.succeeded,
-  notFound: row.not_found,
-  failed: row.failed,
-  creditsSpent: row.credits_spent,
-  maxCredits: row.max_credits,
+  ...batchCounts(row),
   startedAt: row.started_at?.toISOString() ?? null,
   finishedAt: row.finished_at?.toISOString() ?? null,
   createdAt: row.created_at.toISOString(),

@@ -1,6 +1,7 @@
 import { webhookUrlProblem } from "@/lib/alerts/settings";
 import type { WebhookEvents } from "@/lib/alerts/webhook-events";
 import type { Queryable } from "@/lib/db/client";
+import { batchCounts, type BatchCounts } from "./repository";
 
 /**
  * What is wrong with a batch's webhookUrl, in a sentence, or null: an http or https URL only (a
@@ -27,13 +28,7 @@ export type BatchFinishedPayload = {
   operation: string;
   status: "done" | "stopped" | "canceled";
   stopReason: string | null;
-  total: number;
-  done: number;
-  succeeded: number;
-  notFound: number;
-  failed: number;
-  creditsSpent: number;
-  maxCredits: number;
+} & BatchCounts & {
   keyId: string;
   resultsUrl: string;
   at: string;
@@ -82,13 +77,7 @@ export const queueFinishedBatches = async (db: Queryable, publicUrl: string, max
       operation: batch.operation,
       status: batch.status,
       stopReason: batch.stop_reason,
-      total: batch.total,
-      done: batch.done,
-      succeeded: batch.succeeded,
-      notFound: batch.not_found,
-      failed: batch.failed,
-      creditsSpent: Number(batch.credits_spent),
-      maxCredits: Number(batch.max_credits),
+      ...batchCounts(batch),
       keyId: batch.key_id,
       resultsUrl: `${publicUrl}${batch.via_api ? "/v1/batches" : "/api/batches"}/${batch.id}/results`,
       at: batch.at,

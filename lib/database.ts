@@ -1,9 +1,12 @@
 import { alertsPolicySql } from "@/lib/alerts/policy-sql";
 import { creditsPolicySql } from "@/lib/credits/policy-sql";
 import { openDatabase, processDatabase, type Db, type OpenOptions } from "@/lib/db/client";
+import type { Migrate } from "@/lib/db/client";
 import { applyMigrations, listMigrations, type Migration, type PolicySql } from "@/lib/db/migrate";
-import { policyScript } from "@/lib/db/policy";
+import { policyScript, readSqlFile } from "@/lib/db/policy";
 import { keysRefillSql, keysUsableSql } from "@/lib/keys/policy-sql";
+import { kindsOf, registry } from "@/lib/operations";
+import type { RecordKind } from "@/lib/records/kinds";
 import { usagePolicySql } from "@/lib/usage/policy-sql";
 
 export type { Db, OpenOptions, Queryable, Transaction } from "@/lib/db/client";
@@ -30,8 +33,21 @@ export const migrations: Migration[] = listMigrations(policySql);
 /** Applies what is not yet recorded; returns the ids applied. */
 export const migrate = (db: Db): Promise<string[]> => applyMigrations(db, policySql);
 
-/** Opens a database and brings its schema up to date. */
-export const openDb = (options: OpenOptions): Promise<Db> => openDatabase(options, migrate);
+/**
+ * The migrations, then the tables of each kind of record that declares its own (`schemaSql` in
+ * lib/records/kinds.ts: CREATE TABLE IF NOT EXISTS, so applying it again changes nothing).
+ */
+export const migrateWithKinds =
+  (kinds: readonly RecordKind[], root: string = process.cwd()): Migrate =>
+  async (db) => {
+    const applied = await migrate(db);
+    for (const { schemaSql } of kinds) if (schemaSql !== undefined) await db.exec(readSqlFile(root, schemaSql, "record kind's schema file"));
+    return applied;
+  };
+
+/** Opens a database and brings its schema up to date, with the tables of the registry's kinds. */
+export const openDb = (options: OpenOptions, kinds: readonly RecordKind[] = kindsOf(registry)): Promise<Db> =>
+  openDatabase(options, migrateWithKinds(kinds));
 
 /** The process-wide database (lib/db/client.ts processDatabase). */
 export const { getDb, closeDb } = processDatabase(openDb);

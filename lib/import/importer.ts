@@ -3,7 +3,6 @@ import path from "node:path";
 import type { Db } from "@/lib/db/client";
 import { suppressedSubjects } from "@/lib/privacy/suppressions";
 import { screenSuppressed } from "@/lib/privacy/import-screen";
-import type { SubjectKind } from "@/lib/records/subject-kinds";
 import { detectFormat, readItems, type FileFormat } from "./read-items";
 import { importLines, type ImportRecord } from "./lines";
 import type { ImportCounts, LineRecord } from "./record-line";
@@ -73,7 +72,7 @@ const writeBatch = async (db: Db, batch: readonly Classified[], source: string, 
 };
 
 /** The record as it may be stored: skipped or shorn of suppressed subjects (lib/privacy/import-screen.ts). */
-const screened = (record: Classified, suppressed: ReadonlyMap<SubjectKind, ReadonlySet<string>>): { record: Classified | null; problems: string[] } => {
+const screened = (record: Classified, suppressed: ReadonlyMap<string, ReadonlySet<string>>): { record: Classified | null; problems: string[] } => {
   const screening = screenSuppressed(record, suppressed);
   if (screening.skipped) return { record: null, problems: screening.problems };
   return { record: screening.leftOut.size === 0 ? record : record.without(screening.leftOut), problems: screening.problems };
@@ -83,7 +82,7 @@ const screened = (record: Classified, suppressed: ReadonlyMap<SubjectKind, Reado
 const pass = async (
   db: Db | null,
   inputs: readonly ImportInput[],
-  options: ImportOptions & { phase: ImportProgress["phase"]; suppressed: ReadonlyMap<SubjectKind, ReadonlySet<string>> },
+  options: ImportOptions & { phase: ImportProgress["phase"]; suppressed: ReadonlyMap<string, ReadonlySet<string>> },
   report: ImportReport,
 ): Promise<void> => {
   const source = options.source ?? IMPORT_SOURCE;

@@ -144,7 +144,7 @@ export const kindOf = (subject: SubjectKind): RecordKind => {
 };
 
 /** The kinds whose list entries are subjects of this kind (pin-board users in follower lists). */
-export const kindsListing = (subject: SubjectKind, kinds: readonly RecordKind[] = recordKinds): RecordKind[] =>
+export const kindsListing = (subject: string, kinds: readonly RecordKind[] = recordKinds): RecordKind[] =>
   kinds.filter((kind) => kind.tables.entries?.subjects?.kind === subject);
 
 /** The kind of record of a subject kind among `kinds` (an extended registry's, say); throws when none. */

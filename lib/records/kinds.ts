@@ -1,3 +1,4 @@
+import type { z } from "zod";
 import { nodeIdFor } from "./node-id";
 import { eventIdOf, pinUserIdOf, profileUrnOf } from "./subject-ids";
 
@@ -30,6 +31,12 @@ export type RecordKind = {
    * The first kinds' tables are in the numbered migrations.
    */
   schemaSql?: string;
+  /**
+   * The record's zod schema, for a kind of one record declared with its operation: its import
+   * line reads a value with it and the generic writer stores it (lib/import/lines.ts). The first
+   * kinds have lines of their own there.
+   */
+  record?: z.ZodType<Record<string, unknown>>;
   /** Shown to a person: "Pin-board user", and what its id looks like. */
   label: string;
   hint: string;

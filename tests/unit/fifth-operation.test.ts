@@ -4,14 +4,16 @@ import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { pipelineBatchLookup } from "@/lib/api/batch-lookup";
 import { createV1Router } from "@/lib/api/v1-router";
+import { createRunner, type Runner } from "@/lib/batches/runner";
 import { createCursorCodec } from "@/lib/connectors/cursor";
 import { selectConnector } from "@/lib/connectors/select";
 import { createStoreConnector } from "@/lib/connectors/store";
 import { createSuppressionList } from "@/lib/connectors/suppression";
 import { migrateWithKinds } from "@/lib/database";
 import type { Db } from "@/lib/db/client";
-import { parseEnv } from "@/lib/env";
+import { cacheTtlSeconds, EnvError, parseEnv } from "@/lib/env";
 import { createFront } from "@/lib/front/front";
 import { exportRecords } from "@/lib/import/export";
 import { importFiles } from "@/lib/import/importer";
@@ -76,6 +78,7 @@ describe("a fifth operation with a new kind of record, declared in one folder", 
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "sl-fifth-"));
   let db: Db;
   let server: http.Server;
+  let runner: Runner | undefined;
   let baseUrl = "";
   let token = "";
   let keyId = "";
@@ -107,7 +110,28 @@ describe("a fifth operation with a new kind of record, declared in one folder", 
       suppressions: createSuppressionList({ db: async () => db, read: (queryable) => suppressedSubjects(queryable, extended), refreshMs: 0 }),
     });
     const services = testServices(db, { connector, cursors, secret: SECRET });
-    const router = createV1Router(extended, { services: async () => services, openApiDocument: () => buildOpenApiDocument(extended) });
+    // The batch runner as lib/batches/start.ts starts it, handed the /v1 pipeline's lookup and this registry.
+    const batchRunner = createRunner({
+      db: async () => db,
+      services: async () => ({ lookup: pipelineBatchLookup(services), connector, cursors, eventSiteHosts: [] }),
+      settings: {
+        leaseMs: 30_000,
+        perInstance: 2,
+        perUser: 2,
+        concurrency: undefined,
+        lookupsPerInstance: 8,
+        pollMs: 50,
+        instanceName: "fifth-operation",
+        attemptSettleMs: 1000,
+      },
+      operations: extended,
+    });
+    runner = batchRunner;
+    const router = createV1Router(extended, {
+      services: async () => services,
+      openApiDocument: () => buildOpenApiDocument(extended),
+      batches: { db: async () => db, publicUrl: "http://fifth.test", wake: () => batchRunner.wake() },
+    });
     const front = createFront({
       router,
       // What Next serves in the product; here only /llms.txt (app/llms.txt/route.ts), from the same registry.
@@ -129,6 +153,7 @@ describe("a fifth operation with a new kind of record, declared in one folder", 
   });
 
   afterAll(async () => {
+    await runner?.stop();
     await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
     await db?.close();
     await database.cleanup();
@@ -144,6 +169,12 @@ describe("a fifth operation with a new kind of record, declared in one folder", 
       "SELECT operation, status, credits_charged::int AS credits_charged FROM usage_events WHERE request_id = $1",
       [requestId],
     );
+
+  it("reads its cache TTL from its own variable with its own default, checked as lib/env.ts checks the others", () => {
+    expect(cacheTtlSeconds(readingListKind.ttlVariable, readingListKind.ttlDefaultS, {})).toBe(600);
+    expect(cacheTtlSeconds(readingListKind.ttlVariable, readingListKind.ttlDefaultS, { CACHE_TTL_READING_LISTS_S: "90" })).toBe(90);
+    expect(() => cacheTtlSeconds(readingListKind.ttlVariable, readingListKind.ttlDefaultS, { CACHE_TTL_READING_LISTS_S: "-1" })).toThrow(EnvError);
+  });
 
   it("has its table from its own schema.sql, applied by the database opener, again without harm", async () => {
     expect(await db.query("SELECT count(*)::int AS count FROM club_reading_lists")).toEqual([{ count: 0 }]);
@@ -222,6 +253,38 @@ describe("a fifth operation with a new kind of record, declared in one folder", 
     expect(called.result.isError).not.toBe(true);
     expect(called.result.structuredContent).toEqual({ reading_list: JSON.parse(storedText) as unknown });
     expect(await creditsOf(db, keyId)).toBe(before - 3);
+  });
+
+  it("runs in a batch from /v1/batches to the end: its lines checked by its own parameter, its results its records", async () => {
+    const headers = { Authorization: `Bearer ${token}`, "Content-Type": "application/json" };
+    const created = await fetch(`${baseUrl}/v1/batches`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ operation: "get_reading_list", inputs: ["M-0042", "M-9999", "nope"] }),
+    });
+    expect(created.status).toBe(202);
+    const { data: batch } = (await created.json()) as { data: { id: string; total: number; rejected: { input: string; reason: string }[]; maxCostCredits: number } };
+    expect(batch).toMatchObject({ total: 2, rejected: [{ input: "nope", reason: "not a member id (M- and digits)" }], maxCostCredits: 6 });
+
+    let status = "";
+    for (let attempt = 0; attempt < 200 && status !== "done"; attempt += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const view = (await (await fetch(`${baseUrl}/v1/batches/${batch.id}`, { headers })).json()) as { data: { status: string } };
+      status = view.data.status;
+    }
+    expect(status).toBe("done");
+    const results = await fetch(`${baseUrl}/v1/batches/${batch.id}/results`, { headers });
+    expect(results.status).toBe(200);
+    expect(results.headers.get("content-disposition")).toContain("get_reading_list.ndjson");
+    // One line per found input: its batch exportRecord, the record an import reads.
+    expect(await results.text()).toBe(`${storedText}\n`);
+    const csv = await (await fetch(`${baseUrl}/v1/batches/${batch.id}/results?format=csv`, { headers })).text();
+    expect(csv).toContain("member_id,title,author,finished");
+    expect(csv).toContain("M-0042,Middlemarch,George Eliot,false");
+    const charged = await db.query<{ credits_charged: number }>(
+      "SELECT credits_charged::int AS credits_charged FROM usage_events WHERE operation = 'get_reading_list' AND channel = 'batch' AND status = 200",
+    );
+    expect(charged).toEqual([{ credits_charged: 3 }]);
   });
 
   it("is exported as its record, one a line, and imported back into a fresh database as the same text", async () => {

@@ -23,6 +23,7 @@ import { MCP_PATH } from "@/lib/mcp/http-path";
 import { llmsTxt } from "@/lib/mcp/llms-txt";
 import { buildOpenApiDocument } from "@/lib/openapi/document";
 import { kindsOf, registry, type Registry } from "@/lib/operations";
+import { sweepSuppressed } from "@/lib/privacy/erase";
 import { subjectAccess } from "@/lib/privacy/subject-access";
 import { readSubject, suppressedSubjects, suppressSubject } from "@/lib/privacy/suppressions";
 import { createUser } from "@/lib/users/repository";
@@ -335,5 +336,11 @@ describe("a fifth operation with a new kind of record, declared in one folder", 
     expect(await creditsOf(db, keyId)).toBe(before);
     expect(providerCalls).toHaveLength(calls);
     expect((await subjectAccess(db, { kind: "club_member", subject: "M-0042" }, new Date(), extended)).suppressed).toBe(true);
+  });
+
+  it("is swept when a record of a suppressed member reaches its table afterwards (an answer that was in flight)", async () => {
+    await db.query("INSERT INTO club_reading_lists (member_id, record, source) VALUES ($1, $2::json, 'upstream')", ["M-0042", storedText]);
+    expect(await sweepSuppressed(db, extended)).toBe(1);
+    expect(await db.query("SELECT member_id FROM club_reading_lists")).toEqual([]);
   });
 });

@@ -1,9 +1,12 @@
 import { alertsPolicySql } from "@/lib/alerts/policy-sql";
 import { creditsPolicySql } from "@/lib/credits/policy-sql";
 import { openDatabase, processDatabase, type Db, type OpenOptions } from "@/lib/db/client";
+import type { Migrate } from "@/lib/db/client";
 import { applyMigrations, listMigrations, type Migration, type PolicySql } from "@/lib/db/migrate";
-import { policyScript } from "@/lib/db/policy";
+import { policyScript, readSqlFile } from "@/lib/db/policy";
 import { keysRefillSql, keysUsableSql } from "@/lib/keys/policy-sql";
+import { kindsOf, registry } from "@/lib/operations";
+import type { RecordKind } from "@/lib/records/kinds";
 import { usagePolicySql } from "@/lib/usage/policy-sql";
 
 export type { Db, OpenOptions, Queryable, Transaction } from "@/lib/db/client";
@@ -30,8 +33,26 @@ export const migrations: Migration[] = listMigrations(policySql);
 /** Applies what is not yet recorded; returns the ids applied. */
 export const migrate = (db: Db): Promise<string[]> => applyMigrations(db, policySql);
 
-/** Opens a database and brings its schema up to date. */
-export const openDb = (options: OpenOptions): Promise<Db> => openDatabase(options, migrate);
+/**
+ * The migrations, then the tables of each kind of record that declares its own (`schemaSql` in
+ * lib/records/kinds.ts: CREATE TABLE IF NOT EXISTS, so applying it again changes nothing). Such a
+ * kind's cache kind is not in the list migration 0004 checks upstream_pages.kind against (the
+ * kinds table's), so a database serving one drops that check, once (docs/adding-an-operation.md).
+ */
+export const migrateWithKinds =
+  (kinds: readonly RecordKind[], root: string = process.cwd()): Migrate =>
+  async (db) => {
+    const applied = await migrate(db);
+    const declared = kinds.flatMap(({ schemaSql }) => (schemaSql === undefined ? [] : [schemaSql]));
+    if (declared.length === 0) return applied;
+    await db.exec("ALTER TABLE upstream_pages DROP CONSTRAINT IF EXISTS upstream_pages_kind_check");
+    for (const file of declared) await db.exec(readSqlFile(root, file, "record kind's schema file"));
+    return applied;
+  };
+
+/** Opens a database and brings its schema up to date, with the tables of the registry's kinds. */
+export const openDb = (options: OpenOptions, kinds: readonly RecordKind[] = kindsOf(registry)): Promise<Db> =>
+  openDatabase(options, migrateWithKinds(kinds));
 
 /** The process-wide database (lib/db/client.ts processDatabase). */
 export const { getDb, closeDb } = processDatabase(openDb);

@@ -238,3 +238,24 @@ export const env = (): Env => {
   cached ??= parseEnv(process.env);
   return cached;
 };
+
+/** The bounds of every cache TTL setting, in seconds: at most a year. */
+const cacheTtlSchema = (defaultS: number) => z.coerce.number().int().min(0).max(31_536_000).default(defaultS);
+
+/**
+ * The cache TTL of a kind of record that declares its variable and default with its kind
+ * (lib/records/kinds.ts `ttlDefaultS`) instead of a line of the schema above: read from the same
+ * environment, checked with the same bounds, and refused with the same message shape.
+ */
+export const cacheTtlSeconds = (
+  variable: `CACHE_TTL_${string}_S`,
+  defaultS: number,
+  source: Record<string, string | undefined> = process.env,
+): number => {
+  const result = cacheTtlSchema(defaultS).safeParse(source[variable]);
+  if (!result.success) {
+    const problems = result.error.issues.map((issue) => `  ${variable}: ${issue.message}`).join("\n");
+    throw new EnvError(`Invalid environment configuration:\n${problems}`);
+  }
+  return result.data;
+};

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { createBatch } from "@/lib/batches/batches";
 import { batchOperationById } from "@/lib/batches/operations";
+import type { Registry } from "@/lib/operations";
 import { batchQuotaOf } from "@/lib/batches/quota";
 import {
   apiBatchRequestSchema,
@@ -97,6 +98,8 @@ export type BatchDeps = AdmitDeps & {
   db: () => Promise<Db>;
   /** Tells this process's runner there is work now (a batch created or resumed). */
   wake: () => void;
+  /** The operations a batch may name: the router's registry (the process's unless given). */
+  operations?: Registry;
 };
 
 /**
@@ -197,7 +200,7 @@ export const runBatchRequest = async (route: BatchRoute, request: BatchRequest, 
           maxCredits: body.maxCredits ?? Number.MAX_SAFE_INTEGER,
           payer: { keyId: key.id, token },
           webhookUrl: body.webhookUrl ?? null,
-        });
+        }, deps.operations);
         deps.wake();
         const view = createdBatchView(created);
         return ok(
@@ -225,7 +228,7 @@ export const runBatchRequest = async (route: BatchRoute, request: BatchRequest, 
         const format = request.query.get("format") ?? "ndjson";
         if (format !== "csv" && format !== "ndjson") return fail(400, 'Invalid parameter: format ("ndjson" or "csv")', headers);
         const batch = await findBatch(db, viewer, route.id);
-        const operation = batchOperationById(batch.operation);
+        const operation = batchOperationById(batch.operation, deps.operations);
         if (!operation) return fail(404, "Batch not found", headers);
         return {
           status: 200,

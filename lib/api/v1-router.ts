@@ -150,7 +150,7 @@ export const createV1Router = (registry: readonly Operation[], deps: V1RouterDep
           publicUrl,
           clientAddress: request.clientAddress,
         },
-        { authenticator: services.authenticator, limiter: services.limiter, db, wake },
+        { authenticator: services.authenticator, limiter: services.limiter, db, wake, operations: registry },
       );
       if (result.stream) return { status: result.status, headers: { "Cache-Control": "no-store", ...result.headers }, body: "", resource: "batches", stream: result.stream };
       return envelopeAnswer(result.status, result.body, result.headers, "batches");

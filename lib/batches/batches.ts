@@ -3,7 +3,8 @@ import { env } from "@/lib/env";
 import { consoleToken } from "@/lib/keys/manage";
 import { DomainError } from "@/lib/errors";
 import { checkInputsInSlices, maxCostCredits, pagesPerInput, type BatchPagesOption, type RejectedInput } from "./inputs";
-import { batchOperationById, batchOperationView } from "./operations";
+import type { Registry } from "@/lib/operations";
+import { acceptsInputOf, batchOperationById, batchOperationView } from "./operations";
 import { sealBatchToken } from "./payer";
 import { batchQuotaOf } from "./quota";
 import { failedInputs, findBatch, insertBatch, type BatchRow, type Viewer } from "./repository";
@@ -28,12 +29,16 @@ export type CreateBatchInput = {
 
 export type CreatedBatch = { batch: BatchRow; rejected: RejectedInput[]; duplicates: number };
 
-export const createBatch = async (db: Db, user: Viewer, request: CreateBatchInput): Promise<CreatedBatch> => {
+export const createBatch = async (db: Db, user: Viewer, request: CreateBatchInput, operations?: Registry): Promise<CreatedBatch> => {
   const config = env();
-  const operation = batchOperationById(request.operation);
+  const operation = batchOperationById(request.operation, operations);
   if (!operation) throw new DomainError("unknown_operation", `There is no operation "${request.operation}" for batches.`);
   const view = batchOperationView(operation);
-  const check = await checkInputsInSlices(view, request.inputs, { eventSiteHosts: config.EVENTSITE_HOSTS, maxInputs: config.BATCH_MAX_INPUTS });
+  const check = await checkInputsInSlices(view, request.inputs, {
+    eventSiteHosts: config.EVENTSITE_HOSTS,
+    maxInputs: config.BATCH_MAX_INPUTS,
+    acceptsInput: acceptsInputOf(operation),
+  });
   if (check.accepted.length === 0) throw new DomainError("no_valid_inputs", "None of the inputs can be looked up: nothing to run.");
   if (check.overLimit > 0) {
     throw new DomainError(

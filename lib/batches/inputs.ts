@@ -10,8 +10,8 @@ export type BatchOperationView = {
   label: string;
   site: string;
   costCredits: number;
-  /** The query parameter one line fills: "url", "event_id", "userid", "urn". */
-  primaryParam: ParamName;
+  /** The query parameter one line fills: "url", "event_id", "userid", "urn", or an operation's own. */
+  primaryParam: string;
   /** What a line holds, in words: "event page URLs", "user ids". */
   inputNoun: string;
   /** Why a line is refused: "not an event URL". */
@@ -20,7 +20,14 @@ export type BatchOperationView = {
   paged: boolean;
 };
 
-export type InputCheckConfig = { eventSiteHosts: readonly string[]; maxInputs: number };
+export type InputCheckConfig = {
+  eventSiteHosts: readonly string[];
+  maxInputs: number;
+  /** The check of a one-line parameter that is none of lib/records/params.ts's (an operation's own; the server passes it). */
+  acceptsInput?: (value: string) => boolean;
+};
+
+const isParamName = (name: string): name is ParamName => Object.hasOwn(paramSchemas, name);
 
 export type AcceptedInput = { input: string; query: string };
 export type RejectedInput = { input: string; reason: string };
@@ -35,8 +42,11 @@ export type InputCheck = {
 };
 
 /** The value one line gives, and what makes two lines the same input; null when it is refused. */
-const identify = (operation: BatchOperationView, value: string, hosts: readonly string[]): string | null => {
-  if (!paramSchemas[operation.primaryParam].safeParse(value).success) return null;
+const identify = (operation: BatchOperationView, value: string, config: InputCheckConfig): string | null => {
+  const hosts = config.eventSiteHosts;
+  const { primaryParam } = operation;
+  if (!isParamName(primaryParam)) return config.acceptsInput?.(value) === true ? value : null;
+  if (!paramSchemas[primaryParam].safeParse(value).success) return null;
   if (operation.primaryParam !== "url") return value;
   try {
     return `event:${eventIdFromUrl(value, { hosts })}`;
@@ -55,7 +65,7 @@ const inputChecker = (operation: BatchOperationView, config: InputCheckConfig) =
     add: (line: string): void => {
       const input = line.trim();
       if (input === "") return;
-      const identity = identify(operation, input, config.eventSiteHosts);
+      const identity = identify(operation, input, config);
       if (identity === null) {
         rejected.push({ input, reason: operation.invalidInput });
         return;

@@ -3,6 +3,7 @@ import type { Db } from "@/lib/db/client";
 import { describeError, log } from "@/lib/log";
 import { batchLookupsPerProcess, batchTarget, createLatencyEstimate } from "./concurrency";
 import { createFairGate, type FairGate } from "./fair-gate";
+import type { Registry } from "@/lib/operations";
 import { batchOperationById, type BatchOperation } from "./operations";
 import { admitted, createPacer } from "./pacer";
 import { payerOf, type Payer } from "./payer";
@@ -56,7 +57,13 @@ export type RunnerSettings = {
 };
 
 /** `services`: how a page is looked up and where records are re-read (./services.ts), from whoever starts the runner. */
-export type RunnerDeps = { db: () => Promise<Db>; services: () => Promise<BatchServices>; settings: RunnerSettings };
+export type RunnerDeps = {
+  db: () => Promise<Db>;
+  services: () => Promise<BatchServices>;
+  settings: RunnerSettings;
+  /** The operations batches run (the process's registry unless given). */
+  operations?: Registry;
+};
 
 export type Runner = { wake(): void; stop(): Promise<void>; owner: string };
 
@@ -152,7 +159,7 @@ export const createRunner = (deps: RunnerDeps): Runner => {
     const db = await deps.db();
     const services = await deps.services();
     const { leaseMs } = deps.settings;
-    const operation = batchOperationById(batch.operation);
+    const operation = batchOperationById(batch.operation, deps.operations);
     if (!operation) {
       log.error("batch: unknown operation", { batchId: batch.id, operation: batch.operation });
       await stopBatch(db, batch.id, owner, "key");

@@ -1,5 +1,5 @@
 import type { Db } from "@/lib/db/client";
-import type { Env } from "@/lib/env";
+import { cacheTtlSeconds, type Env } from "@/lib/env";
 import { describeError, log } from "@/lib/log";
 import type { recordKinds } from "@/lib/records/kinds";
 import { getProviderKeyView, recordProviderKeyError } from "./provider-keys";
@@ -37,11 +37,14 @@ export type UpstreamSettings = Pick<
   | "CACHE_HIT_CREDITS"
 >;
 
-/** A kind's cache TTL: the setting its ttlVariable names (lib/env.ts reads and checks them). */
+/**
+ * A kind's cache TTL: the setting its ttlVariable names (lib/env.ts reads and checks them), or,
+ * for a kind that declares its default with itself, that variable read by lib/env.ts cacheTtlSeconds.
+ */
 const cacheTtlOf = (settings: UpstreamSettings): CacheTtlOf => {
   const byName = new Map<string, unknown>(Object.entries(settings));
   return (kind) => {
-    const ttlS = byName.get(kind.ttlVariable);
+    const ttlS = byName.get(kind.ttlVariable) ?? (kind.ttlDefaultS === undefined ? undefined : cacheTtlSeconds(kind.ttlVariable, kind.ttlDefaultS));
     if (typeof ttlS !== "number") throw new Error(`no cache TTL setting ${kind.ttlVariable} for record kind ${kind.subject}`);
     return ttlS;
   };

@@ -1,5 +1,7 @@
 import type { EventRecord, FollowerEntry, Publication } from "@/lib/records/records";
 import type { Queryable, Transaction } from "@/lib/db/client";
+import type { z } from "zod";
+import { kindOf, type RecordKind } from "@/lib/records/kinds";
 import { nodeIdFor } from "@/lib/records/node-id";
 
 /**
@@ -110,25 +112,46 @@ const chunks = <T>(items: readonly T[], size: number): T[][] => {
  * Upserts events by event_id and returns how many distinct events were written. A later copy of
  * the same event_id in one call wins (PostgreSQL refuses to update one row twice per statement).
  */
-export const upsertEvents = async (db: Queryable, events: EventRecord[], source: string): Promise<number> => {
+export const upsertEvents = (db: Queryable, events: EventRecord[], source: string): Promise<number> =>
+  upsertSingleRecords(db, kindOf("event"), events.map((event) => ({ id: event.event_id, json: eventJson(event) })), source);
+
+/**
+ * The store writer of any kind whose record is one JSON value (lib/records/kinds.ts without
+ * `entries`): one row of its owners table per id — the id, the record's canonical text, its source
+ * and when it was written. The last copy of an id wins; returns how many ids were written.
+ */
+export const upsertSingleRecords = async (
+  db: Queryable,
+  kind: RecordKind,
+  records: readonly { id: string; json: string }[],
+  source: string,
+): Promise<number> => {
+  const { owners, idColumn } = kind.tables;
   const byId = new Map<string, string>();
-  for (const event of events) byId.set(event.event_id, eventJson(event));
+  for (const record of records) byId.set(record.id, record.json);
   for (const batch of chunks([...byId], EVENT_ROWS_PER_STATEMENT)) {
     // $1 is the source shared by every row; each row adds its id and record.
     const params: unknown[] = [source];
-    const rows = batch.map(([eventId, record]) => {
-      params.push(eventId, record);
+    const rows = batch.map(([id, record]) => {
+      params.push(id, record);
       return `($${params.length - 1}::text, $${params.length}::json, $1::text, now())`;
     });
     await db.query(
-      `INSERT INTO events (event_id, record, source, fetched_at) VALUES ${rows.join(", ")}
-       ON CONFLICT (event_id) DO UPDATE
+      `INSERT INTO ${owners} (${idColumn}, record, source, fetched_at) VALUES ${rows.join(", ")}
+       ON CONFLICT (${idColumn}) DO UPDATE
        SET record = EXCLUDED.record, source = EXCLUDED.source, fetched_at = EXCLUDED.fetched_at`,
       params,
     );
   }
   return byId.size;
 };
+
+/**
+ * A record's canonical text from its zod schema: the schema's parse rebuilds every object in the
+ * order its shape declares and drops keys it does not know, so the text is the same whoever built
+ * the value — what a kind declaring its record by schema alone stores and answers.
+ */
+export const schemaOrderedJson = <Value>(schema: z.ZodType<Value>, value: Value): string => JSON.stringify(schema.parse(value));
 
 /**
  * Writes records at positions 0..n-1 under one owner key; the table and column are never user

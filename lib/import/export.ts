@@ -1,6 +1,7 @@
 import { once } from "node:events";
 import type { Writable } from "node:stream";
 import type { Queryable } from "@/lib/db/client";
+import { kindsOf, type Registry } from "@/lib/operations";
 import { recordKinds, type RecordKind } from "@/lib/records/kinds";
 
 /**
@@ -23,7 +24,12 @@ const writer = (out: Writable) => async (text: string) => {
   if (!out.write(text)) await once(out, "drain");
 };
 
-type Options = { source?: string; onRecord?: (records: number) => void };
+type Options = {
+  source?: string;
+  onRecord?: (records: number) => void;
+  /** The registry whose kinds may be exported (by export name); the kinds table's by default. */
+  operations?: Registry;
+};
 
 /** A kind without entries: each owner's stored record, one a line, in id order. */
 const exportSingles = async (db: Queryable, kind: RecordKind, write: (text: string) => Promise<void>, options: Options): Promise<number> => {
@@ -97,8 +103,14 @@ const exportLists = async (db: Queryable, kind: RecordKind, write: (text: string
   return records;
 };
 
-export const exportRecords = async (db: Queryable, exportName: ExportKind, out: Writable, options: Options = {}): Promise<{ records: number }> => {
-  const kind: RecordKind | undefined = recordKinds.find((candidate) => candidate.exportName === exportName);
+export const exportRecords = async (
+  db: Queryable,
+  exportName: ExportKind | (string & {}),
+  out: Writable,
+  options: Options = {},
+): Promise<{ records: number }> => {
+  const kinds: readonly RecordKind[] = options.operations === undefined ? recordKinds : kindsOf(options.operations);
+  const kind: RecordKind | undefined = kinds.find((candidate) => candidate.exportName === exportName);
   if (kind === undefined) return { records: 0 };
   const write = writer(out);
   const records = await (kind.tables.entries === undefined ? exportSingles : exportLists)(db, kind, write, options);

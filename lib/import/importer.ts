@@ -3,11 +3,11 @@ import path from "node:path";
 import type { Db } from "@/lib/db/client";
 import { suppressedSubjects } from "@/lib/privacy/suppressions";
 import { screenSuppressed } from "@/lib/privacy/import-screen";
-import type { SubjectKind } from "@/lib/records/subject-kinds";
 import { detectFormat, readItems, type FileFormat } from "./read-items";
-import { importLines, type ImportRecord } from "./lines";
-import type { ImportCounts, LineRecord } from "./record-line";
-import { classifyLine } from "./records";
+import type { Registry } from "@/lib/operations";
+import { importLines, importLinesOf, type ImportRecord } from "./lines";
+import type { ImportCounts, ImportLine, LineRecord } from "./record-line";
+import { classifierOf, classifyLine } from "./records";
 
 type Classified = LineRecord<ImportRecord>;
 
@@ -51,6 +51,17 @@ type ImportOptions = {
   onProgress?: (progress: ImportProgress) => void;
   /** A longer record (NDJSON line, array element) is one bad record: IMPORT_MAX_RECORD_BYTES. */
   maxRecordBytes?: number;
+  /** The registry whose kinds of record are read (lib/import/lines.ts importLinesOf); the process's by default. */
+  operations?: Registry;
+};
+
+/** How values are classified and written: the lines of the options' registry's kinds. */
+type Lines = { lines: readonly ImportLine<ImportRecord>[]; classify: typeof classifyLine };
+
+const linesFor = (operations: Registry | undefined): Lines => {
+  if (operations === undefined) return { lines: importLines, classify: classifyLine };
+  const lines = importLinesOf(operations);
+  return { lines, classify: classifierOf(lines) };
 };
 
 const emptyCounts = (): ImportCounts => ({
@@ -66,14 +77,14 @@ const emptyCounts = (): ImportCounts => ({
 });
 
 /** Writes one batch in one transaction, kind by kind in the kinds table's order (lib/import/lines.ts). */
-const writeBatch = async (db: Db, batch: readonly Classified[], source: string, counts: ImportCounts): Promise<void> => {
+const writeBatch = async (db: Db, lines: Lines, batch: readonly Classified[], source: string, counts: ImportCounts): Promise<void> => {
   await db.transaction(async (tx) => {
-    for (const line of importLines) await line.write(tx, batch, source, counts);
+    for (const line of lines.lines) await line.write(tx, batch, source, counts);
   });
 };
 
 /** The record as it may be stored: skipped or shorn of suppressed subjects (lib/privacy/import-screen.ts). */
-const screened = (record: Classified, suppressed: ReadonlyMap<SubjectKind, ReadonlySet<string>>): { record: Classified | null; problems: string[] } => {
+const screened = (record: Classified, suppressed: ReadonlyMap<string, ReadonlySet<string>>): { record: Classified | null; problems: string[] } => {
   const screening = screenSuppressed(record, suppressed);
   if (screening.skipped) return { record: null, problems: screening.problems };
   return { record: screening.leftOut.size === 0 ? record : record.without(screening.leftOut), problems: screening.problems };
@@ -83,10 +94,11 @@ const screened = (record: Classified, suppressed: ReadonlyMap<SubjectKind, Reado
 const pass = async (
   db: Db | null,
   inputs: readonly ImportInput[],
-  options: ImportOptions & { phase: ImportProgress["phase"]; suppressed: ReadonlyMap<SubjectKind, ReadonlySet<string>> },
+  options: ImportOptions & { phase: ImportProgress["phase"]; suppressed: ReadonlyMap<string, ReadonlySet<string>> },
   report: ImportReport,
 ): Promise<void> => {
   const source = options.source ?? IMPORT_SOURCE;
+  const lines = linesFor(options.operations);
   for (const input of inputs) {
     const name = input.name ?? input.path;
     const format = input.format ?? (await detectFormat(input.path, name));
@@ -98,7 +110,7 @@ const pass = async (
     let batch: Classified[] = [];
     let batchWeight = 0;
     const flush = async () => {
-      if (db && batch.length > 0) await writeBatch(db, batch, source, report);
+      if (db && batch.length > 0) await writeBatch(db, lines, batch, source, report);
       batch = [];
       batchWeight = 0;
     };
@@ -108,7 +120,7 @@ const pass = async (
       maxRecordBytes: options.maxRecordBytes,
       onBytes: (read) => (bytesRead = read),
     })) {
-      const classified = "error" in item ? { ok: false as const, message: item.error } : classifyLine(item.value);
+      const classified = "error" in item ? { ok: false as const, message: item.error } : lines.classify(item.value);
       const kept = classified.ok ? screened(classified.value, options.suppressed) : { record: null, problems: [classified.message] };
       for (const message of kept.problems) {
         report.skipped += 1;
@@ -147,7 +159,7 @@ const pick = (report: ImportReport): ImportCounts => ({
 export const importFiles = async (db: Db, inputs: readonly ImportInput[], options: ImportOptions = {}): Promise<ImportReport> => {
   const report: ImportReport = { ...emptyCounts(), aborted: false, problems: [] };
   // Suppressed subjects (lib/privacy) are skipped and reported like bad records.
-  const suppressed = await suppressedSubjects(db);
+  const suppressed = await suppressedSubjects(db, options.operations);
   if (options.strict) {
     await pass(null, inputs, { ...options, phase: "checking", suppressed }, report);
     if (report.skipped > 0) return { ...report, aborted: true };

@@ -5,10 +5,13 @@ import {
   upsertEvents,
   upsertFollowerList,
   upsertPublicationList,
+  upsertSingleRecords,
+  schemaOrderedJson,
   type FollowerList,
   type PublicationList,
 } from "@/lib/connectors/store-records";
-import { kindOf, recordKinds, type SubjectKind } from "@/lib/records/kinds";
+import { kindsOf, registry, type Registry } from "@/lib/operations";
+import { kindOf, recordKinds, type RecordKind, type SubjectKind } from "@/lib/records/kinds";
 import { nodeIdFor } from "@/lib/records/node-id";
 import { eventSchema, followerListSchema, publicationListSchema, type EventRecord } from "@/lib/records/records";
 import { listLine, singleLine, type ImportLine } from "./record-line";
@@ -22,7 +25,9 @@ import { listLine, singleLine, type ImportLine } from "./record-line";
 export type ImportRecord =
   | { kind: "event"; event: EventRecord }
   | { kind: "followers"; list: FollowerList }
-  | { kind: "publications"; list: PublicationList };
+  | { kind: "publications"; list: PublicationList }
+  /** A record of a kind declared with its operation (its `record` schema): named by its export name. */
+  | { kind: "declared"; exportName: string; record: Record<string, unknown> };
 
 const event = kindOf("event");
 const pinUser = kindOf("pin_user");
@@ -72,13 +77,41 @@ const lines: { [Subject in SubjectKind]: ImportLine<ImportRecord> } = {
   }),
 };
 
-/** The lines in the kinds table's order: batches are written in it, the "not a record" message lists it. */
+const isTableKind = (subject: string): subject is SubjectKind => recordKinds.some((kind) => kind.subject === subject);
+
+/**
+ * The line of a kind of one record declared with its operation: its values read with its record
+ * schema (bare, or in the `data` wrapper its access name gives), stored in the schema's key order
+ * by the generic writer (lib/connectors/store-records.ts), its id in the field its row names.
+ */
+const declaredLine = (kind: RecordKind, schema: NonNullable<RecordKind["record"]>): ImportLine<ImportRecord> =>
+  singleLine({
+    kind,
+    describe: `a ${kind.label.toLowerCase()} record (${kind.file.idField})`,
+    schema,
+    id: (value) => String(value[kind.file.idField]),
+    json: (value) => schemaOrderedJson(schema, value),
+    data: (record) => ({ kind: "declared", exportName: kind.exportName, record }),
+    upsert: (tx, values, source) =>
+      upsertSingleRecords(tx, kind, values.map((value) => ({ id: String(value[kind.file.idField]), json: schemaOrderedJson(schema, value) })), source),
+  });
+
+const lineOf = (kind: RecordKind): ImportLine<ImportRecord>[] => {
+  if (isTableKind(kind.subject)) return [lines[kind.subject]];
+  return kind.record === undefined || kind.tables.entries !== undefined ? [] : [declaredLine(kind, kind.record)];
+};
+
+/** The lines of the registry's kinds, in its order: batches are written in it, the "not a record" message lists it. */
+export const importLinesOf = (operations: Registry = registry): readonly ImportLine<ImportRecord>[] => kindsOf(operations).flatMap(lineOf);
+
+/** The lines in the kinds table's order, for the process's registry. */
 export const importLines: readonly ImportLine<ImportRecord>[] = recordKinds.map((kind) => lines[kind.subject]);
 
 /**
  * The order a value is claimed in: a list by its entries' field first (a list's entries may
  * carry any other field), a single record (by its id or its wrapper) last.
  */
-export const claimOrder: readonly ImportLine<ImportRecord>[] = [...importLines].sort(
-  (first, second) => Number(first.kind.tables.entries === undefined) - Number(second.kind.tables.entries === undefined),
-);
+export const claimOrderOf = (ordered: readonly ImportLine<ImportRecord>[]): readonly ImportLine<ImportRecord>[] =>
+  [...ordered].sort((first, second) => Number(first.kind.tables.entries === undefined) - Number(second.kind.tables.entries === undefined));
+
+export const claimOrder: readonly ImportLine<ImportRecord>[] = claimOrderOf(importLines);

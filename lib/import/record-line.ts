@@ -76,20 +76,21 @@ const boundValues = <Data, Value>() => {
 export const singleLine = <Value, Data>(spec: {
   kind: RecordKind;
   describe: string;
-  /** The API's wrapper a value may come in (`{event: …}`). */
-  wrapper: string;
+  /** The API's wrapper a value may come in (`{event: …}`), if any. */
+  wrapper?: string;
   schema: z.ZodType<Value>;
   id(value: Value): string;
   json(value: Value): string;
   data(value: Value): Data;
-  count: KindCount;
+  /** The count it adds to besides `records` (a kind declared with its operation has none of its own). */
+  count?: KindCount;
   upsert(tx: Queryable, values: Value[], source: string): Promise<unknown>;
 }): ImportLine<Data> => {
   const { kind } = spec;
   const { owners, idColumn } = kind.tables;
   const bound = boundValues<Data, Value>();
   const candidateOf = (value: Record<string, unknown>): unknown =>
-    kind.file.idField in value ? value : isObject(value[spec.wrapper]) ? value[spec.wrapper] : null;
+    kind.file.idField in value ? value : spec.wrapper !== undefined && isObject(value[spec.wrapper]) ? value[spec.wrapper] : null;
 
   const recordOf = (value: Value): LineRecord<Data> => {
     const record: LineRecord<Data> = {
@@ -100,7 +101,7 @@ export const singleLine = <Value, Data>(spec: {
       without: () => record,
       weight: 1,
       count: (counts) => {
-        counts[spec.count] += 1;
+        if (spec.count !== undefined) counts[spec.count] += 1;
       },
       line,
     };
@@ -129,7 +130,7 @@ export const singleLine = <Value, Data>(spec: {
     classify: (value) => {
       const candidate = candidateOf(value);
       const parsed = spec.schema.safeParse(candidate);
-      if (!parsed.success) return { ok: false, message: describeIssues(parsed.error, candidate === value ? [] : [spec.wrapper]) };
+      if (!parsed.success) return { ok: false, message: describeIssues(parsed.error, candidate === value || spec.wrapper === undefined ? [] : [spec.wrapper]) };
       return { ok: true, value: recordOf(parsed.data) };
     },
     write: async (tx, records, source, counts) => {

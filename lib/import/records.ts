@@ -1,6 +1,6 @@
 import { isObject, type Checked } from "./check";
-import { claimOrder, importLines, type ImportRecord } from "./lines";
-import type { LineRecord } from "./record-line";
+import { claimOrder, claimOrderOf, importLines, type ImportRecord } from "./lines";
+import type { ImportLine, LineRecord } from "./record-line";
 
 export type { ImportRecord } from "./lines";
 
@@ -14,15 +14,23 @@ type Classified = { ok: true; record: ImportRecord } | { ok: false; message: str
 const listed = (names: string[]): string =>
   names.length <= 1 ? names.join("") : `${names.slice(0, -1).join(", ")} or ${names.at(-1) ?? ""}`;
 
-const NOT_A_RECORD = `not a record: expected ${listed(importLines.map((line) => line.describe))}`;
+const notARecord = (lines: readonly ImportLine<ImportRecord>[]) => `not a record: expected ${listed(lines.map((line) => line.describe))}`;
+
+type Classifier = (value: unknown) => Checked<LineRecord<ImportRecord>>;
+
+/** Classifies values with these lines (lib/import/lines.ts importLinesOf: a registry's kinds). */
+export const classifierOf = (lines: readonly ImportLine<ImportRecord>[], order = claimOrderOf(lines)): Classifier => {
+  const message = notARecord(lines);
+  return (value) => {
+    if (!isObject(value)) return { ok: false, message: "expected a JSON object" };
+    const line = order.find((candidate) => candidate.claims(value));
+    if (line === undefined) return { ok: false, message };
+    return line.classify(value);
+  };
+};
 
 /** The value as a record of the kind that claims it, bound to that kind's line (the importer's form). */
-export const classifyLine = (value: unknown): Checked<LineRecord<ImportRecord>> => {
-  if (!isObject(value)) return { ok: false, message: "expected a JSON object" };
-  const line = claimOrder.find((candidate) => candidate.claims(value));
-  if (line === undefined) return { ok: false, message: NOT_A_RECORD };
-  return line.classify(value);
-};
+export const classifyLine: Classifier = classifierOf(importLines, claimOrder);
 
 export const classifyRecord = (value: unknown): Classified => {
   const classified = classifyLine(value);

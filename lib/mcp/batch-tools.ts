@@ -13,6 +13,9 @@ import type { CallContext, McpTool } from "./tools";
  */
 export type BatchToolDeps = Pick<BatchDeps, "db" | "wake"> & { publicUrl: string };
 
+/** The batch tools' dependencies with the registry their batches name (the MCP handler's). */
+type RegisteredBatchDeps = BatchToolDeps & Pick<BatchDeps, "operations">;
+
 /** Results per batch_results page (records of one input each). */
 export const BATCH_RESULTS_PAGE = 20;
 const MAX_RESULTS_PAGE = 100;
@@ -34,7 +37,7 @@ export const recordsThatFit = (records: readonly Json[], maxBytes: number): numb
 const call = async (
   route: BatchRoute,
   context: CallContext,
-  batch: BatchToolDeps,
+  batch: RegisteredBatchDeps,
   init: { method: "GET" | "POST"; body?: unknown; query?: Record<string, string>; resultsOffset?: number },
 ) =>
   runBatchRequest(
@@ -48,7 +51,7 @@ const call = async (
       clientAddress: context.clientAddress,
       resultsOffset: init.resultsOffset,
     },
-    { ...context.deps, db: batch.db, wake: batch.wake },
+    { ...context.deps, db: batch.db, wake: batch.wake, operations: batch.operations },
   );
 
 const failed = (answer: BatchAnswer): CallToolResult =>
@@ -78,7 +81,9 @@ const idInput: McpTool["inputSchema"] = {
   additionalProperties: false,
 };
 
-export const batchTools = (registry: Registry, batch: BatchToolDeps): McpTool[] => [
+export const batchTools = (registry: Registry, deps: BatchToolDeps): McpTool[] => batchToolsOf(registry, { ...deps, operations: registry });
+
+const batchToolsOf = (registry: Registry, batch: RegisteredBatchDeps): McpTool[] => [
   {
     name: "start_batch",
     title: "Start a batch of lookups",

@@ -3,6 +3,7 @@ import type { CursorCodec } from "@/lib/connectors/cursor";
 import type { Source } from "@/lib/connectors/source";
 import type { Connector, LookupContext, LookupResult } from "@/lib/connectors/types";
 import type { JsonObject } from "@/lib/records/json";
+import type { RecordKind } from "@/lib/records/kinds";
 import type { OperationParam } from "@/lib/records/params";
 import type { OperationDescriptor } from "./descriptor";
 import { readParams, type QueryValues } from "@/lib/records/read-params";
@@ -108,6 +109,11 @@ export type PreparedLookup = (connector: Connector, context: LookupContext) => P
  */
 export type Operation<Id extends string = string, Data = unknown> = Omit<OperationCore<Id, Data, unknown>, "parse"> & {
   prepare(query: URLSearchParams, context: ParseContext): PreparedLookup;
+  /**
+   * The kind of record its source answers (lib/records/kinds.ts), when it declares one: the kinds
+   * the registry's operations name are the kinds privacy, import, export and the database serve.
+   */
+  recordKind?: RecordKind;
 };
 
 const lookupOf = <Params, Data>(answer: OperationAnswer<Params, Data>): OperationLookup<Params> => {
@@ -123,6 +129,7 @@ export const defineOperation = <Id extends string, Data, Params>(
   const { parse, source: _source, lookup: _lookup, upstream: _upstream, ...description } = definition;
   return {
     ...description,
+    ...(definition.source === undefined ? {} : { recordKind: definition.source.kind }),
     prepare: (query, context) => {
       const params = parse(query, context);
       return (connector, lookupContext) => lookup(params, connector, lookupContext);

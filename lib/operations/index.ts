@@ -1,3 +1,4 @@
+import type { RecordKind } from "@/lib/records/kinds";
 import type { Operation } from "./define";
 import { eventDetails } from "./event-details";
 import { eventDetailsId } from "./event-details-id";
@@ -24,4 +25,9 @@ export const operationByPath = (pathname: string, operations: Registry = registr
 /** Every query parameter name any operation reads (usage summaries are split on them). */
 export const paramNamesOf = (operations: Registry = registry): string[] => [
   ...new Set(operations.flatMap((operation) => operation.params.map((param) => param.name))),
+];
+
+/** The kinds of record the operations' sources answer, each once, in registry order. */
+export const kindsOf = (operations: Registry = registry): RecordKind[] => [
+  ...new Set(operations.flatMap((operation) => (operation.recordKind === undefined ? [] : [operation.recordKind]))),
 ];

@@ -1,5 +1,6 @@
 import type { Queryable } from "@/lib/db/client";
-import { kindOf, kindsListing, recordKinds, type RecordKind } from "@/lib/records/kinds";
+import { kindsOf, registry, type Registry } from "@/lib/operations";
+import { kindIn, kindsListing, type RecordKind } from "@/lib/records/kinds";
 import { eraseFromBatchPages } from "./batch-pages";
 import { entrySubjectSql } from "./listed-subjects";
 import { storedSpellings } from "./spellings";
@@ -58,17 +59,18 @@ const eraseRecords = async (tx: Queryable, kind: RecordKind, spellings: string[]
   return count(tx, `DELETE FROM ${owners} WHERE ${idColumn} = ANY($1::text[]) RETURNING ${idColumn}`, [spellings]);
 };
 
-export const eraseSubject = async (tx: Queryable, subject: Subject): Promise<Erased> => {
-  const kind = kindOf(subject.kind);
-  const spellings = await storedSpellings(tx, subject);
+export const eraseSubject = async (tx: Queryable, subject: Subject, operations: Registry = registry): Promise<Erased> => {
+  const kinds = kindsOf(operations);
+  const kind = kindIn(kinds, subject.kind);
+  const spellings = await storedSpellings(tx, subject, kinds);
   const records = await eraseRecords(tx, kind, spellings);
   const cachePages = await count(tx, "DELETE FROM upstream_pages WHERE kind = $1 AND subject = ANY($2::text[]) RETURNING page", [
     kind.cacheKind,
     spellings,
   ]);
   let followerEntries = 0;
-  for (const list of kindsListing(subject.kind)) followerEntries += await eraseListedEntries(tx, list, spellings);
-  const batchPages = await eraseFromBatchPages(tx, subject);
+  for (const list of kindsListing(subject.kind, kinds)) followerEntries += await eraseListedEntries(tx, list, spellings);
+  const batchPages = await eraseFromBatchPages(tx, subject, operations);
   return { records, cachePages, followerEntries, batchPages };
 };
 
@@ -105,8 +107,8 @@ const sweepStatements = (kinds: readonly RecordKind[]): { sql: string; params: s
  * (cached lists holding one are dropped, to be fetched again). Set-based, for the periodic
  * sweep; returns how many records went.
  */
-export const sweepSuppressed = async (db: Queryable): Promise<number> => {
+export const sweepSuppressed = async (db: Queryable, operations: Registry = registry): Promise<number> => {
   let erased = 0;
-  for (const { sql, params } of sweepStatements(recordKinds)) erased += await count(db, sql, params);
+  for (const { sql, params } of sweepStatements(kindsOf(operations))) erased += await count(db, sql, params);
   return erased;
 };

@@ -1,5 +1,6 @@
 import type { Queryable } from "@/lib/db/client";
-import { recordKinds, type RecordKind } from "@/lib/records/kinds";
+import { kindsOf, registry, type Registry } from "@/lib/operations";
+import type { RecordKind } from "@/lib/records/kinds";
 
 /**
  * Retention limits (docs/security.md), applied by the sweep: batch result pages (the batch, its
@@ -55,12 +56,12 @@ const sweepUpstreamCache = async (db: Queryable, cutoff: Date, kinds: readonly R
   return { cachePages, cachedRecords };
 };
 
-export const sweepRetention = async (db: Queryable, limits: RetentionLimits, now: Date): Promise<RetentionReport> => {
+export const sweepRetention = async (db: Queryable, limits: RetentionLimits, now: Date, operations: Registry = registry): Promise<RetentionReport> => {
   const batchPages = await deleted(
     db,
     "UPDATE batch_items SET data = NULL, summary = NULL WHERE data IS NOT NULL AND finished_at < $1 RETURNING page",
     [before(now, limits.batchResultsDays)],
   );
   const requestRows = await sweepRequestLog(db, before(now, limits.requestLogDays));
-  return { batchPages, requestRows, ...(await sweepUpstreamCache(db, before(now, limits.upstreamCacheDays), recordKinds)) };
+  return { batchPages, requestRows, ...(await sweepUpstreamCache(db, before(now, limits.upstreamCacheDays), kindsOf(operations))) };
 };

@@ -1,6 +1,5 @@
 import type { Queryable } from "@/lib/db/client";
-import { subjectKey } from "@/lib/records/canonical-subject";
-import { kindOf } from "@/lib/records/kinds";
+import { kindIn, type RecordKind } from "@/lib/records/kinds";
 import type { Subject } from "./subjects";
 
 /**
@@ -15,8 +14,8 @@ const MAX_ID_DIGITS = 20;
 const paddedIds = (id: string): string[] =>
   /^\d+$/.test(id) ? Array.from({ length: Math.max(1, MAX_ID_DIGITS - id.length + 1) }, (_, zeros) => "0".repeat(zeros) + id) : [id];
 
-export const storedSpellings = async (db: Queryable, subject: Subject): Promise<string[]> => {
-  const kind = kindOf(subject.kind);
+export const storedSpellings = async (db: Queryable, subject: Subject, kinds: readonly RecordKind[]): Promise<string[]> => {
+  const kind = kindIn(kinds, subject.kind);
   if (kind.spellingPattern === undefined) return paddedIds(subject.subject);
   const { owners, idColumn } = kind.tables;
   // The pattern narrows the rows (its "_" matches any character: the exact test is below).
@@ -25,5 +24,5 @@ export const storedSpellings = async (db: Queryable, subject: Subject): Promise<
      UNION SELECT subject AS id FROM upstream_pages WHERE kind = $2 AND lower(subject) LIKE $1`,
     [kind.spellingPattern(subject.subject), kind.cacheKind],
   );
-  return [...new Set([subject.subject, ...rows.map((row) => row.id).filter((id) => subjectKey(subject.kind, id) === subject.subject)])];
+  return [...new Set([subject.subject, ...rows.map((row) => row.id).filter((id) => (kind.canonical(id) ?? id) === subject.subject)])];
 };

@@ -1,5 +1,6 @@
 import type { Queryable } from "@/lib/db/client";
-import { kindOf, kindsListing } from "@/lib/records/kinds";
+import { kindsOf, registry, type Registry } from "@/lib/operations";
+import { kindIn, kindsListing, type RecordKind } from "@/lib/records/kinds";
 import { batchPagesHolding } from "./batch-pages";
 import { entrySubjectSql } from "./listed-subjects";
 import { namesOf, operationsNaming, textNames, type Subject } from "./subjects";
@@ -36,8 +37,8 @@ const ownerOf = (row: OwnerRow) => ({ source: row.source, fetchedAt: new Date(ro
  * single record with its source and age, or a list's head (with the node id where the kind keeps
  * one) and its entries. Tables and columns come from the kinds table only.
  */
-const recordsOf = async (db: Queryable, { kind: subjectKind, subject }: Subject): Promise<Record<string, unknown>> => {
-  const kind = kindOf(subjectKind);
+const recordsOf = async (db: Queryable, { kind: subjectKind, subject }: Subject, kinds: readonly RecordKind[]): Promise<Record<string, unknown>> => {
+  const kind = kindIn(kinds, subjectKind);
   const { owners, idColumn, entries, nodeIdColumn } = kind.tables;
   if (entries === undefined) {
     const rows = await db.query<RecordRow & OwnerRow>(
@@ -63,9 +64,9 @@ const recordsOf = async (db: Queryable, { kind: subjectKind, subject }: Subject)
 type ListedEntry = { owner: string; position: number; record: string };
 
 /** The entries naming the subject in other subjects' lists, each with its list's id under the list kind's file name. */
-const followerListsOf = async (db: Queryable, subject: Subject) => {
+const followerListsOf = async (db: Queryable, subject: Subject, kinds: readonly RecordKind[]) => {
   const found: Record<string, unknown>[] = [];
-  for (const list of kindsListing(subject.kind)) {
+  for (const list of kindsListing(subject.kind, kinds)) {
     const entries = list.tables.entries;
     if (entries?.subjects === undefined) continue;
     const rows = await db.query<ListedEntry>(
@@ -88,17 +89,17 @@ type UsageRow = {
   created_at: Date | string;
 };
 
-const requestLogOf = async (db: Queryable, subject: Subject) => {
+const requestLogOf = async (db: Queryable, subject: Subject, operations: Registry) => {
   const rows = await db.query<UsageRow>(
     `SELECT request_id, key_id, operation, status, credits_charged, params_summary, created_at FROM usage_events
      WHERE operation = ANY($1::text[]) AND EXISTS (SELECT 1 FROM unnest($2::text[]) AS n(needle) WHERE strpos(params_summary, n.needle) > 0)
      ORDER BY created_at DESC, id DESC LIMIT $3`,
     // The text match may also find longer ids (filtered out below): read a margin beyond the cap.
-    [operationsNaming(subject.kind).map((operation) => operation.id), namesOf(subject), 2 * MAX_ITEMS],
+    [operationsNaming(subject.kind, operations).map((operation) => operation.id), namesOf(subject, operations), 2 * MAX_ITEMS],
   );
   return listed(
     rows
-      .filter((row) => textNames(row.params_summary, subject))
+      .filter((row) => textNames(row.params_summary, subject, operations))
       .map((row) => ({
         requestId: row.request_id,
         keyId: row.key_id,
@@ -111,17 +112,18 @@ const requestLogOf = async (db: Queryable, subject: Subject) => {
   );
 };
 
-export const subjectAccess = async (db: Queryable, subject: Subject, now: Date = new Date()) => {
+export const subjectAccess = async (db: Queryable, subject: Subject, now: Date = new Date(), operations: Registry = registry) => {
+  const kinds = kindsOf(operations);
   const suppressed = await db.query("SELECT 1 FROM suppressions WHERE kind = $1 AND subject = $2", [subject.kind, subject.subject]);
-  const batchPages = await batchPagesHolding(db, subject);
+  const batchPages = await batchPagesHolding(db, subject, operations);
   return {
     subject,
     generatedAt: now.toISOString(),
     suppressed: suppressed.length > 0,
-    records: await recordsOf(db, subject),
-    followerLists: await followerListsOf(db, subject),
+    records: await recordsOf(db, subject, kinds),
+    followerLists: await followerListsOf(db, subject, kinds),
     batchResults: listed(batchPages.map(({ batchId, position, page, operation, query, data, holds }) => ({ batchId, position, page, operation, query, holds, data }))),
-    requestLog: await requestLogOf(db, subject),
+    requestLog: await requestLogOf(db, subject, operations),
   };
 };
 

@@ -1,3 +1,4 @@
+import type { z } from "zod";
 import { nodeIdFor } from "./node-id";
 import { eventIdOf, pinUserIdOf, profileUrnOf } from "./subject-ids";
 
@@ -19,6 +20,23 @@ export type RecordKind = {
   exportName: string;
   /** The environment variable of its upstream cache's time to live, in seconds. */
   ttlVariable: `CACHE_TTL_${string}_S`;
+  /**
+   * Its TTL when the variable is unset, for a kind that declares it here: lib/env.ts reads the
+   * variable generically (cacheTtlSeconds). The first kinds' variables are lines of lib/env.ts.
+   */
+  ttlDefaultS?: number;
+  /**
+   * The DDL of its tables, a file of CREATE TABLE IF NOT EXISTS statements (path from the app's
+   * root), applied by the database opener for the kinds the registry names (lib/database.ts).
+   * The first kinds' tables are in the numbered migrations.
+   */
+  schemaSql?: string;
+  /**
+   * The record's zod schema, for a kind of one record declared with its operation: its import
+   * line reads a value with it and the generic writer stores it (lib/import/lines.ts). The first
+   * kinds have lines of their own there.
+   */
+  record?: z.ZodType<Record<string, unknown>>;
   /** Shown to a person: "Pin-board user", and what its id looks like. */
   label: string;
   hint: string;
@@ -133,5 +151,12 @@ export const kindOf = (subject: SubjectKind): RecordKind => {
 };
 
 /** The kinds whose list entries are subjects of this kind (pin-board users in follower lists). */
-export const kindsListing = (subject: SubjectKind, kinds: readonly RecordKind[] = recordKinds): RecordKind[] =>
+export const kindsListing = (subject: string, kinds: readonly RecordKind[] = recordKinds): RecordKind[] =>
   kinds.filter((kind) => kind.tables.entries?.subjects?.kind === subject);
+
+/** The kind of record of a subject kind among `kinds` (an extended registry's, say); throws when none. */
+export const kindIn = (kinds: readonly RecordKind[], subject: string): RecordKind => {
+  const kind = recordKindOf(subject, kinds);
+  if (kind === undefined) throw new Error(`no record kind for subject kind ${subject}`);
+  return kind;
+};

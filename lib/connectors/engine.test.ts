@@ -2,7 +2,7 @@ import crypto from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { Db } from "@/lib/db/client";
-import type { RecordKind } from "@/lib/records/kinds";
+import { shelfKind } from "@/tests/support/shelf-kind";
 import { pgliteDatabase } from "@/tests/support/databases";
 import { createCursorCodec } from "./cursor";
 import { singleRecordSource } from "./single-record";
@@ -18,18 +18,6 @@ import { createUpstreamGuard } from "./upstream-resilience";
  * cache kind) is read from the store, fetched from the provider, cached and served again by the
  * same code as every operation's, from nothing but its row of kinds and its declared source.
  */
-const shelfKind: RecordKind = {
-  subject: "profile",
-  cacheKind: "shelves",
-  exportName: "shelves",
-  ttlVariable: "CACHE_TTL_SHELVES_S",
-  label: "Shelf",
-  hint: "a shelf code",
-  tables: { owners: "shelves", idColumn: "code" },
-  file: { idField: "code" },
-  access: "shelf",
-  canonical: (raw) => (/^[a-z]+$/i.test(raw.trim()) ? raw.trim().toUpperCase() : null),
-};
 
 const shelfSchema = z.object({ code: z.string(), books: z.number().int() });
 type Shelf = z.infer<typeof shelfSchema>;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Queryable } from "@/lib/db/client";
-import type { RecordKind } from "@/lib/records/kinds";
+import { shelfKind } from "@/tests/support/shelf-kind";
 import type { SubjectKind } from "@/lib/records/subject-kinds";
 import type { Source } from "./source";
 import type { StoreConnector } from "./store";
@@ -13,18 +13,6 @@ import type { LookupResult } from "./types";
  */
 type Shelf = { owner: string; items: { holder: string }[] };
 
-const shelfKind: RecordKind = {
-  subject: "profile",
-  cacheKind: "shelves",
-  exportName: "shelves",
-  ttlVariable: "CACHE_TTL_SHELVES_S",
-  label: "Shelf",
-  hint: "a shelf code",
-  tables: { owners: "shelves", idColumn: "code" },
-  file: { idField: "code" },
-  access: "shelf",
-  canonical: (raw) => (/^[a-z]+$/i.test(raw.trim()) ? raw.trim().toUpperCase() : null),
-};
 
 const unused = async (): Promise<never> => {
   throw new Error("the engine runs no SQL in this test");

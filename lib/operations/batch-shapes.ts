@@ -27,6 +27,10 @@ export const publicationsOf = readerOf(publicationsDataSchema);
 export const followersPagingOf = readerOf(followersDataSchema.extend({ followers: z.array(z.unknown()) }));
 export const publicationsPagingOf = readerOf(publicationsDataSchema.extend({ data: z.array(z.unknown()) }));
 
+/** One CSV row per entry: the entry's value of each column, in the columns' order. */
+export const columnsOf = <Entry extends object>(entries: readonly Entry[], columns: readonly (keyof Entry & string)[]): BatchRow[] =>
+  entries.map((entry) => Object.fromEntries(columns.map((column) => [column, entry[column] as BatchRow[string]])));
+
 export const eventColumns = [
   "event_id",
   "title",

@@ -3,12 +3,14 @@ import { param, parseFollowers } from "@/lib/records/params";
 import { followersDataSchema, type FollowersData } from "@/lib/records/records";
 import { entityIdFromNodeId } from "@/lib/records/node-id";
 import type { JsonObject } from "@/lib/records/json";
-import { followersOf, followersPagingOf } from "../batch-shapes";
+import { columnsOf, followersOf, followersPagingOf } from "../batch-shapes";
 import { defineOperation } from "../define";
 import { FOLLOWERS_PAGE_SIZE, followersOperation } from "./descriptor";
 import { followersSource, type FollowersQuery } from "./source";
 
 export { FOLLOWERS_PAGE_SIZE, followersOperation };
+
+const followerColumns = ["username", "fullName", "entityId", "isPrivateProfile", "id"] as const;
 
 // Node ids are base64("User:<entityId>") (lib/records/node-id.ts), written out as the
 // document shows them.
@@ -68,15 +70,8 @@ export const followers = defineOperation<(typeof followersOperation)["id"], Foll
   tagDescription: "Follower lists",
   batch: {
     invalidInput: "not a user id (digits only)",
-    columns: ["username", "fullName", "entityId", "isPrivateProfile", "id"],
-    rows: (data) =>
-      (followersOf(data)?.followers ?? []).map(({ node }) => ({
-        username: node.username,
-        fullName: node.fullName,
-        entityId: node.entityId,
-        isPrivateProfile: node.isPrivateProfile,
-        id: node.id,
-      })),
+    columns: followerColumns,
+    rows: (data) => columnsOf((followersOf(data)?.followers ?? []).map(({ node }) => node), followerColumns),
     summary: (data) => {
       const page = followersPagingOf(data);
       return page ? `${page.followers.length} followers${page.page_info.has_next_page ? ", more pages" : ""}` : "";

@@ -1,12 +1,14 @@
 import { param, parsePublications, type PublicationsParams } from "@/lib/records/params";
 import { publicationsDataSchema, type PublicationsData } from "@/lib/records/records";
 import type { JsonObject } from "@/lib/records/json";
-import { publicationsOf, publicationsPagingOf } from "../batch-shapes";
+import { columnsOf, publicationsOf, publicationsPagingOf } from "../batch-shapes";
 import { defineOperation } from "../define";
 import { PUBLICATIONS_PAGE_SIZE, publicationsOperation } from "./descriptor";
 import { publicationsSource } from "./source";
 
 export { PUBLICATIONS_PAGE_SIZE, publicationsOperation };
+
+const publicationColumns = ["title", "publication", "date", "publication_url", "description"] as const;
 
 const example: JsonObject = {
   page: 1,
@@ -43,15 +45,8 @@ export const publications = defineOperation<(typeof publicationsOperation)["id"]
   ],
   batch: {
     invalidInput: "not a profile URN (urn:li:…)",
-    columns: ["title", "publication", "date", "publication_url", "description"],
-    rows: (data) =>
-      (publicationsOf(data)?.data ?? []).map((entry) => ({
-        title: entry.title,
-        publication: entry.publication,
-        date: entry.date,
-        publication_url: entry.publication_url,
-        description: entry.description,
-      })),
+    columns: publicationColumns,
+    rows: (data) => columnsOf(publicationsOf(data)?.data ?? [], publicationColumns),
     summary: (data) => {
       const page = publicationsPagingOf(data);
       return page ? `page ${page.page}: ${page.data.length} of ${page.total} publications` : "";

@@ -35,17 +35,13 @@ export const migrate = (db: Db): Promise<string[]> => applyMigrations(db, policy
 
 /**
  * The migrations, then the tables of each kind of record that declares its own (`schemaSql` in
- * lib/records/kinds.ts: CREATE TABLE IF NOT EXISTS, so applying it again changes nothing). Such a
- * kind's cache kind is not in the list migration 0004 checks upstream_pages.kind against (the
- * kinds table's), so a database serving one drops that check, once (docs/adding-an-operation.md).
+ * lib/records/kinds.ts: CREATE TABLE IF NOT EXISTS, so applying it again changes nothing).
  */
 export const migrateWithKinds =
   (kinds: readonly RecordKind[], root: string = process.cwd()): Migrate =>
   async (db) => {
     const applied = await migrate(db);
     const declared = kinds.flatMap(({ schemaSql }) => (schemaSql === undefined ? [] : [schemaSql]));
-    if (declared.length === 0) return applied;
-    await db.exec("ALTER TABLE upstream_pages DROP CONSTRAINT IF EXISTS upstream_pages_kind_check");
     for (const file of declared) await db.exec(readSqlFile(root, file, "record kind's schema file"));
     return applied;
   };

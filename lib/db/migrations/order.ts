@@ -33,4 +33,5 @@ export const MIGRATION_ORDER: readonly string[] = [
   "0011_key_policies_sql",
   "0017_canonical_subjects",
   "0018_batch_key_owner",
+  "0019_cache_kinds",
 ];

@@ -48,6 +48,9 @@ const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&
 export const textNames = (text: string, subject: Subject, operations: Registry = registry): boolean =>
   namesOf(subject, operations).some((name) => {
     // Digits end at any non-digit (a URL's slash); a URN or node id at what cannot continue it.
+    // Nothing starts with "=" (a node id's base64 only ends with it), so a stored query's
+    // "urn=…" or "node_id=…" is a boundary before the name.
     const inside = /^\d+$/.test(name) ? "0-9" : "A-Za-z0-9+/=_-";
-    return new RegExp(`(^|[^${inside}])${escapeRegExp(name)}($|[^${inside}])`).test(text);
+    const before = inside.replace("=", "");
+    return new RegExp(`(^|[^${before}])${escapeRegExp(name)}($|[^${inside}])`).test(text);
   });

@@ -319,7 +319,10 @@ describe("a fifth operation with a new kind of record, declared in one folder", 
     expect(document).toMatchObject({ subject: { kind: "club_member", subject: "M-0042" }, suppressed: false });
     expect(document.records).toEqual({
       readingList: { source: "upstream", fetchedAt: expect.any(String), record: JSON.parse(storedText) as unknown },
-    });
+    });    // The /v1 lookups above, found in the request log by the subject's id in their stored query.
+    const logged = document.requestLog.items.filter((row) => row.operation === "get_reading_list");
+    expect(logged.length).toBeGreaterThan(0);
+    expect(logged.every((row) => /(^|&)member_id=m-0042(&|$)/i.test(row.query))).toBe(true);
   });
 
   it("is suppressed: its rows and cached pages erased, and /v1 answers 404 charging nothing, the provider not asked", async () => {

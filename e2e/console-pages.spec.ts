@@ -37,6 +37,9 @@ test.describe("console pages", () => {
   test("an admin sees every page with its title and description", async ({ page }) => {
     await signIn(page, adminCredentials());
     for (const consolePage of [...adminPages, ...userPages]) await expectPage(page, consolePage);
+    // The upstream settings list each kind of record's cache TTL, from the kinds table.
+    await page.goto("/admin/settings");
+    await expect(page.getByRole("main")).toContainText("events 24 h, followers 1 h, publications 24 h; a hit costs the full price");
   });
 
   test("an analyst gets the 404 page on the admin pages and sees the others", async ({ page, browser }) => {

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { DomainError } from "@/lib/errors";
 import type { Db } from "@/lib/db/client";
 import { env } from "@/lib/env";
+import { recordKinds } from "@/lib/records/kinds";
 import { hostVerdict, isAllowedAddress, PUBLIC_ONLY } from "@/lib/security/outbound";
 import { derivedKey } from "@/lib/security/secrets";
 import { deleteProviderKey, getProviderKeyView, loadUpstreamSettings, saveProviderKey, saveUpstreamSettings } from "./provider-keys";
@@ -109,7 +110,8 @@ export type UpstreamAdminView = {
   lastSuccessAt: string | null;
   breaker: BreakerSnapshot | null;
   concurrency: { max: number; inUse: number; waiting: number } | null;
-  cache: { ttlS: { events: number; followers: number; publications: number }; hitCredits: "full" | "free" };
+  /** Each kind of record's cache TTL by its export name ("followers"), in the kinds table's order. */
+  cache: { ttlS: Record<string, number>; hitCredits: "full" | "free" };
   usersWithProviderKeys: number;
   /** A sentence for the admin banner when something needs attention; null when all is well. */
   banner: string | null;
@@ -182,7 +184,7 @@ export const upstreamAdminView = async (db: Db, deps: UpstreamAdminDeps): Promis
     breaker: status?.breaker ?? null,
     concurrency: status?.concurrency ?? null,
     cache: {
-      ttlS: { events: config.CACHE_TTL_EVENTS_S, followers: config.CACHE_TTL_FOLLOWERS_S, publications: config.CACHE_TTL_PUBLICATIONS_S },
+      ttlS: Object.fromEntries(recordKinds.map((kind) => [kind.exportName, config[kind.ttlVariable]])),
       hitCredits: config.CACHE_HIT_CREDITS,
     },
     usersWithProviderKeys: counted[0]?.total ?? 0,

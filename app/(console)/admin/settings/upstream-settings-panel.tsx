@@ -135,8 +135,10 @@ export function UpstreamSettingsPanel() {
             </dd>
             <dt className="text-muted">Cache</dt>
             <dd>
-              events {hours(current.cache.ttlS.events)}, followers {hours(current.cache.ttlS.followers)}, publications{" "}
-              {hours(current.cache.ttlS.publications)}; a hit costs {current.cache.hitCredits === "free" ? "nothing" : "the full price"}
+              {Object.entries(current.cache.ttlS)
+                .map(([kind, ttlS]) => `${kind} ${hours(ttlS)}`)
+                .join(", ")}
+              ; a hit costs {current.cache.hitCredits === "free" ? "nothing" : "the full price"}
             </dd>
           </dl>
         </CardContent>

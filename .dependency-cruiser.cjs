@@ -34,8 +34,8 @@ const layers = [
   },
   {
     name: "domains",
-    what: "one job each, no HTTP: privacy, imports, users, alerts, keys, usage, the demo data",
-    folders: ["lib/privacy", "lib/import", "lib/users", "lib/alerts", "lib/keys", "lib/usage", "lib/demo"],
+    what: "one job each, no HTTP: privacy, imports, users, workspaces and their roles, alerts, keys, usage, the demo data",
+    folders: ["lib/privacy", "lib/import", "lib/users", "lib/workspaces", "lib/alerts", "lib/keys", "lib/usage", "lib/demo"],
   },
   {
     name: "database",

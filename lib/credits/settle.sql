@@ -75,6 +75,36 @@ BEGIN
 END
 $r$;
 
+-- credit_back(keys, credits): gives charged credits back — to the key's own balance, or to the
+-- pool of a key that draws from one (api_keys.pool_id). The caller holds the keys' locks; the pools
+-- are locked here, after them, in id order (the order settlement takes them in).
+CREATE OR REPLACE FUNCTION credit_back(p_key text[], p_credits integer[]) RETURNS void LANGUAGE plpgsql AS $c$
+BEGIN
+  PERFORM 1 FROM workspaces w WHERE w.id IN (SELECT k.pool_id FROM api_keys k WHERE k.id = ANY(p_key)) ORDER BY w.id FOR UPDATE;
+  UPDATE api_keys k SET credits_remaining = k.credits_remaining + r.credits
+    FROM (SELECT t.key_id, sum(t.charged) AS credits FROM unnest(p_key, p_credits) AS t(key_id, charged) GROUP BY t.key_id) r
+    WHERE k.id = r.key_id AND r.credits > 0 AND k.pool_id IS NULL;
+  UPDATE workspaces w SET pool_credits = w.pool_credits + r.credits
+    FROM (SELECT k.pool_id, sum(t.charged) AS credits FROM unnest(p_key, p_credits) AS t(key_id, charged)
+          JOIN api_keys k ON k.id = t.key_id WHERE k.pool_id IS NOT NULL GROUP BY k.pool_id) r
+    WHERE w.id = r.pool_id AND r.credits > 0;
+END
+$c$;
+
+-- lock_for_settlement(keys): the rows a settlement decides on, locked in the one order every
+-- writer of credits takes them: the keys by id, then the pools they draw from by id, then the
+-- members whose monthly budget bounds a pooled key, by workspace and user.
+CREATE OR REPLACE FUNCTION lock_for_settlement(p_keys text[]) RETURNS void LANGUAGE plpgsql AS $l$
+BEGIN
+  PERFORM 1 FROM api_keys kk WHERE kk.id = ANY(p_keys) ORDER BY kk.id FOR UPDATE;
+  PERFORM 1 FROM workspaces w WHERE w.id IN (SELECT kk.pool_id FROM api_keys kk WHERE kk.id = ANY(p_keys)) ORDER BY w.id FOR UPDATE;
+  PERFORM 1 FROM workspace_members m
+    WHERE m.monthly_budget_credits IS NOT NULL
+      AND (m.workspace_id, m.user_id) IN (SELECT kk.pool_id, kk.owner_id FROM api_keys kk WHERE kk.id = ANY(p_keys) AND kk.pool_id IS NOT NULL)
+    ORDER BY m.workspace_id, m.user_id FOR UPDATE;
+END
+$l$;
+
 -- settle_requests_in_order(batch): settles a batch of authenticated requests in one call and one
 -- transaction (group commit; lib/credits/settle.ts sends the batch).
 --
@@ -90,9 +120,11 @@ $r$;
 --   * a request id settled before is reported as recorded and changes nothing (idempotent);
 --   * a request that reaches the database after its caller's deadline is recorded as the
 --     uncharged 500 its caller answered (the client is never charged for an answer it did not get);
---   * a lookup is charged its cost only if the key is usable (usable_keys), has the credits and
---     stays within its daily cap; otherwise it answers 401 (no usage row), or 402 with the reason
---     ('credits' | 'daily_cap') — and 402 comes before 404, so an unknown record costs nothing;
+--   * a lookup is charged its cost only if the key is usable (usable_keys), has the credits (its
+--     own, or its pool's: api_keys.pool_id), stays within its daily cap, its own monthly or total
+--     cap, and its member's monthly budget in the workspace; otherwise it answers 401 (no usage
+--     row), or 402 with the reason ('credits' | 'daily_cap' | 'cap' | 'budget') — and 402 comes
+--     before 404, so an unknown record costs nothing;
 --   * every request except a 401 gets exactly one usage row, in the same transaction as its
 --     charge (free refusals beyond 10 per key, operation, status and second share one aggregate
 --     row: record_usage), and is counted in the daily rollup (a reservation when it is finalised);
@@ -117,6 +149,13 @@ DECLARE
   d_reason text[] := '{}'; d_write text[] := '{}';
   -- Per key: the credit change and the new last_used_at, written once per key at the end.
   k_ids text[] := '{}'; k_delta bigint[] := '{}'; k_last_used timestamptz[] := '{}';
+  -- Per pool: its credits as the batch leaves them, and the change written once at the end.
+  p_ids text[] := '{}'; p_remaining bigint[] := '{}'; p_delta bigint[] := '{}';
+  -- Per member with a monthly budget ('<workspace> <user>'): what they spent this month.
+  m_ids text[] := '{}'; m_spent bigint[] := '{}';
+  cur_pool text; pidx integer; pool_credits_now bigint; pool_granted_now bigint; t_percent integer; k_granted bigint;
+  spend_cap bigint; spend_from date; cap_spent bigint;
+  member text; midx integer; budget bigint; budget_spent bigint; k_owner text;
   -- Alerts, in the order the charges crossed.
   a_key text[] := '{}'; a_kind text[] := '{}'; a_threshold bigint[] := '{}'; a_remaining bigint[] := '{}';
   -- The state of the key being decided.
@@ -135,6 +174,7 @@ BEGIN
                            WHERE x.outcome IN ('commit', 'refund'))
       AND u.status = 102
     ORDER BY u.id FOR UPDATE;
+  PERFORM lock_for_settlement(ARRAY(SELECT DISTINCT x.key_id FROM json_to_recordset(batch) AS x(key_id text)));
 
   FOR item IN
     SELECT x.*, u.status AS prior_status, u.credits_charged AS prior_charged
@@ -152,20 +192,53 @@ BEGIN
 
     IF item.key_id IS DISTINCT FROM cur_key THEN
       IF cur_key IS NOT NULL THEN
-        k_ids := array_append(k_ids, cur_key); k_delta := array_append(k_delta, delta); k_last_used := array_append(k_last_used, last_used);
+        IF cur_pool IS NULL THEN
+          k_delta := array_append(k_delta, delta);
+        ELSE
+          -- A pooled key's credits are its pool's: the pool's next key goes on from here.
+          k_delta := array_append(k_delta, 0::bigint);
+          p_remaining[pidx] := remaining; p_delta[pidx] := p_delta[pidx] + delta;
+        END IF;
+        IF midx IS NOT NULL THEN m_spent[midx] := budget_spent; END IF;
+        k_ids := array_append(k_ids, cur_key); k_last_used := array_append(k_last_used, last_used);
       END IF;
       cur_key := item.key_id;
       delta := 0;
       last_used := NULL;
       SELECT kk.credits_remaining, kk.daily_credit_cap, EXISTS (SELECT 1 FROM usable_keys uk WHERE uk.id = kk.id),
-             COALESCE(kk.alert_threshold_credits,
-               CASE WHEN kk.alert_threshold_percent IS NULL THEN NULL
-                    ELSE ceil(kk.credits_granted * kk.alert_threshold_percent / 100.0)::bigint END)
-        INTO remaining, cap, usable, threshold
-        FROM api_keys kk WHERE kk.id = cur_key FOR UPDATE;
+             kk.alert_threshold_credits, kk.alert_threshold_percent, kk.credits_granted, kk.pool_id, w.pool_credits,
+             w.pool_granted, kk.spend_cap_credits, spend_cap_from(kk.spend_cap_period), kk.owner_id
+        INTO remaining, cap, usable, threshold, t_percent, k_granted, cur_pool, pool_credits_now,
+             pool_granted_now, spend_cap, spend_from, k_owner
+        FROM api_keys kk LEFT JOIN workspaces w ON w.id = kk.pool_id WHERE kk.id = cur_key;
       key_found := FOUND;
-      IF NOT key_found THEN remaining := 0; usable := false; END IF;
+      IF NOT key_found THEN remaining := 0; usable := false; cur_pool := NULL; spend_cap := NULL; END IF;
       spent := CASE WHEN cap IS NULL THEN 0 ELSE credits_spent_today(cur_key) END;
+      cap_spent := CASE WHEN spend_cap IS NULL THEN 0 ELSE credits_spent_since(cur_key, spend_from) END;
+      pidx := NULL; midx := NULL; budget := NULL; budget_spent := 0;
+      IF cur_pool IS NOT NULL THEN
+        pidx := array_position(p_ids, cur_pool);
+        IF pidx IS NULL THEN
+          p_ids := array_append(p_ids, cur_pool); p_remaining := array_append(p_remaining, pool_credits_now);
+          p_delta := array_append(p_delta, 0::bigint); pidx := cardinality(p_ids);
+        END IF;
+        remaining := p_remaining[pidx];
+        SELECT m.monthly_budget_credits INTO budget FROM workspace_members m WHERE m.workspace_id = cur_pool AND m.user_id = k_owner;
+        IF budget IS NOT NULL THEN
+          member := cur_pool || ' ' || k_owner;
+          midx := array_position(m_ids, member);
+          IF midx IS NULL THEN
+            m_ids := array_append(m_ids, member);
+            m_spent := array_append(m_spent, member_credits_spent_this_month(cur_pool, k_owner));
+            midx := cardinality(m_ids);
+          END IF;
+          budget_spent := m_spent[midx];
+        END IF;
+      END IF;
+      -- The low-credit threshold in credits: a share of what the key, or its pool, was granted.
+      IF threshold IS NULL AND t_percent IS NOT NULL THEN
+        threshold := ceil(CASE WHEN cur_pool IS NULL THEN k_granted ELSE pool_granted_now END * t_percent / 100.0)::bigint;
+      END IF;
     END IF;
 
     st := NULL; charged := 0; why := ''; write := 'none';
@@ -189,10 +262,14 @@ BEGIN
         -- The reservation stops counting as pending and counts in its day's rollup instead.
         spent := spent - item.prior_charged
           + CASE WHEN (item.created_at AT TIME ZONE 'UTC')::date = today THEN item.prior_charged ELSE 0 END;
+        cap_spent := cap_spent - item.prior_charged
+          + CASE WHEN spend_from IS NULL OR (item.created_at AT TIME ZONE 'UTC')::date >= spend_from THEN item.prior_charged ELSE 0 END;
+        budget_spent := budget_spent - item.prior_charged
+          + CASE WHEN (item.created_at AT TIME ZONE 'UTC')::date >= spend_cap_from('month') THEN item.prior_charged ELSE 0 END;
       ELSE
         st := item.final_status; why := 'refunded'; write := 'finalise'; finalising := true;
         remaining := remaining + item.prior_charged; delta := delta + item.prior_charged;
-        spent := spent - item.prior_charged;
+        spent := spent - item.prior_charged; cap_spent := cap_spent - item.prior_charged; budget_spent := budget_spent - item.prior_charged;
       END IF;
     ELSE
       IF key_found THEN last_used := item.created_at; END IF;
@@ -204,6 +281,10 @@ BEGIN
         st := 402; why := 'credits';
       ELSIF cap IS NOT NULL AND spent + item.cost > cap THEN
         st := 402; why := 'daily_cap';
+      ELSIF spend_cap IS NOT NULL AND cap_spent + item.cost > spend_cap THEN
+        st := 402; why := 'cap';
+      ELSIF budget IS NOT NULL AND budget_spent + item.cost > budget THEN
+        st := 402; why := 'budget';
       ELSIF item.outcome = 'not_found' THEN
         st := 404;
       ELSE
@@ -211,6 +292,7 @@ BEGIN
         charged := item.cost;
         remaining := remaining - item.cost; delta := delta - item.cost;
         spent := spent + CASE WHEN st = 102 OR (item.created_at AT TIME ZONE 'UTC')::date = today THEN item.cost ELSE 0 END;
+        cap_spent := cap_spent + item.cost; budget_spent := budget_spent + item.cost;
         IF threshold IS NOT NULL AND remaining + item.cost > threshold AND remaining <= threshold AND remaining > 0 THEN
           a_key := array_append(a_key, cur_key); a_kind := array_append(a_kind, 'threshold');
           a_threshold := array_append(a_threshold, threshold); a_remaining := array_append(a_remaining, remaining);
@@ -228,7 +310,13 @@ BEGIN
     d_write := array_append(d_write, write);
   END LOOP;
   IF i = 0 THEN RETURN; END IF;
-  k_ids := array_append(k_ids, cur_key); k_delta := array_append(k_delta, delta); k_last_used := array_append(k_last_used, last_used);
+  IF cur_pool IS NULL THEN
+    k_delta := array_append(k_delta, delta);
+  ELSE
+    k_delta := array_append(k_delta, 0::bigint);
+    p_remaining[pidx] := remaining; p_delta[pidx] := p_delta[pidx] + delta;
+  END IF;
+  k_ids := array_append(k_ids, cur_key); k_last_used := array_append(k_last_used, last_used);
 
   -- The writes, set-based. Usage rows in the batch's order, so ids follow it as before.
   PERFORM record_usage(array_agg(t.request_id ORDER BY t.pos), array_agg(t.key_id ORDER BY t.pos), array_agg(t.operation ORDER BY t.pos),
@@ -252,6 +340,12 @@ BEGIN
     SET credits_remaining = kk.credits_remaining + t.delta, last_used_at = COALESCE(t.last_used, kk.last_used_at)
     FROM unnest(k_ids, k_delta, k_last_used) AS t(id, delta, last_used)
     WHERE kk.id = t.id AND (t.delta <> 0 OR t.last_used IS NOT NULL);
+
+  IF cardinality(p_ids) > 0 THEN
+    UPDATE workspaces w SET pool_credits = w.pool_credits + t.delta
+      FROM unnest(p_ids, p_delta) AS t(id, delta)
+      WHERE w.id = t.id AND t.delta <> 0;
+  END IF;
 
   PERFORM add_usage_daily(array_agg(t.key_id), array_agg(t.created_at), array_agg(t.operation), array_agg(t.status),
                           array_agg(t.charged), array_agg(t.latency_ms))
@@ -285,6 +379,14 @@ CREATE OR REPLACE FUNCTION settle_batch_is_plain(batch json) RETURNS boolean LAN
     SELECT * FROM json_to_recordset(batch) AS x(request_id uuid, key_id text, cost integer, outcome text, deadline timestamptz)
   ), needs AS (
     SELECT x.key_id, COALESCE(sum(x.cost) FILTER (WHERE x.outcome IN ('found', 'not_found')), 0) AS needed FROM x GROUP BY x.key_id
+  ), pool_needs AS (
+    -- A pool's keys draw on it together: what they need in all, against its lowest alert line.
+    SELECT kk.pool_id, sum(n.needed) AS needed,
+           max(GREATEST(0, COALESCE(kk.alert_threshold_credits,
+             CASE WHEN kk.alert_threshold_percent IS NULL THEN NULL
+                  ELSE ceil(w.pool_granted * kk.alert_threshold_percent / 100.0)::bigint END))) AS line
+    FROM needs n JOIN api_keys kk ON kk.id = n.key_id JOIN workspaces w ON w.id = kk.pool_id
+    GROUP BY kk.pool_id
   )
   SELECT COALESCE((
       SELECT bool_and(x.outcome IN ('found', 'not_found', '400', '429', '500'))
@@ -297,10 +399,16 @@ CREATE OR REPLACE FUNCTION settle_batch_is_plain(batch json) RETURNS boolean LAN
       FROM needs n LEFT JOIN api_keys kk ON kk.id = n.key_id
       WHERE kk.id IS NULL
          OR NOT EXISTS (SELECT 1 FROM usable_keys uk WHERE uk.id = kk.id)
-         OR kk.credits_remaining - n.needed <= GREATEST(0, COALESCE(kk.alert_threshold_credits,
+         OR (kk.pool_id IS NULL AND kk.credits_remaining - n.needed <= GREATEST(0, COALESCE(kk.alert_threshold_credits,
               CASE WHEN kk.alert_threshold_percent IS NULL THEN NULL
-                   ELSE ceil(kk.credits_granted * kk.alert_threshold_percent / 100.0)::bigint END))
-         OR (kk.daily_credit_cap IS NOT NULL AND credits_spent_today(kk.id) + n.needed > kk.daily_credit_cap))
+                   ELSE ceil(kk.credits_granted * kk.alert_threshold_percent / 100.0)::bigint END)))
+         OR (kk.daily_credit_cap IS NOT NULL AND credits_spent_today(kk.id) + n.needed > kk.daily_credit_cap)
+         -- A key's own cap or its member's budget: decided request by request.
+         OR kk.spend_cap_credits IS NOT NULL
+         OR (kk.pool_id IS NOT NULL AND EXISTS (
+               SELECT 1 FROM workspace_members m
+               WHERE m.workspace_id = kk.pool_id AND m.user_id = kk.owner_id AND m.monthly_budget_credits IS NOT NULL)))
+    AND NOT EXISTS (SELECT 1 FROM pool_needs p JOIN workspaces w ON w.id = p.pool_id WHERE w.pool_credits - p.needed <= p.line)
 $p$;
 
 -- settle_requests(batch): what lib/credits/settle.ts calls. A plain batch (settle_batch_is_plain:
@@ -316,10 +424,8 @@ BEGIN
     RETURN QUERY SELECT * FROM settle_requests_in_order(batch);
     RETURN;
   END IF;
-  -- The keys, locked in key order as settle_requests_in_order locks them.
-  PERFORM 1 FROM api_keys kk
-    WHERE kk.id IN (SELECT x.key_id FROM json_to_recordset(batch) AS x(key_id text))
-    ORDER BY kk.id FOR UPDATE;
+  -- The keys, their pools and budgets, locked in the order settle_requests_in_order locks them.
+  PERFORM lock_for_settlement(ARRAY(SELECT DISTINCT x.key_id FROM json_to_recordset(batch) AS x(key_id text)));
   IF NOT settle_batch_is_plain(batch) THEN
     RETURN QUERY SELECT * FROM settle_requests_in_order(batch);
     RETURN;
@@ -334,9 +440,13 @@ BEGIN
       ord integer, request_id uuid, key_id text, operation text, cost integer, outcome text,
       latency_ms integer, params_summary text, created_at timestamptz, channel text)
   ), settled AS (
-    -- What each request leaves on its key, as the in-order decisions report it.
-    SELECT d.*, kk.credits_remaining - sum(d.charged) OVER (PARTITION BY d.key_id ORDER BY d.ord ROWS UNBOUNDED PRECEDING) AS remaining
-    FROM decided d JOIN api_keys kk ON kk.id = d.key_id
+    -- What each request leaves on its key, or on its key's pool (whose keys the in-order decisions
+    -- take one after another, by key id), as the in-order decisions report it.
+    SELECT d.*, kk.pool_id,
+           COALESCE(w.pool_credits, kk.credits_remaining)
+             - sum(d.charged) OVER (PARTITION BY kk.pool_id, CASE WHEN kk.pool_id IS NULL THEN d.key_id END
+                                    ORDER BY d.key_id, d.ord ROWS UNBOUNDED PRECEDING) AS remaining
+    FROM decided d JOIN api_keys kk ON kk.id = d.key_id LEFT JOIN workspaces w ON w.id = kk.pool_id
   ), recorded AS (
     SELECT record_usage(array_agg(s.request_id ORDER BY s.key_id, s.ord), array_agg(s.key_id ORDER BY s.key_id, s.ord),
                         array_agg(s.operation ORDER BY s.key_id, s.ord), array_agg(s.status ORDER BY s.key_id, s.ord),
@@ -346,10 +456,14 @@ BEGIN
     FROM settled s
   ), charged AS (
     UPDATE api_keys kk
-      SET credits_remaining = kk.credits_remaining - t.spent, last_used_at = t.last_used
+      SET credits_remaining = kk.credits_remaining - CASE WHEN kk.pool_id IS NULL THEN t.spent ELSE 0 END, last_used_at = t.last_used
       FROM (SELECT s.key_id, sum(s.charged) AS spent, (array_agg(s.created_at ORDER BY s.ord DESC))[1] AS last_used
             FROM settled s GROUP BY s.key_id) t
       WHERE kk.id = t.key_id
+  ), pooled AS (
+    UPDATE workspaces w SET pool_credits = w.pool_credits - t.spent
+      FROM (SELECT s.pool_id, sum(s.charged) AS spent FROM settled s WHERE s.pool_id IS NOT NULL GROUP BY s.pool_id) t
+      WHERE w.id = t.pool_id AND t.spent <> 0
   ), counted AS (
     SELECT add_usage_daily(array_agg(s.key_id ORDER BY s.key_id, s.ord), array_agg(s.created_at ORDER BY s.key_id, s.ord),
                            array_agg(s.operation ORDER BY s.key_id, s.ord), array_agg(s.status ORDER BY s.key_id, s.ord),

@@ -17,9 +17,8 @@ BEGIN
 
   PERFORM 1 FROM api_keys k WHERE k.id = ANY(s_key) ORDER BY k.id FOR UPDATE;
   UPDATE usage_events SET status = 500, credits_charged = 0, reason = 'abandoned' WHERE id = ANY(s_id);
-  UPDATE api_keys k SET credits_remaining = k.credits_remaining + r.credits
-    FROM (SELECT t.key_id, sum(t.charged) AS credits FROM unnest(s_key, s_charged) AS t(key_id, charged) GROUP BY t.key_id) r
-    WHERE k.id = r.key_id;
+  -- Back to the key's own balance, or to its pool (credit_back, lib/credits/settle.sql).
+  PERFORM credit_back(s_key, s_charged);
   PERFORM add_usage_daily(s_key, s_created, s_operation, array_fill(500, ARRAY[cardinality(s_id)]),
                           array_fill(0, ARRAY[cardinality(s_id)]), array_fill(0, ARRAY[cardinality(s_id)]));
   RETURN cardinality(s_id);

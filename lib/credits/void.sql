@@ -23,9 +23,8 @@ BEGIN
 
   PERFORM 1 FROM api_keys k WHERE k.id = ANY(l_key) ORDER BY k.id FOR UPDATE;
   UPDATE usage_events SET status = new_status, credits_charged = 0, reason = new_reason WHERE id = ANY(l_id);
-  UPDATE api_keys k SET credits_remaining = k.credits_remaining + r.credits
-    FROM (SELECT t.key_id, sum(t.charged) AS credits FROM unnest(l_key, l_charged) AS t(key_id, charged) GROUP BY t.key_id) r
-    WHERE k.id = r.key_id AND r.credits > 0;
+  -- Back to the key's own balance, or to its pool (credit_back, lib/credits/settle.sql).
+  PERFORM credit_back(l_key, l_charged);
   PERFORM add_usage_daily(array_agg(t.key_id), array_agg(t.created_at), array_agg(t.operation), array_agg(t.status),
                           array_agg(t.charged), array_agg(t.latency_ms), -1)
     FROM unnest(l_key, l_created, l_operation, l_status, l_charged, l_latency) AS t(key_id, created_at, operation, status, charged, latency_ms)

@@ -27,8 +27,32 @@ for (const file of MAIN_FILES) {
   } catch (error) {
     throw new Error(`main's migration code (commit ${MAIN}) must be in the clone's history (clone without --depth): ${String(error)}`);
   }
-  // The one import that points outside the three files: the database types, still in lib/db.
-  fs.writeFileSync(path.join(mainDir, file), text.replace('from "./types"', 'from "@/lib/db/types"'));
+  // The one import that points outside the three files: the database types, still in lib/db. Main's
+  // code reads its policy files from the app directory: here, main's own files, copied below.
+  fs.writeFileSync(
+    path.join(mainDir, file),
+    text
+      .replace('from "./types"', 'from "@/lib/db/types"')
+      .replace("creditPolicySql()", `creditPolicySql(${JSON.stringify(mainDir)})`)
+      .replace("keyPolicySql()", `keyPolicySql(${JSON.stringify(mainDir)})`),
+  );
+}
+const MAIN_POLICY_FILES = [
+  "lib/keys/usable-keys.sql",
+  "lib/usage/daily.sql",
+  "lib/credits/spent-today.sql",
+  "lib/credits/settle.sql",
+  "lib/credits/sweep.sql",
+  "lib/credits/void.sql",
+  "lib/keys/refill.sql",
+  "lib/alerts/thresholds.sql",
+];
+for (const file of MAIN_POLICY_FILES) {
+  fs.mkdirSync(path.dirname(path.join(mainDir, file)), { recursive: true });
+  fs.writeFileSync(
+    path.join(mainDir, file),
+    execFileSync("git", ["show", `${MAIN}:${file}`], { cwd: root, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }),
+  );
 }
 type MainMigration = { id: string; repeatable?: boolean; sql(): string };
 const { migrations: mainMigrations } = (await import(path.join(mainDir, "migrations.ts"))) as { migrations: MainMigration[] };
@@ -63,16 +87,21 @@ const catalogDump = async (db: Queryable): Promise<string> => {
 };
 
 describe("the migration files", () => {
-  it("begin with main's migrations: the same ids, in the same order, each ending with main's statements", () => {
-    expect(migrations.slice(0, mainMigrations.length).map(({ id, repeatable }) => ({ id, repeatable: repeatable ?? false }))).toEqual(
-      mainMigrations.map(({ id, repeatable }) => ({ id, repeatable: repeatable ?? false })),
-    );
-    mainMigrations.forEach((main, index) => {
-      const sql = migrations[index]?.sql() ?? "";
+  it("keep main's migrations: the plain ones with the same ids, in the same order, each ending with main's statements", () => {
+    // The repeatable ones (the policy SQL) keep their ids; their text changes as the policy does,
+    // and they are applied after the plain migrations whose columns they read (order.ts).
+    const plain = (list: readonly { id: string; repeatable?: boolean }[]) => list.filter(({ repeatable }) => !repeatable).map(({ id }) => id);
+    const ids = migrations.map(({ id }) => id);
+    expect(plain(migrations).slice(0, plain(mainMigrations).length)).toEqual(plain(mainMigrations));
+    for (const main of mainMigrations) {
+      const today = migrations.find(({ id }) => id === main.id);
+      expect(today?.repeatable ?? false, main.id).toBe(main.repeatable ?? false);
+      if (main.repeatable) continue;
+      const sql = today?.sql() ?? "";
       // A plain migration's file may open with the comment that stood above its string.
-      if (main.repeatable) expect(sql, main.id).toBe(main.sql());
-      else expect(sql.endsWith(main.sql()) && /^(--.*\n)*$/.test(sql.slice(0, -main.sql().length)), main.id).toBe(true);
-    });
+      expect(sql.endsWith(main.sql()) && /^(--.*\n)*$/.test(sql.slice(0, -main.sql().length)), main.id).toBe(true);
+    }
+    expect(ids.slice(-2)).toEqual(["0006_credit_policy", "0011_key_policies_sql"]);
   });
 
   it("are all listed in the order: a file the order leaves out is refused before anything is applied", async () => {
@@ -100,8 +129,10 @@ describe.each(pairs)("a database migrated by main's code, on $name", ({ pair }) 
   const freshDb = openForSuite(fresh, { upkeep: false });
 
   it("is recognised: only the migrations added since main's are applied", async () => {
-    const added = migrations.slice(mainMigrations.length).map(({ id }) => id);
-    expect(added).toEqual(["0019_cache_kinds"]);
+    // The plain migrations added since, then the credit policy, whose text changed since (it reads
+    // 0020's pools).
+    const added = ["0019_cache_kinds", "0020_workspaces", "0006_credit_policy"];
+    expect(migrations.filter(({ id }) => !mainMigrations.some((main) => main.id === id)).map(({ id }) => id)).toEqual(added.slice(0, 2));
     expect(await migrate(mainDb())).toEqual(added);
     expect(await migrate(mainDb())).toEqual([]);
   });

@@ -31,6 +31,12 @@ export type ApiKey = {
   refillStopped: RefillStop | null;
   /** null: no refill, or a stopped one. */
   nextRefillAt: Date | null;
+  /** The workspace the key belongs to; null: an operator's key from the key CLI. */
+  workspaceId: string | null;
+  /** The team workspace whose pool the key draws from (creditsRemaining is then the pool's); null: its own balance. */
+  poolId: string | null;
+  /** The key's own monthly or total cap (its daily cap is the budget's, lib/alerts/settings.ts); null: none. */
+  spendCap: { credits: number; period: "month" | "total" } | null;
 };
 
 export type RefillStop = { at: Date; credits: number };
@@ -75,6 +81,10 @@ type KeyRow = {
   refill_stopped_at: Date | string | null;
   refill_stopped_credits: number | string | null;
   next_refill_at: Date | string | null;
+  workspace_id: string | null;
+  pool_id: string | null;
+  spend_cap_credits: number | string | null;
+  spend_cap_period: "month" | "total" | null;
 };
 
 const toDate = (value: Date | string | null): Date | null => (value === null ? null : new Date(value));
@@ -102,12 +112,21 @@ const toApiKey = (row: KeyRow): ApiKey => ({
   refillStopped:
     row.refill_stopped_at === null ? null : { at: new Date(row.refill_stopped_at), credits: Number(row.refill_stopped_credits ?? 0) },
   nextRefillAt: toDate(row.next_refill_at),
+  workspaceId: row.workspace_id,
+  poolId: row.pool_id,
+  spendCap:
+    row.spend_cap_credits === null || row.spend_cap_period === null
+      ? null
+      : { credits: Number(row.spend_cap_credits), period: row.spend_cap_period },
 });
 
+// A pooled key's credits are its pool's (the key_credits view's rule, written out for RETURNING).
 const KEY_COLUMNS =
-  "id, name, owner_id, token_prefix, credits_remaining, credits_granted, qps_limit, status, created_at, last_used_at, revoked_at, expires_at, " +
+  "id, name, owner_id, token_prefix, " +
+  "COALESCE((SELECT w.pool_credits FROM workspaces w WHERE w.id = pool_id), credits_remaining) AS credits_remaining, " +
+  "COALESCE((SELECT w.pool_granted FROM workspaces w WHERE w.id = pool_id), credits_granted) AS credits_granted, qps_limit, status, created_at, last_used_at, revoked_at, expires_at, " +
   "operations, allowed_addresses, refill_credits, refill_interval, refill_day_of_month, refill_mode, " +
-  "refill_payer_id, refill_stopped_at, refill_stopped_credits, " +
+  "refill_payer_id, refill_stopped_at, refill_stopped_credits, workspace_id, pool_id, spend_cap_credits, spend_cap_period, " +
   "CASE WHEN refill_credits IS NOT NULL AND refill_stopped_at IS NULL THEN next_refill_at(refill_interval, refill_day_of_month, now()) END AS next_refill_at";
 
 export const newKeyId = (): string => `key_${crypto.randomBytes(9).toString("base64url")}`;
@@ -120,7 +139,16 @@ export type CreateKeyInput = {
   expiresAt: Date | null;
   /** Whose allowance pays the refill (lib/keys/refill.sql); null or omitted: granted. */
   refillPayerId?: string | null;
+  /**
+   * The workspace the key belongs to (docs/teams.md); omitted: its owner's personal workspace (none
+   * for an ownerless key). A key of a team workspace draws from the workspace's pool.
+   */
+  workspaceId?: string;
+  /** A cap of the key's own: credits per day, per calendar month (UTC), or in all. */
+  cap?: KeyCap | null;
 } & Partial<KeyPolicy>;
+
+export type KeyCap = { credits: number; period: "day" | "month" | "total" };
 
 /** What a key may call, from where, and how it is refilled: set at issuance and on edit. */
 export type KeyPolicy = { operations: string[] | null; allowedAddresses: string[] | null; refill: KeyRefill | null };
@@ -134,11 +162,20 @@ export const createKey = async (
   const id = newKeyId();
   const token = await issueToken(id, secret);
   const rows = await db.query<KeyRow>(
-    `INSERT INTO api_keys (id, name, owner_id, token_hash, token_prefix, credits_remaining, credits_granted, qps_limit, expires_at,
-       operations, allowed_addresses, refill_credits, refill_interval, refill_day_of_month, refill_mode, refilled_period, refill_payer_id)
+    `WITH ws AS (
+       SELECT w.id, w.personal_user_id FROM workspaces w
+       WHERE w.id = COALESCE($16::text, (SELECT p.id FROM workspaces p WHERE p.personal_user_id = $3::text))
+     )
+     INSERT INTO api_keys (id, name, owner_id, token_hash, token_prefix, credits_remaining, credits_granted, qps_limit, expires_at,
+       operations, allowed_addresses, refill_credits, refill_interval, refill_day_of_month, refill_mode, refilled_period, refill_payer_id,
+       workspace_id, pool_id, daily_credit_cap, spend_cap_credits, spend_cap_period)
      VALUES ($1, $2, $3, $4, $5, $6, $6, $7, $8, $9, $10, $11, $12, $13, $14,
        CASE WHEN $11::bigint IS NOT NULL THEN refill_period_start($12, $13, now()) END,
-       CASE WHEN $11::bigint IS NOT NULL THEN $15::text END) RETURNING ${KEY_COLUMNS}`,
+       CASE WHEN $11::bigint IS NOT NULL THEN $15::text END,
+       (SELECT ws.id FROM ws), (SELECT ws.id FROM ws WHERE ws.personal_user_id IS NULL),
+       CASE WHEN $18::text = 'day' THEN $17::bigint END,
+       CASE WHEN $18::text IN ('month', 'total') THEN $17::bigint END,
+       CASE WHEN $18::text IN ('month', 'total') THEN $18::text END) RETURNING ${KEY_COLUMNS}`,
     [
       id,
       input.name,
@@ -150,6 +187,9 @@ export const createKey = async (
       input.expiresAt,
       ...policyParams({ operations: input.operations ?? null, allowedAddresses: input.allowedAddresses ?? null, refill: input.refill ?? null }),
       input.refillPayerId ?? null,
+      input.workspaceId ?? null,
+      input.cap?.credits ?? null,
+      input.cap?.period ?? null,
     ],
   );
   const row = rows[0];

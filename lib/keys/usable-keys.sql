@@ -16,3 +16,14 @@ FROM api_keys k
 WHERE k.status = 'active'
   AND (k.expires_at IS NULL OR k.expires_at > now())
   AND NOT EXISTS (SELECT 1 FROM users u WHERE u.id = k.owner_id AND u.status = 'disabled');
+
+-- What a key can spend, written once: its own balance, or its team workspace's pool
+-- (api_keys.pool_id, docs/teams.md). Readers of a key's credits read them here.
+CREATE OR REPLACE VIEW key_credits AS
+SELECT
+  k.id,
+  k.pool_id,
+  COALESCE(w.pool_credits, k.credits_remaining) AS credits_remaining,
+  COALESCE(w.pool_granted, k.credits_granted) AS credits_granted
+FROM api_keys k
+LEFT JOIN workspaces w ON w.id = k.pool_id;

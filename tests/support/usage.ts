@@ -61,3 +61,34 @@ export const settleScript = async (db: Db, calls: readonly ScriptedCall[], now =
   }
   return settled;
 };
+
+/**
+ * A team workspace whose pool holds `credits`, owned by `ownerId` (docs/teams.md), with these
+ * members besides; a key issued in it (newPooledKey) draws from the pool.
+ */
+export const newTeam = async (db: Queryable, ownerId: string, credits: number, members: { userId: string; budget?: number | null }[] = []) => {
+  const id = `wst_${crypto.randomUUID().replaceAll("-", "").slice(0, 16)}`;
+  await db.query("INSERT INTO workspaces (id, name, pool_credits, pool_granted) VALUES ($1, 'Team', $2, $2)", [id, credits]);
+  await db.query("INSERT INTO workspace_members (workspace_id, user_id, role) VALUES ($1, $2, 'owner')", [id, ownerId]);
+  for (const member of members) {
+    await db.query("INSERT INTO workspace_members (workspace_id, user_id, role, monthly_budget_credits) VALUES ($1, $2, 'analyst', $3)", [
+      id,
+      member.userId,
+      member.budget ?? null,
+    ]);
+  }
+  return id;
+};
+
+/** A key of a team workspace, made by `ownerId`: it draws from the pool, within its own cap when given. */
+export const newPooledKey = async (
+  db: Queryable,
+  workspaceId: string,
+  ownerId: string,
+  cap: { credits: number; period: "day" | "month" | "total" } | null = null,
+  name = "pooled",
+) => (await createKey(db, TEST_SECRET, { name, ownerId, credits: 0, qpsLimit: 5, expiresAt: null, workspaceId, cap })).key;
+
+/** A workspace's pool now, as stored. */
+export const poolOf = async (db: Queryable, workspaceId: string): Promise<number> =>
+  Number((await db.query<{ c: number }>("SELECT pool_credits AS c FROM workspaces WHERE id = $1", [workspaceId]))[0]?.c);

@@ -15,8 +15,6 @@ export const MIGRATION_ORDER: readonly string[] = [
   "0003_metering",
   "0004_upstream",
   "0005_usage",
-  // The usable_keys view and set-based settle/void/sweep, replacing 0003's functions.
-  "0006_credit_policy",
   "0007_batches",
   "0008_sessions",
   "0009_privacy",
@@ -26,12 +24,18 @@ export const MIGRATION_ORDER: readonly string[] = [
   "0014_refusal_aggregates",
   "0015_usage_channel",
   "0016_refill_payer",
+  "0017_canonical_subjects",
+  "0018_batch_key_owner",
+  "0019_cache_kinds",
+  "0020_workspaces",
+  // The usable_keys view and set-based settle/void/sweep, replacing 0003's functions. They read
+  // the columns of every migration above (0020's pools among them), so they are applied after
+  // them: a database that recorded 0006 in its first place applies it again here, as its text
+  // changed.
+  "0006_credit_policy",
   // The refill and threshold functions read columns of 0010 and 0016, so they are applied after
   // both. The id is the one they were first recorded under: a database migrated before 0016
   // existed knows it, and applies it again because its text changed. A new migration whose
   // columns these functions read goes above this line.
   "0011_key_policies_sql",
-  "0017_canonical_subjects",
-  "0018_batch_key_owner",
-  "0019_cache_kinds",
 ];

@@ -29,7 +29,7 @@ import {
 /**
  * The pooled case of `npm run bench` (docs/teams.md "The pool"): 10 keys of one team workspace
  * drawing on one pool, against 10 keys with balances of their own, on the same server in the same
- * run, alternating (own, pooled, own, pooled), each load spread over the 10 keys in turn at N
+ * run, in turns (own, pooled, then pooled, own), each load spread over the 10 keys in turn at N
  * connections. On the embedded database, and on PostgreSQL when 127.0.0.1:5432 answers. Prints
  * `pool_ratio_<database>=` (pooled ÷ own requests/s; the target is ≥ 0.9), then checks that the
  * pool lost exactly the credits of the 200s its keys got.
@@ -126,10 +126,11 @@ const runDatabase = async (label: "pglite" | "postgres", options: { seconds: num
     }
     await load(baseUrl, keys.own, WARMUP_SECONDS, options.connections);
     await load(baseUrl, keys.pooled, WARMUP_SECONDS, options.connections);
+    // Own, pool, then pool, own: each side gets the first and the last turn once (ABBA).
     for (let round = 0; round < ROUNDS; round += 1) {
-      console.log(`  ${label}: round ${round + 1} of ${ROUNDS}: own balances, then one pool (${options.seconds} s each)…`);
-      runs.own.push(await load(baseUrl, keys.own, options.seconds, options.connections));
-      runs.pooled.push(await load(baseUrl, keys.pooled, options.seconds, options.connections));
+      const order = round % 2 === 0 ? (["own", "pooled"] as const) : (["pooled", "own"] as const);
+      console.log(`  ${label}: round ${round + 1} of ${ROUNDS}: ${order.join(", then ")} (${options.seconds} s each)…`);
+      for (const side of order) runs[side].push(await load(baseUrl, keys[side], options.seconds, options.connections));
     }
     await sleep(1000);
   } finally {

@@ -2,8 +2,8 @@ import type { Queryable } from "@/lib/db/client";
 import { personalWorkspaceId } from "./repository";
 
 /**
- * The workspace the console works in (users.active_workspace_id, docs/teams.md "The active
- * workspace"): its lookups and batches run there. Null in the column means the personal one; a
+ * The workspace the console works in (users.active_workspace_id; docs/teams.md "The active workspace"):
+ * its lookups and batches run there. Null in the column means the personal one; a
  * workspace the user has left is never active (removal clears it, and this reads only one they
  * are still a member of).
  */

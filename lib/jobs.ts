@@ -9,7 +9,7 @@ import { startAlertWorker } from "@/lib/alerts/webhooks";
 import type { BatchLookup } from "@/lib/batches/services";
 import { startBatchRunner } from "@/lib/batches/start";
 import { registerBatchWebhooks } from "@/lib/batches/webhook";
-import { refillDueKeys } from "@/lib/keys/refill";
+import { refillDueKeys, refillDuePools } from "@/lib/keys/refill";
 import { env } from "@/lib/env";
 import { services, type Services } from "@/lib/services";
 import { bootstrapAdmin } from "@/lib/users/bootstrap";
@@ -104,5 +104,6 @@ export const startBackgroundJobs = async (deps: BackgroundJobDeps): Promise<void
   every("retention-sweep", RETENTION_EVERY_MS, sweepRetentionIfLeased);
   every("refill-keys", REFILL_EVERY_MS, async () => {
     await refillDueKeys(await getDb());
+    await refillDuePools(await getDb());
   });
 };

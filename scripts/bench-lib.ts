@@ -19,6 +19,8 @@ export type AutocannonOptions = {
   /** Stop after this many requests instead of after `duration`. */
   amount?: number;
   headers?: Record<string, string>;
+  /** A sequence each connection sends in turn, round and round (autocannon's `requests`). */
+  requests?: { method?: string; path?: string; headers?: Record<string, string>; body?: string }[];
 };
 
 type LatencyStats = { average: number; p50: number; p99: number; max: number };

@@ -46,10 +46,11 @@ import { parseCliOptions } from "@/lib/cli/options";
  * CPU time per call of each, over rounds of the two loads in turns (CPU_ROUNDS); afterwards a check that every 200 was charged exactly once and
  * every request left exactly one usage row. The last line is `ratio=` (followers ÷ Next's ping).
  */
-const USAGE = `usage: npm run bench -- [--duration S] [--connections N] [--keep]
+const USAGE = `usage: npm run bench -- [--duration S] [--connections N] [--keep] [--no-pool]
   --duration S      seconds of load per route (default 10; each route is warmed up for 2 s first)
   --connections N   concurrent connections (default 50)
-  --keep            keep the temporary data directory (database, server log)`;
+  --keep            keep the temporary data directory (database, server log)
+  --no-pool         leave out the pooled case (scripts/bench-pool.ts, run after the rest)`;
 
 const CREDITS_GRANTED = 100_000_000;
 const QPS_LIMIT = 100_000;
@@ -89,8 +90,17 @@ const tsxCli = path.join(root, "node_modules", "tsx", "dist", "cli.mjs");
 
 class BenchError extends Error {}
 
+let pooledCaseSkipped = false;
+let poolArgs: string[] = [];
+
 const parseOptions = () => {
-  const values = parseCliOptions(USAGE, { ...LOAD_OPTIONS, keep: { type: "boolean", default: false } }, (message) => new BenchError(message));
+  const values = parseCliOptions(
+    USAGE,
+    { ...LOAD_OPTIONS, keep: { type: "boolean", default: false }, "no-pool": { type: "boolean", default: false } },
+    (message) => new BenchError(message),
+  );
+  pooledCaseSkipped = values["no-pool"] === true;
+  poolArgs = ["--duration", String(values.duration), "--connections", String(values.connections), ...(values.keep === true ? ["--keep"] : [])];
   try {
     return { ...readLoadOptions(values), keep: values.keep };
   } catch (error) {
@@ -469,6 +479,12 @@ const main = async () => {
     console.log(`server_cpu_ms_per_call: v1=${v1Ms.toFixed(3)} mcp=${mcpMs.toFixed(3)} mcp_ratio=${(mcpMs / v1Ms).toFixed(2)} (${CPU_ROUNDS} interleaved rounds)`);
   }
   console.log(`ratio=${ratio.toFixed(2)}`);
+  // The pooled case (scripts/bench-pool.ts): its own servers, after this one has stopped.
+  if (!pooledCaseSkipped) {
+    console.log("");
+    const pooled = spawnSync(process.execPath, [tsxCli, "scripts/bench-pool.ts", ...poolArgs], { cwd: root, stdio: "inherit" });
+    if (pooled.status !== 0) process.exitCode = 1;
+  }
 };
 
 main().catch(async (error: unknown) => {

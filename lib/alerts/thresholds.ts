@@ -26,7 +26,7 @@ export const thresholdsOfKeys = async (db: Queryable, keyIds: readonly string[])
   if (keyIds.length === 0) return byKey;
   const rows = await db.query<ThresholdRow>(
     `SELECT t.key_id, t.credits, t.percent, t.armed, alert_threshold_credits(t.credits, t.percent, k.credits_granted) AS effective
-     FROM key_alert_thresholds t JOIN api_keys k ON k.id = t.key_id
+     FROM key_alert_thresholds t JOIN key_credits k ON k.id = t.key_id
      WHERE t.key_id IN (SELECT json_array_elements_text($1::json)) ORDER BY t.key_id, effective DESC, t.id`,
     [JSON.stringify(keyIds)],
   );
@@ -41,7 +41,7 @@ export const replaceThresholds = async (db: Queryable, keyId: string, thresholds
   await db.query(
     `INSERT INTO key_alert_thresholds (key_id, credits, percent, armed)
      SELECT k.id, t.credits, t.percent, k.credits_remaining > alert_threshold_credits(t.credits, t.percent, k.credits_granted)
-     FROM api_keys k, json_to_recordset($2::json) AS t(credits bigint, percent integer)
+     FROM key_credits k, json_to_recordset($2::json) AS t(credits bigint, percent integer)
      WHERE k.id = $1`,
     [keyId, JSON.stringify(thresholds.map((threshold) => ("credits" in threshold ? { credits: threshold.credits } : { percent: threshold.percent })))],
   );

@@ -8,7 +8,7 @@ import { pgliteDatabase } from "@/tests/support/databases";
 import { createAccountReader } from "@/lib/usage/account-reader";
 import { accountDataSchema } from "@/lib/usage/account-schema";
 import { runAccount, type AccountDeps } from "./account";
-import { settleScript, TEST_SECRET } from "@/tests/support/usage";
+import { newTeam, newUser, settleScript, TEST_SECRET } from "@/tests/support/usage";
 
 const database = pgliteDatabase();
 let db: Db;
@@ -65,10 +65,56 @@ describe("GET /v1/account", () => {
         credits_spent_this_month: 7,
         refill: null,
         nextRefillAt: null,
+        pool: null,
+        cap: null,
+        budget: null,
+        // The daily cap leaves 50 − 7 of the 93 credits.
+        credits_spendable: 43,
+        limited_by: "daily_cap",
       },
     });
     expect(accountDataSchema.safeParse(body.data).success).toBe(true);
     expect(result.headers).toMatchObject({ "X-Credits-Charged": "0", "X-Credits-Remaining": "93", "RateLimit-Limit": "100" });
+  });
+
+  it("says which of the pool, the key's own cap or the member's budget leaves the least", async () => {
+    const owner = await newUser(db, "account-owner@example.test");
+    const member = await newUser(db, "account-member@example.test");
+    const team = await newTeam(db, owner.id, 500, [{ userId: member.id, budget: 30 }]);
+    const capped = await createKey(db, TEST_SECRET, {
+      name: "capped", ownerId: owner.id, credits: 0, qpsLimit: 100, expiresAt: null, workspaceId: team, cap: { credits: 10, period: "month" },
+    });
+    const budgeted = await createKey(db, TEST_SECRET, { name: "budgeted", ownerId: member.id, credits: 0, qpsLimit: 100, expiresAt: null, workspaceId: team });
+    await settleScript(db, [
+      { keyId: capped.key.id, operation: "event_details_id", costCredits: 4, outcome: "found", agoMs: 500, latencyMs: 1 },
+      { keyId: budgeted.key.id, operation: "event_details_id", costCredits: 4, outcome: "found", agoMs: 400, latencyMs: 1 },
+    ]);
+    const account = async (token: string) => {
+      const result = await runAccount({ authorization: `Bearer ${token}`, clientAddress: "127.0.0.1" }, deps);
+      expect(result.headers["X-Credits-Remaining"]).toBe("492");
+      const data = envelope(result.body).data as { key: Record<string, unknown> };
+      expect(accountDataSchema.safeParse(data).success).toBe(true);
+      return data.key;
+    };
+    expect(await account(capped.token)).toMatchObject({
+      credits_remaining: 492,
+      credits_granted: 500,
+      pool: { workspace_id: team, credits_remaining: 492, credits_granted: 500 },
+      cap: { credits: 10, period: "month", credits_spent: 4, credits_left: 6 },
+      budget: null,
+      credits_spendable: 6,
+      limited_by: "cap",
+    });
+    expect(await account(budgeted.token)).toMatchObject({
+      pool: { workspace_id: team, credits_remaining: 492 },
+      cap: null,
+      budget: { credits: 30, credits_spent_this_month: 4, credits_left: 26 },
+      credits_spendable: 26,
+      limited_by: "budget",
+    });
+    await db.query("UPDATE workspaces SET pool_credits = 20 WHERE id = $1", [team]);
+    const pooled = (await runAccount({ authorization: `Bearer ${budgeted.token}`, clientAddress: "127.0.0.1" }, deps)).body;
+    expect((envelope(pooled).data as { key: unknown }).key).toMatchObject({ credits_spendable: 20, limited_by: "pool" });
   });
 
   it("is free: no credits charged, no usage record written", async () => {

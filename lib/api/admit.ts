@@ -24,6 +24,9 @@ export type Admission =
 
 export type AdmitDeps = { authenticator: Authenticator; limiter: RateLimiter };
 
+/** The rate log a workspace's keys share: apart from every key's own (key ids start "key_"). */
+export const workspaceLimitKey = (workspaceId: string): string => `workspace:${workspaceId}`;
+
 /**
  * The call being made: operationId null for calls every key may make (/v1/account); clientAddress
  * null for lookups the server makes on the key's behalf (batch items, checked when the batch was
@@ -46,7 +49,11 @@ export const admit = async (
   if (!auth.ok) return { kind: "unauthenticated", message: authMessages[auth.reason], headers: { "X-Request-Id": requestId } };
   const refusal = accessRefusal(auth.key.access, call.operationId, call.clientAddress);
   if (refusal !== null) return { kind: "forbidden", key: auth.key, message: accessMessages[refusal], headers: { "X-Request-Id": requestId } };
-  const rate = await deps.limiter.consume(auth.key.id, auth.key.qpsLimit, call.startedAt);
+  const own = await deps.limiter.consume(auth.key.id, auth.key.qpsLimit, call.startedAt);
+  // A workspace's shared limit (docs/teams.md) is counted once the key's own admits the request:
+  // then the tighter of the two is the one the headers describe.
+  const shared = own.allowed && auth.key.workspaceLimit ? await deps.limiter.consume(workspaceLimitKey(auth.key.workspaceLimit.workspaceId), auth.key.workspaceLimit.qpsLimit, call.startedAt) : null;
+  const rate = shared !== null && (!shared.allowed || shared.remaining < own.remaining) ? shared : own;
   const headers: Headers = { "X-Request-Id": requestId, ...rateLimitHeaders(rate) };
   if (!rate.allowed) return { kind: "rate_limited", key: auth.key, headers: { ...headers, "Retry-After": String(resetSeconds(rate)) } };
   return { kind: "admitted", key: auth.key, headers };

@@ -2,6 +2,9 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { openForSuite, testDatabases } from "@/tests/support/databases";
 import { newPooledKey, newTeam, newUser, poolOf } from "@/tests/support/usage";
+import { replaceThresholds, thresholdsOfKeys } from "@/lib/alerts/thresholds";
+import { refillDueKeys, refillDuePools, setPoolRefill } from "@/lib/keys/refill";
+import { burnRateForecast } from "@/lib/usage/forecast";
 import { createSettler, type Outcome, type SettleRequest } from "./settle";
 
 /**
@@ -211,4 +214,64 @@ describe.each(await testDatabases())("a team's pool on $name", (database) => {
     expect(plain).toBeGreaterThan(5);
     expect(other).toBeGreaterThan(5);
   }, 120_000);
+});
+
+describe.each(await testDatabases())("a team's pool's alerts, refills and forecast on $name", (database) => {
+  const db = openForSuite(database);
+
+  it("fires the thresholds of the keys that draw from it as the pool crosses them, and re-arms them", async () => {
+    const owner = await newUser(db(), `${crypto.randomUUID()}@example.test`);
+    const team = await newTeam(db(), owner.id, 100);
+    const key = await newPooledKey(db(), team, owner.id);
+    await replaceThresholds(db(), key.id, [{ credits: 50 }, { percent: 20 }]);
+    const settler = createSettler(async () => db());
+    for (let index = 0; index < 20; index += 1) await settler.settle(request(key.id, "found", 4));
+    const alerts = await db().query<{ kind: string; threshold_credits: number; credits_remaining: number }>(
+      "SELECT kind, threshold_credits::int, credits_remaining::int FROM key_alerts WHERE key_id = $1 ORDER BY id",
+      [key.id],
+    );
+    expect(alerts).toEqual([
+      { kind: "threshold", threshold_credits: 50, credits_remaining: 48 },
+      { kind: "threshold", threshold_credits: 20, credits_remaining: 20 },
+    ]);
+    // Topped up above both lines, they fire again on the next crossing.
+    await db().query("UPDATE workspaces SET pool_credits = pool_credits + 100, pool_granted = pool_granted + 100 WHERE id = $1", [team]);
+    expect((await thresholdsOfKeys(db(), [key.id])).get(key.id)?.map((threshold) => threshold.armed)).toEqual([true, true]);
+  });
+
+  it("refills a pool once per period, audited in its workspace; a pooled key's own refill never runs", async () => {
+    const owner = await newUser(db(), `${crypto.randomUUID()}@example.test`);
+    const team = await newTeam(db(), owner.id, 30);
+    const key = await newPooledKey(db(), team, owner.id);
+    await db().query(
+      "UPDATE api_keys SET refill_credits = 1000, refill_interval = 'daily', refill_mode = 'increase_by', refilled_period = NULL WHERE id = $1",
+      [key.id],
+    );
+    expect(await setPoolRefill(db(), team, { credits: 200, interval: "daily", dayOfMonth: null, mode: "top_up_to" })).toBe(true);
+    const tomorrow = new Date(Date.now() + 86_400_000);
+    const first = await refillDuePools(db(), tomorrow);
+    expect(first.find((entry) => entry.workspaceId === team)).toMatchObject({ creditsAdded: 170, creditsRemaining: 200 });
+    expect((await refillDuePools(db(), tomorrow)).find((entry) => entry.workspaceId === team)).toBeUndefined();
+    expect((await refillDueKeys(db(), tomorrow)).find((entry) => entry.keyId === key.id)).toBeUndefined();
+    expect(await poolOf(db(), team)).toBe(200);
+    const [audit] = await db().query<{ action: string; workspace_id: string }>(
+      "SELECT action, workspace_id FROM audit_log WHERE target_id = $1 ORDER BY id DESC LIMIT 1",
+      [team],
+    );
+    expect(audit).toEqual({ action: "pool.refill", workspace_id: team });
+    // A personal workspace has no pool to refill.
+    expect(await setPoolRefill(db(), `wsp_${owner.id}`, { credits: 5, interval: "daily", dayOfMonth: null, mode: "increase_by" })).toBe(false);
+  });
+
+  it("forecasts a pooled key by the pool: its credits, burnt by all its keys", async () => {
+    const owner = await newUser(db(), `${crypto.randomUUID()}@example.test`);
+    const team = await newTeam(db(), owner.id, 1000);
+    const [mine, theirs] = [await newPooledKey(db(), team, owner.id), await newPooledKey(db(), team, owner.id)];
+    const settler = createSettler(async () => db());
+    for (let index = 0; index < 5; index += 1) await settler.settle(request(theirs.id, "found", 4));
+    const forecast = await burnRateForecast(db(), { kind: "keys", keyIds: [mine.id] });
+    expect(forecast.keys).toHaveLength(1);
+    expect(forecast.keys[0]).toMatchObject({ keyId: mine.id, creditsRemaining: 980, creditsSpent: 20 });
+    expect(forecast.keys[0]?.daysLeft).toBeGreaterThan(0);
+  });
 });

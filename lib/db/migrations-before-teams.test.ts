@@ -14,8 +14,8 @@ import type { Db } from "./types";
  * Teams change nothing for a single user (docs/teams.md "Existing data"): a database written by
  * the code before workspaces (commit BEFORE_TEAMS: its migrations and policy SQL, read from the
  * repository's history) and migrated by today's code keeps every key, balance and usage row, and
- * /v1/account's figures of each key (lib/usage/account.ts, the same code then and now) are the
- * same before and after. Each user gets a personal workspace they own; their keys and batches
+ * /v1/account's figures of each key — read by that code's lib/usage/account.ts before, today's
+ * after — are the same (today's answer adds the pool's fields, null for a key of its own). Each user gets a personal workspace they own; their keys and batches
  * belong to it and keep their own balances (no pool).
  */
 const BEFORE_TEAMS = "9765d31";
@@ -43,6 +43,9 @@ for (const file of git("ls-tree", "--name-only", BEFORE_TEAMS, "lib/db/migration
 copyOld("lib/db/policy.ts");
 copyOld("lib/db/migrate.ts", (text) => text.replace('from "./types"', 'from "@/lib/db/types"'));
 for (const file of Object.values(OLD_POLICY).flat()) copyOld(file);
+// /v1/account's figures as that code read them (its reader only imports types).
+copyOld("lib/usage/account.ts");
+const oldAccounts = (await import(path.join(oldRoot, "lib/usage/account.ts"))) as { keyAccounts: typeof keyAccounts };
 type OldMigrate = { applyMigrations: (db: Db, policySql: typeof OLD_POLICY, root: string) => Promise<string[]> };
 const old = (await import(path.join(oldRoot, "lib/db/migrate.ts"))) as OldMigrate;
 
@@ -92,19 +95,24 @@ describe.each(await testDatabases())("a database written before teams, migrated 
         });
       }
     }
-    const snapshot = async () => ({
+    const snapshot = async (read: typeof keyAccounts) => ({
       keys: await db().query("SELECT id, owner_id, status, credits_remaining::float8 AS credits, credits_granted::float8 AS granted, daily_credit_cap FROM api_keys ORDER BY id"),
       usage: await db().query("SELECT request_id, key_id, status, credits_charged FROM usage_events ORDER BY request_id"),
-      accounts: Object.fromEntries(await keyAccounts(db(), keyIds)),
+      accounts: Object.fromEntries(await read(db(), keyIds)),
     });
-    const before = await snapshot();
+    const before = await snapshot(oldAccounts.keyAccounts);
     expect(Object.keys(before.accounts)).toHaveLength(4);
     expect(before.usage.length).toBe(16);
 
     const applied = await migrate(db());
     expect(applied).toContain("0020_workspaces");
     expect(applied).toContain("0021_active_workspace");
-    expect(await snapshot()).toEqual(before);
+    expect(applied).toContain("0022_pool_refills");
+    // Today's figures of a key with its own balance are that code's, plus what teams added (null for it).
+    const after = await snapshot(keyAccounts);
+    expect(after.keys).toEqual(before.keys);
+    expect(after.usage).toEqual(before.usage);
+    for (const id of keyIds) expect(after.accounts[id]).toMatchObject(before.accounts[id] ?? {});
 
     // Each user owns a personal workspace; their keys and batches are in it, with their own balances.
     const keys = await db().query<{ id: string; owner_id: string | null; workspace_id: string | null; pool_id: string | null }>(

@@ -66,6 +66,8 @@ BEGIN
       AND ak.refill_stopped_at IS NULL
       AND (ak.refilled_period IS NULL OR ak.refilled_period < refill_period_start(ak.refill_interval, ak.refill_day_of_month, at))
       AND ak.id IN (SELECT id FROM usable_keys)
+      -- A key that draws from a team's pool is refilled through the pool (refill_pools).
+      AND ak.pool_id IS NULL
     ORDER BY ak.id
     FOR NO KEY UPDATE OF ak
   ) locked;
@@ -113,6 +115,46 @@ BEGIN
     r_period := v_period;
     r_added := v_owed;
     r_remaining := due_key.credits_remaining + v_owed;
+    RETURN NEXT;
+  END LOOP;
+END
+$f$;
+
+-- refill_pools(at): the team pools whose refill period began since their last refill, each
+-- refilled once for the period (top_up_to: raised to refill_credits, never lowered; increase_by:
+-- refill_credits added), audited in the pool's workspace. Pools are locked in id order, alone
+-- (settlement locks keys before pools, so no cycle).
+CREATE OR REPLACE FUNCTION refill_pools(at timestamptz)
+RETURNS TABLE (r_workspace_id text, r_period date, r_added bigint, r_remaining bigint)
+LANGUAGE plpgsql AS $f$
+DECLARE
+  due record;
+  v_period date;
+  v_owed bigint;
+BEGIN
+  FOR due IN
+    SELECT w.id, w.pool_credits, w.refill_credits, w.refill_interval, w.refill_day_of_month, w.refill_mode
+    FROM workspaces w
+    WHERE w.refill_credits IS NOT NULL AND w.personal_user_id IS NULL
+      AND (w.refilled_period IS NULL OR w.refilled_period < refill_period_start(w.refill_interval, w.refill_day_of_month, at))
+    ORDER BY w.id
+    FOR NO KEY UPDATE OF w
+  LOOP
+    v_period := refill_period_start(due.refill_interval, due.refill_day_of_month, at);
+    v_owed := CASE WHEN due.refill_mode = 'increase_by' THEN due.refill_credits
+                   ELSE GREATEST(0, due.refill_credits - due.pool_credits) END;
+    UPDATE workspaces SET pool_credits = pool_credits + v_owed, pool_granted = pool_granted + v_owed, refilled_period = v_period
+    WHERE id = due.id;
+    INSERT INTO audit_log (actor_id, actor_email, action, target_type, target_id, details, ip, workspace_id)
+    VALUES (NULL, 'refill', 'pool.refill', 'workspace', due.id,
+            json_build_object('period', v_period, 'interval', due.refill_interval, 'dayOfMonth', due.refill_day_of_month,
+                              'mode', due.refill_mode, 'credits', due.refill_credits,
+                              'creditsBefore', due.pool_credits, 'creditsAfter', due.pool_credits + v_owed),
+            '', due.id);
+    r_workspace_id := due.id;
+    r_period := v_period;
+    r_added := v_owed;
+    r_remaining := due.pool_credits + v_owed;
     RETURN NEXT;
   END LOOP;
 END

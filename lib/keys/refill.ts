@@ -35,3 +35,34 @@ export const refillDueKeys = async (db: Queryable, at?: Date): Promise<Refilled[
   if (refilled.length > 0) log.info("refilled keys", { keys: refilled.length });
   return refilled;
 };
+
+export type PoolRefilled = { workspaceId: string; period: string; creditsAdded: number; creditsRemaining: number };
+
+type PoolRefillRow = { r_workspace_id: string; r_period: string; r_added: number | string; r_remaining: number | string };
+
+/** Refills the team pools due as of `at` (refill_pools in lib/keys/refill.sql; the database's clock when omitted). */
+export const refillDuePools = async (db: Queryable, at?: Date): Promise<PoolRefilled[]> => {
+  const rows = await db.query<PoolRefillRow>(
+    "SELECT r_workspace_id, r_period::text AS r_period, r_added, r_remaining FROM refill_pools(COALESCE($1::timestamptz, now()))",
+    [at?.toISOString() ?? null],
+  );
+  const refilled = rows.map((row) => ({
+    workspaceId: row.r_workspace_id,
+    period: row.r_period,
+    creditsAdded: Number(row.r_added),
+    creditsRemaining: Number(row.r_remaining),
+  }));
+  if (refilled.length > 0) log.info("refilled pools", { pools: refilled.length });
+  return refilled;
+};
+
+/** Sets (or, with null, removes) a team pool's automatic refill; false when there is no such team workspace. */
+export const setPoolRefill = async (db: Queryable, workspaceId: string, refill: KeyRefill | null): Promise<boolean> => {
+  const rows = await db.query<{ id: string }>(
+    `UPDATE workspaces SET refill_credits = $2, refill_interval = $3, refill_day_of_month = $4, refill_mode = $5,
+       refilled_period = CASE WHEN $2::bigint IS NULL THEN NULL ELSE refill_period_start($3, $4, now()) END
+     WHERE id = $1 AND personal_user_id IS NULL RETURNING id`,
+    [workspaceId, refill?.credits ?? null, refill?.interval ?? null, refill === null ? null : refill.dayOfMonth, refill?.mode ?? null],
+  );
+  return rows.length > 0;
+};

@@ -56,6 +56,8 @@ export type KeyCredentials = {
   qpsLimit: number;
   expiresAt: Date | null;
   access: KeyAccess;
+  /** The requests-per-second limit the key's workspace shares among all its keys; null: none. */
+  workspaceLimit: { workspaceId: string; qpsLimit: number } | null;
 };
 
 type KeyRow = {
@@ -335,14 +337,16 @@ type CredentialsRow = {
   expires_at: Date | string | null;
   operations: string[] | null;
   allowed_addresses: string[] | null;
+  workspace_id: string | null;
+  workspace_qps_limit: number | null;
 };
 
 /** The key's credentials if it is usable now (lib/keys/usable-keys.sql), else null. */
 export const loadCredentials = async (db: Queryable, id: string): Promise<KeyCredentials | null> => {
   const rows = await db.query<CredentialsRow>(
     `SELECT u.id, u.owner_id, u.token_hash, u.previous_token_hash, u.previous_token_expires_at, u.qps_limit, u.expires_at,
-       k.operations, k.allowed_addresses
-     FROM usable_keys u JOIN api_keys k ON k.id = u.id WHERE u.id = $1`,
+       k.operations, k.allowed_addresses, k.workspace_id, w.qps_limit AS workspace_qps_limit
+     FROM usable_keys u JOIN api_keys k ON k.id = u.id LEFT JOIN workspaces w ON w.id = k.workspace_id WHERE u.id = $1`,
     [id],
   );
   const row = rows[0];
@@ -356,5 +360,7 @@ export const loadCredentials = async (db: Queryable, id: string): Promise<KeyCre
     qpsLimit: row.qps_limit,
     expiresAt: toDate(row.expires_at),
     access: compileAccess(row.operations, row.allowed_addresses),
+    workspaceLimit:
+      row.workspace_id === null || row.workspace_qps_limit === null ? null : { workspaceId: row.workspace_id, qpsLimit: row.workspace_qps_limit },
   };
 };

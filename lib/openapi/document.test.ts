@@ -453,7 +453,8 @@ describe("GET /v1/account", () => {
     const schema = doc.components.schemas.AccountKey;
     expect(isObject(schema?.properties) ? Object.keys(schema.properties) : []).toEqual([
       "id", "name", "credits_remaining", "credits_granted", "qps_limit", "daily_credit_cap",
-      "credits_spent_today", "credits_spent_this_month", "refill", "nextRefillAt",
+      "credits_spent_today", "credits_spent_this_month", "refill", "nextRefillAt", "pool", "cap", "budget",
+      "credits_spendable", "limited_by",
     ]);
     for (const [status, response] of Object.entries(account().responses)) {
       const media = jsonMedia(response);

@@ -53,6 +53,11 @@ const exampleAccount: JsonObject = {
     credits_spent_this_month: 1579,
     refill: { credits: 10000, interval: "monthly", dayOfMonth: 1, mode: "top_up_to" },
     nextRefillAt: "2026-12-01T00:00:00.000Z",
+    pool: null,
+    cap: null,
+    budget: null,
+    credits_spendable: 372,
+    limited_by: "daily_cap",
   },
 };
 

@@ -30,6 +30,39 @@ export const accountKeySchema = z
       .nullable()
       .describe("The key's automatic refill; null: none"),
     nextRefillAt: z.iso.datetime().nullable().describe("When the next refill runs (UTC); null: no refill"),
+    pool: z
+      .object({
+        workspace_id: z.string().describe("The team workspace whose pool the key draws from"),
+        credits_remaining: z.number().int().min(0).describe("Credits left in the pool, for all its keys"),
+        credits_granted: z.number().int().min(0).describe("Credits ever added to the pool"),
+      })
+      .nullable()
+      .describe("The team workspace's credit pool the key draws from (credits_remaining is then the pool's); null: the key has its own balance"),
+    cap: z
+      .object({
+        credits: z.number().int().min(0).describe("Credits the key may spend in the period"),
+        period: z.enum(["month", "total"]).describe("month: per calendar month (UTC); total: in all"),
+        credits_spent: z.number().int().min(0).describe("Credits spent in the period, reservations in flight included"),
+        credits_left: z.number().int().min(0).describe("Credits the cap still lets the key spend"),
+      })
+      .nullable()
+      .describe("The key's own monthly or total cap (its daily one is daily_credit_cap); null: none"),
+    budget: z
+      .object({
+        credits: z.number().int().min(0).describe("Credits the member's keys of the workspace may spend per calendar month (UTC)"),
+        credits_spent_this_month: z.number().int().min(0).describe("Credits the member's keys of the workspace spent this month"),
+        credits_left: z.number().int().min(0).describe("Credits the budget still lets them spend this month"),
+      })
+      .nullable()
+      .describe("The monthly budget of the member who made the key, in its team workspace; null: none"),
+    credits_spendable: z
+      .number()
+      .int()
+      .min(0)
+      .describe("Credits the key can spend now: the least of its balance (or pool), what its daily cap, own cap and member budget leave"),
+    limited_by: z
+      .enum(["credits", "pool", "daily_cap", "cap", "budget"])
+      .describe("Which of them leaves the least: the key's own credits, the pool, the daily cap, the key's own cap, or the member's budget"),
   })
   .meta({ id: "AccountKey" });
 

@@ -53,13 +53,22 @@ export const burnRateForecast = async (db: Queryable, scope: UsageScope, now = n
   const spendScope = scopeCondition(scope, params, "key_id");
   const keyScope = scopeCondition(scope, params, "k.id");
   const rows = await db.query<ForecastRow>(
+    // A key that draws from a team's pool runs out when the pool does: the pool's credits, burnt by
+    // all its keys (those outside the scope too), and the pool's refill.
     `WITH spend AS (
        SELECT key_id, sum(credits)::float8 AS credits FROM usage_daily
        WHERE day >= $1::date AND ${spendScope} GROUP BY key_id
+     ), pool_spend AS (
+       SELECT pk.pool_id, sum(d.credits)::float8 AS credits FROM usage_daily d JOIN api_keys pk ON pk.id = d.key_id
+       WHERE d.day >= $1::date AND pk.pool_id IN (SELECT k.pool_id FROM api_keys k WHERE ${keyScope}) GROUP BY pk.pool_id
      )
-     SELECT k.id, k.name, k.credits_remaining::float8 AS credits_remaining, k.created_at, COALESCE(s.credits, 0)::float8 AS spent,
-       CASE WHEN k.refill_credits IS NOT NULL AND k.refill_stopped_at IS NULL THEN next_refill_at(k.refill_interval, k.refill_day_of_month, $${params.length + 1}::timestamptz) END AS next_refill_at
+     SELECT k.id, k.name, COALESCE(w.pool_credits, k.credits_remaining)::float8 AS credits_remaining, COALESCE(w.created_at, k.created_at) AS created_at,
+       COALESCE(CASE WHEN k.pool_id IS NULL THEN s.credits ELSE ps.credits END, 0)::float8 AS spent,
+       CASE WHEN k.pool_id IS NULL AND k.refill_credits IS NOT NULL AND k.refill_stopped_at IS NULL
+              THEN next_refill_at(k.refill_interval, k.refill_day_of_month, $${params.length + 1}::timestamptz)
+            WHEN w.refill_credits IS NOT NULL THEN next_refill_at(w.refill_interval, w.refill_day_of_month, $${params.length + 1}::timestamptz) END AS next_refill_at
      FROM api_keys k LEFT JOIN spend s ON s.key_id = k.id
+       LEFT JOIN workspaces w ON w.id = k.pool_id LEFT JOIN pool_spend ps ON ps.pool_id = k.pool_id
      WHERE k.id IN (SELECT id FROM usable_keys) AND ${keyScope}`,
     [...params, now.toISOString()],
   );

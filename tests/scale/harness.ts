@@ -300,6 +300,48 @@ export const issueKey = async (name: string, spec: { credits: number; qps: numbe
   return { id: key.id, token, credits: spec.credits, qps: spec.qps };
 };
 
+/**
+ * A team workspace (docs/teams.md) whose pool holds `pool` credits, straight into the database, and
+ * `keys` keys of it that draw from the pool; `workspaceQps`: the limit its keys share.
+ */
+export const issuePooledKeys = async (
+  name: string,
+  spec: { pool: number; keys: number; qps: number; workspaceQps?: number },
+): Promise<{ workspaceId: string; keys: IssuedKey[] }> => {
+  const { createKey } = await import("@/lib/keys/repository");
+  const db = { query: async <Row>(text: string, params?: unknown[]) => (await database().query(text, params)).rows as Row[] };
+  const suffix = crypto.randomUUID().slice(0, 8);
+  const [owner] = await db.query<{ id: string }>(
+    "INSERT INTO users (id, email, name, role) VALUES ($1, $2, $3, 'analyst') RETURNING id",
+    [`usr_${name}_${suffix}`, `${name}-${suffix}@example.test`, name],
+  );
+  const workspaceId = `wst_${name}_${suffix}`;
+  await db.query("INSERT INTO workspaces (id, name, pool_credits, pool_granted, qps_limit) VALUES ($1, $2, $3, $3, $4)", [
+    workspaceId,
+    name,
+    spec.pool,
+    spec.workspaceQps ?? null,
+  ]);
+  await db.query("INSERT INTO workspace_members (workspace_id, user_id, role) VALUES ($1, $2, 'owner')", [workspaceId, owner!.id]);
+  const keys: IssuedKey[] = [];
+  for (let index = 0; index < spec.keys; index += 1) {
+    const { key, token } = await createKey(db, cluster().authSecret, {
+      name: `${name}-${index}`,
+      ownerId: owner!.id,
+      credits: 0,
+      qpsLimit: spec.qps,
+      expiresAt: null,
+      workspaceId,
+    });
+    keys.push({ id: key.id, token, credits: 0, qps: spec.qps });
+  }
+  return { workspaceId, keys };
+};
+
+/** A workspace's pool now. */
+export const readPool = async (workspaceId: string): Promise<number> =>
+  Number((await database().query("SELECT pool_credits::int AS c FROM workspaces WHERE id = $1", [workspaceId])).rows[0]?.c);
+
 /** requests: how many requests the record stands for (more than 1 for an aggregate of free refusals). */
 export type UsageRow = { request_id: string; status: number; credits_charged: number; requests: number };
 

@@ -9,8 +9,10 @@ import {
   health,
   instanceFor,
   issueKey,
+  issuePooledKeys,
   message,
   readLedger,
+  readPool,
   send,
   skipped,
   sumCharged,
@@ -54,6 +56,42 @@ const expectExactlyAffordable = async (key: IssuedKey): Promise<void> => {
 
 describe.skipIf(skipped())("300 concurrent followers lookups over 3 instances, credits for 100", () => {
   useWholeCluster({ repairAfter: true });
+
+  it("charges 300 lookups over 6 keys of one team pool, credits for 100, exactly: 100 × 200, 200 × 402, the pool at 0", async () => {
+    const team = await issuePooledKeys("scale-pool", { pool: AFFORDABLE * FOLLOWERS_COST, keys: 6, qps: 100_000 });
+    const answers = await Promise.all(
+      Array.from({ length: REQUESTS }, (_, sequence) =>
+        send(instanceFor(sequence).port, FOLLOWERS, { headers: bearer(team.keys[sequence % team.keys.length]!.token) }),
+      ),
+    );
+    expect(countStatuses(answers)).toEqual({ 200: AFFORDABLE, 402: REQUESTS - AFFORDABLE });
+    for (const answer of answers) {
+      if (answer.status === 402) expect(message(answer)).toBe("apiKey quota is not enough");
+      expect(Number(header(answer, "x-credits-remaining"))).toBeGreaterThanOrEqual(0);
+    }
+    expect(await readPool(team.workspaceId)).toBe(0);
+    let charged = 0;
+    let requests = 0;
+    for (const key of team.keys) {
+      const ledger = await readLedger(key.id);
+      charged += sumCharged(ledger.usage);
+      requests += sumRequests(ledger.usage);
+    }
+    expect(charged).toBe(AFFORDABLE * FOLLOWERS_COST);
+    expect(requests).toBe(REQUESTS);
+  });
+
+  it("holds a workspace's shared per-second limit across its keys and the instances", async () => {
+    const qps = 5;
+    const team = await issuePooledKeys("scale-shared-limit", { pool: 10_000, keys: 3, qps: 1000, workspaceQps: qps });
+    const answers = await Promise.all(
+      Array.from({ length: 15 }, (_, sequence) =>
+        send(instanceFor(sequence).port, FOLLOWERS, { headers: bearer(team.keys[sequence % team.keys.length]!.token) }),
+      ),
+    );
+    expect(answers.filter((answer) => answer.status === 200)).toHaveLength(qps);
+    expect(answers.filter((answer) => answer.status === 429)).toHaveLength(15 - qps);
+  });
 
   it("answers exactly 100 × 200 and 200 × 402 and leaves 0 credits, 300 usage records, 200 credits charged", async () => {
     const key = await issueKey("scale-overspend", { credits: AFFORDABLE * FOLLOWERS_COST, qps: 100_000 });

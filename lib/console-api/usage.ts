@@ -27,7 +27,9 @@ import { GROUP_BYS, summary, type GroupBy, type UsageSummary } from "@/lib/usage
  *   operation  an operation id of the registry (lib/operations)
  *   status     an exact status (200, 402, …) or a class (2xx, 4xx, 5xx)
  *   requestId  exact request id (UUID)            [log, events export]
- *   groupBy    day,operation,key (comma list)     [summary; default day]
+ *   workspaceId  every key of that workspace (members whose role reads usage; else 403/404);
+ *              with userId: that member's keys there
+ *   groupBy    day,operation,key,member (comma list) [summary; default day]
  *   cursor     nextCursor of the previous page    [log]
  *   limit      1–200, default 50                  [log]
  *   kind       events | daily                     [export]
@@ -70,6 +72,7 @@ const CHANNELS = ["api", "console", "batch", "mcp"] as const;
 const querySchema = z.object({
   keyId: z.string().trim().min(1).max(100).optional(),
   userId: z.string().trim().min(1).max(100).optional(),
+  workspaceId: z.string().trim().min(1).max(100).optional(),
   scope: z.enum(["mine", "all"], { error: "scope must be mine or all." }).default("mine"),
   from: timeOrDay("from"),
   to: timeOrDay("to"),
@@ -82,7 +85,7 @@ const querySchema = z.object({
     .trim()
     .transform((value) => value.split(",").map((part) => part.trim()).filter((part) => part !== ""))
     .refine((parts) => parts.every((part) => (GROUP_BYS as readonly string[]).includes(part)), {
-      message: "groupBy must list day, operation and/or key.",
+      message: "groupBy must list day, operation, key and/or member.",
     })
     .transform((parts) => parts as GroupBy[])
     .optional(),
@@ -127,6 +130,7 @@ export const usageScope = (context: Context, query: UsageQuery): Promise<Resolve
     keyId: query.keyId,
     userId: query.userId,
     everyone: query.scope === "all",
+    workspaceId: query.workspaceId,
   });
 
 const eventFilters = (query: UsageQuery): EventFilters => ({

@@ -2,6 +2,7 @@ import type { Db, Queryable } from "@/lib/db/client";
 import { DomainError } from "@/lib/errors";
 import { visibleKey, type Principal } from "@/lib/keys/manage";
 import { getUser } from "@/lib/users/repository";
+import { requireWorkspaceRole } from "@/lib/workspaces/access";
 
 /**
  * Whose usage a request may read. Analysts read only keys they own: another user's key is
@@ -16,13 +17,16 @@ export type ScopeRequest = {
   userId?: string;
   /** Admins: every key there is. */
   everyone?: boolean;
+  /** Every key of this workspace, for a member whose role reads its usage (docs/teams.md). */
+  workspaceId?: string;
 };
 
 export type ResolvedScope = {
   scope: UsageScope;
-  kind: "key" | "mine" | "user" | "all";
+  kind: "key" | "mine" | "user" | "all" | "workspace";
   keyId: string | null;
   userId: string | null;
+  workspaceId?: string | null;
 };
 
 const ownedKeyIds = async (db: Queryable, ownerId: string): Promise<string[]> =>
@@ -32,8 +36,16 @@ export const resolveScope = async (db: Db, principal: Principal, request: ScopeR
   const isAdmin = principal.role === "admin";
   const { keyId, userId } = request;
   // Checked before any lookup: an analyst learns nothing about other users, not even that they exist.
-  if (!isAdmin && ((userId !== undefined && userId !== principal.id) || request.everyone)) {
+  if (!isAdmin && ((userId !== undefined && userId !== principal.id && request.workspaceId === undefined) || request.everyone)) {
     throw new DomainError("forbidden", "Only an administrator can see other users' usage.");
+  }
+  if (request.workspaceId !== undefined && keyId === undefined) {
+    const membership = await requireWorkspaceRole(db, principal, request.workspaceId, "usage.read");
+    const rows = await db.query<{ id: string }>(
+      "SELECT id FROM api_keys WHERE workspace_id = $1 AND ($2::text IS NULL OR owner_id = $2) ORDER BY id",
+      [membership.workspace.id, userId ?? null],
+    );
+    return { scope: { kind: "keys", keyIds: rows.map((row) => row.id) }, kind: "workspace", keyId: null, userId: userId ?? null, workspaceId: membership.workspace.id };
   }
   if (keyId !== undefined) {
     const key = await visibleKey(db, principal, keyId);

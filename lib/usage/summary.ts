@@ -21,8 +21,8 @@ import { scopeCondition, type UsageScope } from "./scope";
  * - creditsRemaining / activeKeys: the scope's usable keys now (usable_keys: active, unexpired,
  *   owner not disabled), not per period.
  */
-export type GroupBy = "day" | "operation" | "key";
-export const GROUP_BYS: readonly GroupBy[] = ["day", "operation", "key"];
+export type GroupBy = "day" | "operation" | "key" | "member";
+export const GROUP_BYS: readonly GroupBy[] = ["day", "operation", "key", "member"];
 
 export type StatusClass = "2xx" | "4xx" | "5xx";
 
@@ -73,6 +73,8 @@ const DIMENSIONS: Record<GroupBy, string> = {
   day: "to_char(day, 'YYYY-MM-DD')",
   operation: "operation",
   key: "key_id",
+  // Who made the key ("" for a key of no one: the key CLI's, a removed member's batches').
+  member: "COALESCE((SELECT k.owner_id FROM api_keys k WHERE k.id = usage_daily.key_id), '')",
 };
 
 // float8 reads back as a JS number on PGlite and pg alike; the sums stay far below 2^53.
@@ -210,6 +212,14 @@ const buildGroups = async (
     const names = [...new Set([...operationIds, ...groups.keys()])];
     return names.map((name) => ({ id: name, label: name, ...metricsOf(groups.get(name) ?? newAccumulator(operationIds)) }));
   }
+  if (groupBy === "member") {
+    const ids = [...groups.keys()].filter((id) => id !== "");
+    const users = ids.length === 0 ? [] : await db.query<{ id: string; email: string }>("SELECT id, email FROM users WHERE id = ANY($1::text[])", [ids]);
+    const emails = new Map(users.map((user) => [user.id, user.email]));
+    return [...groups]
+      .sort(([idA, a], [idB, b]) => b.credits - a.credits || b.requests - a.requests || idA.localeCompare(idB))
+      .map(([id, acc]) => ({ id: id === "" ? "none" : id, label: id === "" ? "No member" : (emails.get(id) ?? id), ...metricsOf(acc) }));
+  }
   const ranked = [...groups].sort(([idA, a], [idB, b]) => b.credits - a.credits || b.requests - a.requests || idA.localeCompare(idB));
   const shown = ranked.slice(0, MAX_KEY_GROUPS);
   const names = await keyNames(db, shown.map(([id]) => id));
@@ -226,8 +236,11 @@ const buildGroups = async (
 const remainingCredits = async (db: Queryable, scope: UsageScope): Promise<{ credits: number; keys: number }> => {
   const params: unknown[] = [];
   const rows = await db.query<{ credits: number; keys: number }>(
-    `SELECT COALESCE(sum(credits_remaining), 0)::float8 AS credits, count(*)::float8 AS keys FROM api_keys
-     WHERE id IN (SELECT id FROM usable_keys) AND ${scopeCondition(scope, params, "id")}`,
+    // A team's pool counts once however many of its keys are in scope (key_credits: own or pool).
+    `SELECT COALESCE(sum(credits), 0)::float8 AS credits, COALESCE(sum(keys), 0)::float8 AS keys FROM (
+       SELECT max(credits_remaining) AS credits, count(*) AS keys FROM key_credits
+       WHERE id IN (SELECT id FROM usable_keys) AND ${scopeCondition(scope, params, "id")}
+       GROUP BY COALESCE(pool_id, id)) AS holders`,
     params,
   );
   return { credits: rows[0]?.credits ?? 0, keys: rows[0]?.keys ?? 0 };

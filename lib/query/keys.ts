@@ -51,13 +51,15 @@ export const keysQuery = (scope: KeyScope = "mine") =>
     refetchOnWindowFocus: "always",
   });
 
-export const auditQuery = () =>
+/** The service's audit log (admins), or one workspace's (GET /api/workspaces/{id}/audit). */
+export const auditQuery = (workspaceId?: string) =>
   infiniteQueryOptions({
-    queryKey: auditQueryKey,
+    queryKey: [...auditQueryKey, workspaceId ?? "service"],
     queryFn: ({ pageParam }) => {
       const search = new URLSearchParams({ limit: String(AUDIT_PAGE_SIZE) });
       if (pageParam !== undefined) search.set("before", String(pageParam));
-      return fetchJson<AuditPage>(`/api/admin/audit?${search.toString()}`);
+      const path = workspaceId === undefined ? "/api/admin/audit" : `/api/workspaces/${encodeURIComponent(workspaceId)}/audit`;
+      return fetchJson<AuditPage>(`${path}?${search.toString()}`);
     },
     initialPageParam: undefined as number | undefined,
     getNextPageParam: (last) => last.nextBefore ?? undefined,

@@ -50,6 +50,13 @@ export type DomainErrorCode =
   | "no_password"
   | "self_disable"
   | "too_many_attempts"
+  // Workspaces (lib/workspaces).
+  /** A workspace keeps at least one owner: the change would leave none. */
+  | "last_owner"
+  /** A rule of workspaces: a personal workspace takes no members, a member is already one, … */
+  | "workspace_rule"
+  /** An invitation link that is unknown, used, revoked or expired. */
+  | "invitation_invalid"
   // Requests as they arrive, before any domain reads them.
   | "unauthenticated"
   | "cross_origin"

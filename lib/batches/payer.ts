@@ -22,9 +22,10 @@ const qpsOf = async (db: Db, keyId: string): Promise<number | null> => {
   return qpsLimit === undefined ? null : Number(qpsLimit);
 };
 
-export const payerOf = async (db: Db, batch: Pick<BatchRow, "id" | "user_id" | "key_id">): Promise<Payer | null> => {
+export const payerOf = async (db: Db, batch: Pick<BatchRow, "id" | "user_id" | "key_id" | "workspace_id">): Promise<Payer | null> => {
   let credentials: { keyId: string; token: string } | null;
-  if (batch.key_id === null) credentials = batch.user_id === null ? null : await consoleToken(db, batch.user_id);
+  // A console batch: the owner's console key in the batch's workspace (docs/teams.md).
+  if (batch.key_id === null) credentials = batch.user_id === null ? null : await consoleToken(db, batch.user_id, batch.workspace_id);
   else {
     const sealed = await batchTokenSealed(db, batch.id);
     credentials = sealed === null ? null : { keyId: batch.key_id, token: decryptSecret(batchTokenKey(), sealed, `batch-token:${batch.id}`) };

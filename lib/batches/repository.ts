@@ -29,6 +29,8 @@ export type BatchRow = {
   lease_owner: string | null;
   /** The API key that pays for and paces a batch created under /v1; null: the owner's console key. */
   key_id: string | null;
+  /** The workspace it runs in (docs/teams.md): its key's, or for a console batch its owner's active one. */
+  workspace_id: string | null;
   webhook_url: string | null;
   /** Oldest cached answer accepted (seconds); null: the operator's TTLs. */
   max_age_s: number | null;
@@ -39,7 +41,7 @@ export type BatchRow = {
 
 export const BATCH_COLUMNS = `id, user_id, operation, max_pages, status, stop_reason, total, done, succeeded, not_found, failed,
   max_credits::bigint AS max_credits, max_cost_credits::bigint AS max_cost_credits, credits_spent::bigint AS credits_spent,
-  retry_of, lease_owner, key_id, webhook_url, max_age_s, created_at, started_at, finished_at`;
+  retry_of, lease_owner, key_id, workspace_id, webhook_url, max_age_s, created_at, started_at, finished_at`;
 
 /** Numbers as numbers on both drivers (PGlite returns bigint columns as bigint). */
 export const normaliseBatch = (row: BatchRow): BatchRow => ({
@@ -126,8 +128,14 @@ export const insertBatch = async (db: Db, batch: NewBatch): Promise<BatchRow> =>
     await claimBatchRoom(tx, holder, batch.inputs.length, batch.quota);
     const rows = await tx.query<BatchRow>(
       `INSERT INTO batches (id, user_id, operation, max_pages, total, max_credits, max_cost_credits, retry_of,
-         key_id, token_sealed, webhook_url, max_age_s, lease_owner, lease_expires_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, now() + ${CREATING_LEASE}) RETURNING ${BATCH_COLUMNS}`,
+         key_id, token_sealed, webhook_url, max_age_s, lease_owner, lease_expires_at, workspace_id)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, now() + ${CREATING_LEASE},
+         -- The paying key's workspace; a console batch runs in its owner's active workspace.
+         COALESCE((SELECT k.workspace_id FROM api_keys k WHERE k.id = $9::text),
+           (SELECT m.workspace_id FROM users u JOIN workspace_members m ON m.workspace_id = u.active_workspace_id AND m.user_id = u.id
+            WHERE u.id = $2::text),
+           (SELECT w.id FROM workspaces w WHERE w.personal_user_id = $2::text)))
+       RETURNING ${BATCH_COLUMNS}`,
       [
         id,
         batch.userId,
@@ -174,10 +182,19 @@ export const insertBatch = async (db: Db, batch: NewBatch): Promise<BatchRow> =>
  */
 export type Viewer = { id: string | null; role: "admin" | "analyst"; keyId?: string };
 
+/**
+ * A console viewer's own batches are those of their active workspace (docs/teams.md): another
+ * workspace's batch is not found, like another user's.
+ */
+const inActiveWorkspace = (userParam: string) => `workspace_id IS NOT DISTINCT FROM COALESCE(
+  (SELECT m.workspace_id FROM users u JOIN workspace_members m ON m.workspace_id = u.active_workspace_id AND m.user_id = u.id
+   WHERE u.id = ${userParam}::text),
+  (SELECT w.id FROM workspaces w WHERE w.personal_user_id = ${userParam}::text))`;
+
 export const findBatch = async (db: Queryable, viewer: Viewer, id: string): Promise<BatchRow> => {
   const rows = await db.query<BatchRow>(
     `SELECT ${BATCH_COLUMNS} FROM batches
-     WHERE id = $1 AND CASE WHEN $4::text IS NULL THEN $2::boolean OR user_id = $3 ELSE key_id = $4 END`,
+     WHERE id = $1 AND CASE WHEN $4::text IS NULL THEN $2::boolean OR (user_id = $3 AND ${inActiveWorkspace("$3")}) ELSE key_id = $4 END`,
     [id, viewer.role === "admin" && viewer.keyId === undefined, viewer.id, viewer.keyId ?? null],
   );
   const row = rows[0];
@@ -204,7 +221,8 @@ export const batchTokenSealed = async (db: Queryable, batchId: string): Promise<
 export const listBatches = async (db: Queryable, viewer: Viewer, scope: "mine" | "all"): Promise<BatchRow[]> => {
   const everyone = viewer.role === "admin" && scope === "all";
   const rows = await db.query<BatchRow>(
-    `SELECT ${BATCH_COLUMNS} FROM batches WHERE ($1::boolean OR user_id = $2) ORDER BY created_at DESC, id DESC LIMIT ${LIST_LIMIT}`,
+    `SELECT ${BATCH_COLUMNS} FROM batches WHERE ($1::boolean OR (user_id = $2 AND ${inActiveWorkspace("$2")}))
+     ORDER BY created_at DESC, id DESC LIMIT ${LIST_LIMIT}`,
     [everyone, viewer.id],
   );
   return rows.map(normaliseBatch);

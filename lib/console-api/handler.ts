@@ -65,6 +65,10 @@ export const statusOf: Record<DomainErrorCode, ConsoleStatus> = {
   no_password: 400,
   self_disable: 400,
   too_many_attempts: 429,
+  // Workspaces.
+  last_owner: 409,
+  workspace_rule: 409,
+  invitation_invalid: 404,
   // Requests.
   unauthenticated: 401,
   cross_origin: 403,
@@ -148,47 +152,71 @@ export type ConsoleRouteDeps = { currentUser: () => Promise<User | null>; db: ()
 
 const processDeps: ConsoleRouteDeps = { currentUser, db: getDb };
 
-export const consoleRoute =
-  <Body = undefined>(
-    options: { body?: z.ZodType<Body>; role?: "admin"; status?: number; deps?: ConsoleRouteDeps },
-    handler: (context: ConsoleContext<Body>) => Promise<unknown>,
-  ) =>
-  async (request: Request, route?: RouteContext): Promise<Response> => {
-    try {
-      // Every method: a console GET may spend credits (lookups) and the session cookie is
-      // SameSite=Lax, so a link on another site would otherwise carry it.
-      if (!isSameOrigin(request)) {
-        throw new DomainError("cross_origin", "Cross-origin requests are not allowed.");
-      }
-      // Bad text is refused before anything reads it (NUL would reach PostgreSQL as an error).
-      const badUrl = urlProblem(new URL(request.url));
-      if (badUrl) throw new DomainError("invalid_text", badUrl);
-      const deps = options.deps ?? processDeps;
-      const user = await deps.currentUser();
-      if (!user) throw new DomainError("unauthenticated", "Sign in to use the console API.");
-      if (options.role === "admin" && user.role !== "admin") {
-        throw new DomainError("forbidden", "This needs an administrator.");
-      }
-      // Next passes no params (undefined) to routes without dynamic segments.
-      const rawParams = (route ? await route.params : undefined) ?? {};
-      const params = Object.fromEntries(
-        Object.entries(rawParams).map(([name, value]) => [name, Array.isArray(value) ? value.join("/") : value]),
-      );
-      const body = options.body ? await readBody(request, options.body) : (undefined as Body);
-      const result = await handler({
-        user,
-        body,
-        params,
-        query: new URL(request.url).searchParams,
-        ip: clientIp(request.headers),
-        db: await deps.db(),
-        request,
-      });
-      if (result instanceof Response) return result;
-      return Response.json(result, { status: options.status ?? 200, headers: { "Cache-Control": "no-store" } });
-    } catch (error) {
-      if (isDomainError(error)) return errorResponse(statusOf[error.code], error.code, error.message);
-      log.error("console api failed", { path: new URL(request.url).pathname, error: describeError(error) });
-      return errorResponse(500, "internal", "Something went wrong on our side. Try again.");
+type RouteOptions<Body> = { body?: z.ZodType<Body>; role?: "admin"; status?: number; deps?: ConsoleRouteDeps };
+
+/** Every console route's path through a request; `signedIn` says whether it needs a session. */
+const handle = async <Body>(
+  request: Request,
+  route: RouteContext | undefined,
+  options: RouteOptions<Body>,
+  signedIn: boolean,
+  handler: (context: Omit<ConsoleContext<Body>, "user"> & { user: User | null }) => Promise<unknown>,
+): Promise<Response> => {
+  try {
+    // Every method: a console GET may spend credits (lookups) and the session cookie is
+    // SameSite=Lax, so a link on another site would otherwise carry it.
+    if (!isSameOrigin(request)) {
+      throw new DomainError("cross_origin", "Cross-origin requests are not allowed.");
     }
-  };
+    // Bad text is refused before anything reads it (NUL would reach PostgreSQL as an error).
+    const badUrl = urlProblem(new URL(request.url));
+    if (badUrl) throw new DomainError("invalid_text", badUrl);
+    const deps = options.deps ?? processDeps;
+    const user = await deps.currentUser();
+    if (!user && signedIn) throw new DomainError("unauthenticated", "Sign in to use the console API.");
+    if (options.role === "admin" && user?.role !== "admin") {
+      throw new DomainError("forbidden", "This needs an administrator.");
+    }
+    // Next passes no params (undefined) to routes without dynamic segments.
+    const rawParams = (route ? await route.params : undefined) ?? {};
+    const params = Object.fromEntries(
+      Object.entries(rawParams).map(([name, value]) => [name, Array.isArray(value) ? value.join("/") : value]),
+    );
+    const body = options.body ? await readBody(request, options.body) : (undefined as Body);
+    const result = await handler({
+      user,
+      body,
+      params,
+      query: new URL(request.url).searchParams,
+      ip: clientIp(request.headers),
+      db: await deps.db(),
+      request,
+    });
+    if (result instanceof Response) return result;
+    return Response.json(result, { status: options.status ?? 200, headers: { "Cache-Control": "no-store" } });
+  } catch (error) {
+    if (isDomainError(error)) return errorResponse(statusOf[error.code], error.code, error.message);
+    log.error("console api failed", { path: new URL(request.url).pathname, error: describeError(error) });
+    return errorResponse(500, "internal", "Something went wrong on our side. Try again.");
+  }
+};
+
+export const consoleRoute =
+  <Body = undefined>(options: RouteOptions<Body>, handler: (context: ConsoleContext<Body>) => Promise<unknown>) =>
+  (request: Request, route?: RouteContext): Promise<Response> =>
+    handle(request, route, options, true, ({ user, ...context }) => {
+      if (!user) throw new DomainError("unauthenticated", "Sign in to use the console API.");
+      return handler({ ...context, user });
+    });
+
+/**
+ * A console route that also answers a visitor who is not signed in (accepting an invitation by
+ * setting a password): the same origin, body and error rules; `user` is null for the visitor.
+ */
+export const openConsoleRoute =
+  <Body = undefined>(
+    options: Omit<RouteOptions<Body>, "role">,
+    handler: (context: Omit<ConsoleContext<Body>, "user"> & { user: User | null }) => Promise<unknown>,
+  ) =>
+  (request: Request, route?: RouteContext): Promise<Response> =>
+    handle(request, route, options, false, handler);

@@ -3,6 +3,9 @@ import { getProviderKeyView } from "@/lib/connectors/provider-keys";
 import type { Db } from "@/lib/db/client";
 import { env, type Env } from "@/lib/env";
 import { consoleToken } from "@/lib/keys/manage";
+import { memberRole } from "@/lib/workspaces/access";
+import { activeWorkspaceId } from "@/lib/workspaces/active";
+import { roleMay } from "@/lib/workspaces/roles";
 import { recordConsoleLookup } from "@/lib/usage/recent";
 import { operationById, registry, type Registry } from "@/lib/operations";
 import { services } from "@/lib/services";
@@ -36,6 +39,12 @@ export const consoleLookup = async (
 ): Promise<PipelineResult> => {
   const operation = operationById(operationId, deps.registry);
   if (!operation) throw new DomainError("not_found", "No such operation.");
+  // A role that may not run lookups in the active workspace (a viewer) is told so, not sent to the Keys page.
+  const workspaceId = await activeWorkspaceId(db, userId);
+  const role = await memberRole(db, workspaceId, userId);
+  if (role !== null && !roleMay(role, "lookups.run")) {
+    throw new DomainError("forbidden", `Your role in this workspace (${role}) cannot run lookups. Switch to a workspace where you may.`);
+  }
   const credentials = await consoleToken(db, userId);
   if (!credentials) {
     throw new DomainError("no_console_key", "Choose a console key on the Keys page before running lookups.");

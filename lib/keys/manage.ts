@@ -6,16 +6,34 @@ import { decryptSecret, encryptSecret } from "@/lib/security/aead";
 import { derivedKey } from "@/lib/security/secrets";
 import { allowanceCovers, spendAllowance, type Role } from "@/lib/users/repository";
 import { replaceThresholds } from "@/lib/alerts/thresholds";
+import { memberRole, requireWorkspaceRole } from "@/lib/workspaces/access";
+import { personalWorkspaceId } from "@/lib/workspaces/repository";
+import { roleMay } from "@/lib/workspaces/roles";
 import { keyChanged } from "./events";
 import type { KeyPolicyPatch } from "./policy-input";
 import type { KeyRefill } from "./refill";
-import { createKey, getKey, listKeys, lockKey, revokeKey, rollKey, setKeyPolicy, topUpKey, type ApiKey, type KeyPolicy } from "./repository";
+import {
+  createKey,
+  getKey,
+  listKeys,
+  listWorkspaceKeys,
+  lockKey,
+  revokeKey,
+  rollKey,
+  setKeyCap,
+  setKeyPolicy,
+  topUpKey,
+  type ApiKey,
+  type KeyCap,
+  type KeyPolicy,
+} from "./repository";
 import { hashToken, sameHash } from "./tokens";
 
 /**
- * Key management as the console does it: ownership (analysts see only their own keys; anything
- * else is "not found"), credit allowances, audit entries in the same transaction, console
- * tokens sealed with AES-256-GCM. No HTTP in here.
+ * Key management as the console does it: who may see a key (its workspace's role table decides:
+ * owners and admins every key of the workspace, analysts their own; anything else is "not
+ * found"), credit allowances, audit entries in the same transaction, console tokens sealed with
+ * AES-256-GCM. No HTTP in here.
  */
 export type Principal = { id: string; email: string; role: Role; ip: string };
 
@@ -24,17 +42,41 @@ export const keyRuleBroken = (message: string): DomainError => new DomainError("
 
 const actorOf = (principal: Principal): Actor => ({ id: principal.id, email: principal.email, ip: principal.ip });
 
-const canSee = (principal: Principal, key: ApiKey) => principal.role === "admin" || key.ownerId === principal.id;
+/**
+ * Whether the principal may see and act on this key: the service administrator any key; a member
+ * of the key's workspace whose role manages keys any of its keys; one who may make keys, their own.
+ */
+const canSee = async (db: Queryable, principal: Principal, key: ApiKey): Promise<boolean> => {
+  if (principal.role === "admin") return true;
+  if (key.workspaceId === null) return false;
+  const role = await memberRole(db, key.workspaceId, principal.id);
+  if (role === null) return false;
+  return roleMay(role, "keys.manage") || (key.ownerId === principal.id && roleMay(role, "keys.own"));
+};
 
 const consoleTokenKey = () => derivedKey("console-token");
-const sealToken = (keyId: string, token: string) => encryptSecret(consoleTokenKey(), token, `console-token:${keyId}`);
+export const sealToken = (keyId: string, token: string) => encryptSecret(consoleTokenKey(), token, `console-token:${keyId}`);
 
 export const visibleKeys = (db: Db, principal: Principal, scope: "mine" | "all" = "mine"): Promise<ApiKey[]> =>
   principal.role === "admin" && scope === "all" ? listKeys(db) : listKeys(db, principal.id);
 
+/**
+ * A workspace's keys as this principal may see them: every key for a role that manages keys (and
+ * the service administrator), their own for one that makes keys; a role that does neither is
+ * refused (forbidden), a workspace they are not in is not found.
+ */
+export const workspaceKeys = async (db: Db, principal: Principal, workspaceId: string): Promise<ApiKey[]> => {
+  const membership = await requireWorkspaceRole(db, principal, workspaceId, "workspace.read");
+  if (membership.serviceAdmin || (membership.role !== null && roleMay(membership.role, "keys.manage"))) {
+    return listWorkspaceKeys(db, workspaceId);
+  }
+  await requireWorkspaceRole(db, principal, workspaceId, "keys.own");
+  return listWorkspaceKeys(db, workspaceId, principal.id);
+};
+
 export const visibleKey = async (db: Db, principal: Principal, id: string): Promise<ApiKey | null> => {
   const key = await getKey(db, id);
-  return key && canSee(principal, key) ? key : null;
+  return key && (await canSee(db, principal, key)) ? key : null;
 };
 
 export type NewKeyInput = {
@@ -43,6 +85,10 @@ export type NewKeyInput = {
   qpsLimit: number;
   expiresAt: Date | null;
   useForConsole: boolean;
+  /** The workspace the key belongs to; omitted: the principal's personal workspace. */
+  workspaceId?: string;
+  /** A cap of the key's own (docs/teams.md "Caps and budgets"). */
+  cap?: KeyCap | null;
 } & KeyPolicyPatch;
 
 /** The policy a patch leaves: what it sets, and for what it omits, what the key has. */
@@ -99,6 +145,12 @@ export const claimKeyRoom = async (tx: Queryable, ownerId: string, maxKeys: numb
 
 export const issueKey = (db: Db, secret: string, principal: Principal, input: NewKeyInput) =>
   db.transaction(async (tx) => {
+    const workspaceId = input.workspaceId ?? personalWorkspaceId(principal.id);
+    const membership = await requireWorkspaceRole(tx, principal, workspaceId, "keys.own");
+    // A team's key draws from the pool: nothing comes from the maker's allowance.
+    if (!membership.workspace.personal && input.credits > 0) {
+      throw keyRuleBroken("A team workspace's key draws from its pool: leave credits at 0, and set a cap to limit it.");
+    }
     await claimKeyRoom(tx, principal.id, env().MAX_KEYS_PER_USER);
     if (input.credits > 0 && !(await spendAllowance(tx, principal.id, input.credits))) {
       throw keyRuleBroken("Not enough credit allowance for that many credits. Ask an administrator for more.");
@@ -114,6 +166,8 @@ export const issueKey = (db: Db, secret: string, principal: Principal, input: Ne
       expiresAt: input.expiresAt,
       ...policy,
       refillPayerId,
+      workspaceId,
+      cap: input.cap ?? null,
     });
     if (input.alertThresholds) await replaceThresholds(tx, issued.key.id, input.alertThresholds);
     if (input.useForConsole) {
@@ -133,7 +187,8 @@ export const issueKey = (db: Db, secret: string, principal: Principal, input: Ne
       ...policy,
       refillPayerId,
       alertThresholds: input.alertThresholds ?? [],
-    });
+      cap: input.cap ?? null,
+    }, workspaceId);
     return issued;
   });
 
@@ -147,7 +202,7 @@ export const updateVisibleKeyPolicy = async (db: Db, principal: Principal, id: s
   const updated = await db.transaction(async (tx) => {
     // The key before its payer, in the order the refill sweep locks them.
     const key = await lockKey(tx, id);
-    if (!key || !canSee(principal, key)) return null;
+    if (!key || !(await canSee(tx, principal, key))) return null;
     if (key.status !== "active") throw keyRuleBroken("Only an active key can be changed.");
     const policy = policyAfter(patch, key);
     const refillSet = patch.refill === undefined ? undefined : { payerId: patch.refill === null ? null : refillPayerOf(principal) };
@@ -158,7 +213,7 @@ export const updateVisibleKeyPolicy = async (db: Db, principal: Principal, id: s
       ...policy,
       ...(refillSet ? { refillPayerId: refillSet.payerId } : {}),
       ...(patch.alertThresholds ? { alertThresholds: patch.alertThresholds } : {}),
-    });
+    }, key.workspaceId);
     return result;
   });
   if (updated) keyChanged(id);
@@ -168,10 +223,10 @@ export const updateVisibleKeyPolicy = async (db: Db, principal: Principal, id: s
 export const revokeVisibleKey = async (db: Db, principal: Principal, id: string): Promise<ApiKey | null> => {
   const revoked = await db.transaction(async (tx) => {
     const key = await getKey(tx, id);
-    if (!key || !canSee(principal, key)) return null;
+    if (!key || !(await canSee(tx, principal, key))) return null;
     const result = await revokeKey(tx, id);
     await tx.query("DELETE FROM console_tokens WHERE key_id = $1", [id]);
-    await recordAudit(tx, actorOf(principal), "key.revoke", { type: "key", id }, { name: key.name });
+    await recordAudit(tx, actorOf(principal), "key.revoke", { type: "key", id }, { name: key.name }, key.workspaceId);
     return result;
   });
   if (revoked) keyChanged(id);
@@ -194,7 +249,7 @@ export const rollVisibleKey = async (
 ): Promise<{ key: ApiKey; token: string } | null> => {
   const rolled = await db.transaction(async (tx) => {
     const key = await getKey(tx, id);
-    if (!key || !canSee(principal, key)) return null;
+    if (!key || !(await canSee(tx, principal, key))) return null;
     if (key.ownerId !== null && key.ownerId !== principal.id) {
       throw keyRuleBroken("Only the key's owner can roll it. Revoke it instead, or ask the owner to roll it.");
     }
@@ -203,7 +258,7 @@ export const rollVisibleKey = async (
     if (!result) return null;
     // The console keeps working with a rolled key: its sealed token follows the roll.
     await tx.query("UPDATE console_tokens SET token_encrypted = $2 WHERE key_id = $1", [id, sealToken(id, result.token)]);
-    await recordAudit(tx, actorOf(principal), "key.roll", { type: "key", id }, { grace });
+    await recordAudit(tx, actorOf(principal), "key.roll", { type: "key", id }, { grace }, key.workspaceId);
     return result;
   });
   if (rolled) keyChanged(id);
@@ -213,11 +268,31 @@ export const rollVisibleKey = async (
 /** Admin only (checked by the caller's route): adds credits with a reason. */
 export const topUpAnyKey = (db: Db, principal: Principal, id: string, credits: number, reason: string) =>
   db.transaction(async (tx) => {
+    const current = await getKey(tx, id);
+    if (current?.poolId) throw keyRuleBroken("This key draws from its team's pool: add credits to the pool instead.");
     const key = await topUpKey(tx, id, credits);
     if (!key) return null;
-    await recordAudit(tx, actorOf(principal), "key.credits", { type: "key", id }, { credits, reason });
+    await recordAudit(tx, actorOf(principal), "key.credits", { type: "key", id }, { credits, reason }, key.workspaceId);
     return key;
   });
+
+/**
+ * Sets or clears a key's own cap (day, month or in all); who may is whoever may see the key and
+ * manage the workspace's keys — a member may not lift the cap set on their own key.
+ */
+export const capVisibleKey = async (db: Db, principal: Principal, id: string, cap: KeyCap | null): Promise<ApiKey | null> => {
+  const capped = await db.transaction(async (tx) => {
+    const key = await lockKey(tx, id);
+    if (!key || !(await canSee(tx, principal, key))) return null;
+    if (key.workspaceId !== null) await requireWorkspaceRole(tx, principal, key.workspaceId, "keys.manage");
+    if (key.status !== "active") throw keyRuleBroken("Only an active key can be capped.");
+    const result = await setKeyCap(tx, id, cap);
+    await recordAudit(tx, actorOf(principal), "key.cap", { type: "key", id }, { cap }, key.workspaceId);
+    return result;
+  });
+  if (capped) keyChanged(id);
+  return capped;
+};
 
 /**
  * Makes a key the one the console uses. A key issued "for the console" already has its token
@@ -243,17 +318,30 @@ export const chooseConsoleKey = (db: Db, principal: Principal, id: string, token
       ]);
     }
     await tx.query("UPDATE users SET console_key_id = $2 WHERE id = $1", [principal.id, id]);
-    await recordAudit(tx, actorOf(principal), "key.console", { type: "key", id });
+    await recordAudit(tx, actorOf(principal), "key.console", { type: "key", id }, {}, key.workspaceId);
     return key;
   });
 
-/** The token the console uses for this user's lookups — server-side only, never sent to a browser. */
-export const consoleToken = async (db: Db, userId: string): Promise<{ keyId: string; token: string } | null> => {
-  const rows = await db.query<{ key_id: string; token_encrypted: string }>(
-    `SELECT c.key_id, c.token_encrypted FROM users u JOIN console_tokens c ON c.key_id = u.console_key_id AND c.user_id = u.id
-     WHERE u.id = $1`,
-    [userId],
-  );
+/**
+ * The token the console uses for this user's lookups — server-side only, never sent to a browser.
+ * With a workspace (a console batch's): the user's console key in that workspace — their chosen
+ * one when it is there, else their newest console-capable key there — so a batch keeps its
+ * workspace's key whichever workspace the user switches to meanwhile.
+ */
+export const consoleToken = async (db: Db, userId: string, workspaceId?: string | null): Promise<{ keyId: string; token: string } | null> => {
+  const rows =
+    workspaceId === undefined || workspaceId === null
+      ? await db.query<{ key_id: string; token_encrypted: string }>(
+          `SELECT c.key_id, c.token_encrypted FROM users u JOIN console_tokens c ON c.key_id = u.console_key_id AND c.user_id = u.id
+           WHERE u.id = $1`,
+          [userId],
+        )
+      : await db.query<{ key_id: string; token_encrypted: string }>(
+          `SELECT c.key_id, c.token_encrypted FROM console_tokens c JOIN api_keys k ON k.id = c.key_id JOIN users u ON u.id = c.user_id
+           WHERE c.user_id = $1 AND k.workspace_id = $2 AND k.status = 'active'
+           ORDER BY (k.id = u.console_key_id) DESC, k.created_at DESC, k.id LIMIT 1`,
+          [userId, workspaceId],
+        );
   const row = rows[0];
   if (!row) return null;
   return { keyId: row.key_id, token: decryptSecret(consoleTokenKey(), row.token_encrypted, `console-token:${row.key_id}`) };

@@ -66,3 +66,26 @@ export const keyPolicyFields = {
 export const keyPolicyBody = z.object(keyPolicyFields);
 
 export type KeyPolicyPatch = z.infer<typeof keyPolicyBody>;
+
+/** A key's own cap (docs/teams.md "Caps and budgets"): credits per day, per calendar month (UTC), or in all. */
+export const keyCapFields = {
+  capCredits: z
+    .int({ error: "The cap must be a whole number of credits." })
+    .min(0, "The cap cannot be negative.")
+    .max(1_000_000_000, "The cap can be at most 1,000,000,000 credits.")
+    .nullish(),
+  capPeriod: z.enum(["day", "month", "total"], { error: "capPeriod is day, month or total." }).nullish(),
+};
+
+/** Both cap fields, or neither. */
+export const capComplete = (value: { capCredits?: number | null; capPeriod?: string | null }, context: z.RefinementCtx): void => {
+  if ((value.capCredits ?? null) === null && (value.capPeriod ?? null) === null) return;
+  if ((value.capCredits ?? null) === null || (value.capPeriod ?? null) === null) {
+    context.addIssue({ code: "custom", message: "Give both capCredits and capPeriod (day, month or total), or neither.", path: ["capCredits"] });
+  }
+};
+
+export const capOf = (credits: number | null | undefined, period: "day" | "month" | "total" | null | undefined) =>
+  credits === null || credits === undefined || period === null || period === undefined ? null : { credits, period };
+
+export const keyCapBody = z.object(keyCapFields).superRefine(capComplete);

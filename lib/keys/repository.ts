@@ -246,6 +246,28 @@ export const listKeys = async (db: Queryable, ownerId?: string): Promise<ApiKey[
   return rows.map(toApiKey);
 };
 
+/** A workspace's keys, or only those one member made. */
+export const listWorkspaceKeys = async (db: Queryable, workspaceId: string, ownerId?: string): Promise<ApiKey[]> =>
+  (
+    await db.query<KeyRow>(
+      `SELECT ${KEY_COLUMNS} FROM api_keys WHERE workspace_id = $1 AND ($2::text IS NULL OR owner_id = $2) ORDER BY created_at DESC, id`,
+      [workspaceId, ownerId ?? null],
+    )
+  ).map(toApiKey);
+
+/** Sets the key's own cap (a day's is the daily cap) or clears every cap of its own (null). */
+export const setKeyCap = async (db: Queryable, id: string, cap: KeyCap | null): Promise<ApiKey | null> => {
+  const rows = await db.query<KeyRow>(
+    `UPDATE api_keys SET
+       daily_credit_cap = CASE WHEN $3::text = 'day' THEN $2::bigint WHEN $3::text IS NULL THEN NULL ELSE daily_credit_cap END,
+       spend_cap_credits = CASE WHEN $3::text IN ('month', 'total') THEN $2::bigint ELSE NULL END,
+       spend_cap_period = CASE WHEN $3::text IN ('month', 'total') THEN $3::text ELSE NULL END
+     WHERE id = $1 RETURNING ${KEY_COLUMNS}`,
+    [id, cap?.credits ?? null, cap?.period ?? null],
+  );
+  return rows[0] ? toApiKey(rows[0]) : null;
+};
+
 export const getKey = async (db: Queryable, id: string): Promise<ApiKey | null> => {
   const rows = await db.query<KeyRow>(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE id = $1`, [id]);
   return rows[0] ? toApiKey(rows[0]) : null;

@@ -41,6 +41,14 @@ export type ApiKeyView = {
   /** null: no refill, or a stopped one. */
   nextRefillAt: string | null;
   alertThresholds: AlertThresholdView[];
+  /** The workspace it belongs to; null: an operator's key from the key CLI. */
+  workspaceId: string | null;
+  /** The team workspace whose pool it draws from (creditsRemaining is the pool's); null: its own balance. */
+  poolId: string | null;
+  /** Its own cap besides the pool (docs/teams.md): per calendar month or in all; a day's cap is its budget's. */
+  spendCap: { credits: number; period: "month" | "total" } | null;
+  /** Who made it (null: no one — the key CLI, or a removed member's batches' key). */
+  maker: { id: string; name: string; email: string } | null;
 };
 
 export type AuditEntryView = Omit<AuditEntry, "createdAt"> & { createdAt: string };
@@ -55,7 +63,9 @@ export const consoleMarks = async (db: Db, userId: string): Promise<ConsoleMarks
   return { consoleKeyId: user?.consoleKeyId ?? null, capableKeyIds: new Set(capable) };
 };
 
-export const toKeyView = (key: ApiKey, marks: ConsoleMarks, alertThresholds: AlertThresholdView[] = []): ApiKeyView => ({
+export type KeyMaker = { id: string; name: string; email: string };
+
+export const toKeyView = (key: ApiKey, marks: ConsoleMarks, alertThresholds: AlertThresholdView[] = [], maker: KeyMaker | null = null): ApiKeyView => ({
   id: key.id,
   name: key.name,
   ownerId: key.ownerId,
@@ -77,12 +87,27 @@ export const toKeyView = (key: ApiKey, marks: ConsoleMarks, alertThresholds: Ale
   refillStopped: key.refillStopped === null ? null : { at: key.refillStopped.at.toISOString(), credits: key.refillStopped.credits },
   nextRefillAt: iso(key.nextRefillAt),
   alertThresholds,
+  workspaceId: key.workspaceId,
+  poolId: key.poolId,
+  spendCap: key.spendCap,
+  maker,
 });
+
+const makersOf = async (db: Db, keys: readonly ApiKey[]): Promise<Map<string, KeyMaker>> => {
+  const ids = [...new Set(keys.flatMap((key) => (key.ownerId === null ? [] : [key.ownerId])))];
+  if (ids.length === 0) return new Map();
+  const rows = await db.query<KeyMaker>("SELECT id, name, email FROM users WHERE id = ANY($1::text[])", [ids]);
+  return new Map(rows.map((row) => [row.id, row]));
+};
 
 /** Views of keys as this viewer sees them (console marks are the viewer's own). */
 export const keyViews = async (db: Db, viewerId: string, keys: ApiKey[]): Promise<ApiKeyView[]> => {
-  const [marks, thresholds] = await Promise.all([consoleMarks(db, viewerId), thresholdsOfKeys(db, keys.map((key) => key.id))]);
-  return keys.map((key) => toKeyView(key, marks, thresholds.get(key.id) ?? []));
+  const [marks, thresholds, makers] = await Promise.all([
+    consoleMarks(db, viewerId),
+    thresholdsOfKeys(db, keys.map((key) => key.id)),
+    makersOf(db, keys),
+  ]);
+  return keys.map((key) => toKeyView(key, marks, thresholds.get(key.id) ?? [], key.ownerId === null ? null : (makers.get(key.ownerId) ?? null)));
 };
 
 export const keyView = async (db: Db, viewerId: string, key: ApiKey): Promise<ApiKeyView> => {

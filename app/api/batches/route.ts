@@ -6,6 +6,8 @@ import { batchView, createdBatchView } from "@/lib/batches/view";
 import { consoleBatchRequest } from "@/lib/console-api/batch-request";
 import { consoleRoute } from "@/lib/console-api/handler";
 import { DomainError } from "@/lib/errors";
+import { requireWorkspaceRole } from "@/lib/workspaces/access";
+import { activeWorkspaceId } from "@/lib/workspaces/active";
 
 export const dynamic = "force-dynamic";
 
@@ -21,6 +23,8 @@ export const GET = consoleRoute({}, async ({ user, query, db }) => {
 
 /** Creates a batch; the runner takes it from the queue (this instance is woken at once). */
 export const POST = consoleRoute({ body: consoleBatchRequest, status: 201 }, async ({ user, body, db }) => {
+  // In the active workspace, with its credits: a role that may not run lookups there may not start one.
+  await requireWorkspaceRole(db, { id: user.id, role: "analyst" }, await activeWorkspaceId(db, user.id), "lookups.run");
   const created = await createBatch(db, user, body);
   wakeBatchRunner();
   return createdBatchView(created);

@@ -1,12 +1,15 @@
 import { z } from "zod";
 import { consoleRoute } from "@/lib/console-api/handler";
 import { DomainError } from "@/lib/errors";
-import { issueKey, visibleKeys } from "@/lib/keys/manage";
-import { keyPolicyFields } from "@/lib/keys/policy-input";
+import { issueKey, visibleKeys, workspaceKeys } from "@/lib/keys/manage";
+import { capComplete, capOf, keyCapFields, keyPolicyFields } from "@/lib/keys/policy-input";
 import { keyView, keyViews, principalOf } from "@/lib/keys/view";
 import { authSecret } from "@/lib/security/secrets";
 
-const listQuery = z.object({ scope: z.enum(["mine", "all"], { error: "scope must be mine or all." }).default("mine") });
+const listQuery = z.object({
+  scope: z.enum(["mine", "all"], { error: "scope must be mine or all." }).default("mine"),
+  workspaceId: z.string().max(100, "That is not a workspace id.").optional(),
+});
 
 const newKeyBody = z.object({
   name: z
@@ -17,7 +20,8 @@ const newKeyBody = z.object({
   credits: z
     .int({ error: "Credits must be a whole number." })
     .min(0, "Credits cannot be negative.")
-    .max(1_000_000_000, "A key holds at most 1,000,000,000 credits."),
+    .max(1_000_000_000, "A key holds at most 1,000,000,000 credits.")
+    .default(0),
   qpsLimit: z
     .int({ error: "The per-second limit must be a whole number." })
     .min(1, "The per-second limit must be at least 1.")
@@ -28,13 +32,24 @@ const newKeyBody = z.object({
     .refine((value) => Date.parse(value) > Date.now(), "Expiry must be in the future.")
     .nullish(),
   useForConsole: z.boolean({ error: "Must be true or false." }).default(false),
+  /** The workspace the key belongs to (docs/teams.md); default: the personal one. */
+  workspaceId: z.string({ error: "workspaceId must be a workspace id." }).trim().min(1, "workspaceId must be a workspace id.").max(100, "That is not a workspace id.").optional(),
+  ...keyCapFields,
   ...keyPolicyFields,
-});
+}).superRefine(capComplete);
 
-/** The viewer's keys; an admin may ask for everyone's with ?scope=all. */
+/**
+ * The viewer's keys; an admin may ask for everyone's with ?scope=all. With ?workspaceId= a
+ * workspace's keys with who made each: all of them for its owners and admins, their own for an
+ * analyst, refused (403) for a viewer.
+ */
 export const GET = consoleRoute({}, async ({ user, query, db, ip }) => {
-  const parsed = listQuery.safeParse({ scope: query.get("scope") ?? undefined });
+  const parsed = listQuery.safeParse({ scope: query.get("scope") ?? undefined, workspaceId: query.get("workspaceId") ?? undefined });
   if (!parsed.success) throw new DomainError("invalid_request", parsed.error.issues[0]?.message ?? "Invalid scope.");
+  if (parsed.data.workspaceId !== undefined) {
+    const keys = await workspaceKeys(db, principalOf(user, ip), parsed.data.workspaceId);
+    return { keys: await keyViews(db, user.id, keys) };
+  }
   if (parsed.data.scope === "all" && user.role !== "admin") {
     throw new DomainError("forbidden", "Only an administrator can list every key.");
   }
@@ -44,9 +59,11 @@ export const GET = consoleRoute({}, async ({ user, query, db, ip }) => {
 
 /** Issues a key; the response is the only place its token ever appears. */
 export const POST = consoleRoute({ body: newKeyBody, status: 201 }, async ({ user, body, db, ip }) => {
+  const { capCredits, capPeriod, ...rest } = body;
   const issued = await issueKey(db, authSecret(), principalOf(user, ip), {
-    ...body,
+    ...rest,
     expiresAt: body.expiresAt ? new Date(body.expiresAt) : null,
+    cap: capOf(capCredits, capPeriod),
   });
   return { key: await keyView(db, user.id, issued.key), token: issued.token };
 });

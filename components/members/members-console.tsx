@@ -3,7 +3,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { errorMessage, formatCount } from "@/components/keys/format";
-import { roleLabels } from "@/components/workspaces/role-labels";
+import { viewerRoleLabel } from "@/components/workspaces/role-labels";
 import { FormAlert } from "@/components/ui/form-alert";
 import { LoadError } from "@/components/ui/load-error";
 import { activeWorkspace, membersQuery, workspacesQuery } from "@/lib/query/workspaces";
@@ -41,14 +41,13 @@ export function MembersConsole({ currentUserId, isServiceAdmin }: { currentUserI
       </div>
     );
 
-  const manager = isServiceAdmin ? "service_admin" : active.role;
-  const canManage = isServiceAdmin || roleMay(active.role, "members.manage");
-  const grantable = rolesGrantableBy(manager);
+  const canManage = isServiceAdmin || (active.role !== null && roleMay(active.role, "members.manage"));
+  const grantable = isServiceAdmin ? rolesGrantableBy("service_admin") : active.role === null ? [] : rolesGrantableBy(active.role);
 
   return (
     <div className="flex flex-col gap-6">
       <p className="text-sm text-muted" data-testid="members-workspace">
-        <span className="font-medium text-foreground">{active.name}</span> · your role: {roleLabels[active.role]} · pool:{" "}
+        <span className="font-medium text-foreground">{active.name}</span> · your role: {viewerRoleLabel(active.role)} · pool:{" "}
         <span className="tabular-nums">{formatCount(active.poolCredits)}</span> credits
       </p>
       <FormAlert success={note} />

@@ -9,3 +9,6 @@ export const roleSummaries: Record<WorkspaceRole, string> = {
   analyst: "Lookups and batches with the pool's credits; their own keys within their caps.",
   viewer: "Usage, spending and the audit log; no lookups, no keys.",
 };
+
+/** The viewer's role in a workspace; the service administrator may be in one without a role. */
+export const viewerRoleLabel = (role: WorkspaceRole | null): string => (role === null ? "Service admin" : roleLabels[role]);

@@ -6,7 +6,7 @@ import { useEffect, useId, useRef, useState, type KeyboardEvent } from "react";
 import { errorMessage } from "@/components/keys/format";
 import { cx } from "@/components/ui/class-names";
 import { activeWorkspace, refreshAfterSwitch, switchWorkspace, workspacesQuery, type WorkspaceSummary } from "@/lib/query/workspaces";
-import { roleLabels } from "./role-labels";
+import { viewerRoleLabel } from "./role-labels";
 
 /**
  * The shell's workspace switcher: a button naming the active workspace that opens the list of the
@@ -77,7 +77,7 @@ export function WorkspaceSwitcher() {
           <span className="sr-only">Workspace: </span>
           {label}
         </span>
-        {active ? <span className="shrink-0 text-xs text-muted">{roleLabels[active.role]}</span> : null}
+        {active ? <span className="shrink-0 text-xs text-muted">{viewerRoleLabel(active.role)}</span> : null}
       </button>
       {open ? (
         <ul
@@ -103,7 +103,7 @@ export function WorkspaceSwitcher() {
                   data-testid={`workspace-option-${workspace.id}`}
                 >
                   <span className="min-w-0 truncate">{workspace.name}</span>
-                  <span className="shrink-0 text-xs text-muted">{workspace.personal ? "Personal" : roleLabels[workspace.role]}</span>
+                  <span className="shrink-0 text-xs text-muted">{workspace.personal ? "Personal" : viewerRoleLabel(workspace.role)}</span>
                 </button>
               </li>
             );

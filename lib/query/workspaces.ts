@@ -13,13 +13,16 @@ export type WorkspaceSummary = {
   id: string;
   name: string;
   personal: boolean;
-  role: WorkspaceRole;
+  /** The viewer's role; null for the service administrator in a workspace they are not a member of. */
+  role: WorkspaceRole | null;
   poolCredits: number;
-  /** The signed-in user's active workspace (the one console lookups and keys act in). */
-  active?: boolean;
+  poolGranted: number;
+  qpsLimit: number | null;
+  createdAt: string;
 };
 
-export type WorkspacesData = { workspaces: WorkspaceSummary[]; activeWorkspaceId?: string | null };
+/** activeWorkspaceId: the one console lookups, keys and usage act in. */
+export type WorkspacesData = { workspaces: WorkspaceSummary[]; activeWorkspaceId: string };
 
 export type Member = {
   userId: string;
@@ -36,10 +39,12 @@ export type PendingInvitation = {
   id: string;
   email: string;
   role: WorkspaceRole;
-  createdAt?: string;
+  createdAt: string;
   expiresAt: string;
-  invitedByEmail?: string | null;
 };
+
+/** What the invitation page shows before anyone joins (POST /api/invitations/preview). */
+export type InvitationPreview = { workspaceName: string; email: string; role: WorkspaceRole; expiresAt: string; hasAccount: boolean };
 
 export type IssuedInvitation = { id: string; url: string; expiresAt: string };
 
@@ -54,15 +59,9 @@ export const workspacesQuery = () =>
     staleTime: 30_000,
   });
 
-/** The active workspace of a list: the flagged one, the named one, else the personal one. */
-export const activeWorkspace = (data: WorkspacesData | undefined): WorkspaceSummary | undefined => {
-  if (!data) return undefined;
-  return (
-    data.workspaces.find((workspace) => workspace.active === true) ??
-    data.workspaces.find((workspace) => workspace.id === data.activeWorkspaceId) ??
-    data.workspaces.find((workspace) => workspace.personal)
-  );
-};
+/** The active workspace of the list (the personal one should the list not hold it). */
+export const activeWorkspace = (data: WorkspacesData | undefined): WorkspaceSummary | undefined =>
+  data?.workspaces.find((workspace) => workspace.id === data.activeWorkspaceId) ?? data?.workspaces.find((workspace) => workspace.personal);
 
 export const membersQuery = (workspaceId: string) =>
   queryOptions({
@@ -97,8 +96,11 @@ export const updateMember = (
 export const removeMember = (workspaceId: string, userId: string): Promise<unknown> =>
   fetchJson(`${workspacePath(workspaceId)}/members/${encodeURIComponent(userId)}`, jsonRequest("DELETE"));
 
-export const acceptInvitation = async (input: { token: string; password?: string; name?: string }): Promise<{ workspace: WorkspaceSummary }> =>
-  fetchJson<{ workspace: WorkspaceSummary }>("/api/invitations/accept", jsonRequest("POST", input));
+export const previewInvitation = async (token: string): Promise<InvitationPreview> =>
+  (await fetchJson<{ invitation: InvitationPreview }>("/api/invitations/preview", jsonRequest("POST", { token }))).invitation;
+
+export const acceptInvitation = (input: { token: string; password?: string; name?: string }): Promise<{ workspace: WorkspaceSummary; accountCreated: boolean }> =>
+  fetchJson<{ workspace: WorkspaceSummary; accountCreated: boolean }>("/api/invitations/accept", jsonRequest("POST", input));
 
 /** After a switch every console read (keys, usage, meter, batches) belongs to another workspace. */
 export const refreshAfterSwitch = (client: QueryClient): Promise<void> => client.invalidateQueries();

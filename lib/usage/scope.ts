@@ -2,11 +2,13 @@ import type { Db, Queryable } from "@/lib/db/client";
 import { DomainError } from "@/lib/errors";
 import { visibleKey, type Principal } from "@/lib/keys/manage";
 import { getUser } from "@/lib/users/repository";
+import { requireWorkspaceRole } from "@/lib/workspaces/access";
 
 /**
  * Whose usage a request may read. Analysts read only keys they own: another user's key is
  * "not found", exactly like the keys API, so ids cannot be probed. Admins may read one key,
- * one user's keys, or everyone's.
+ * one user's keys, or everyone's. A workspace's usage (every key made in it, whoever made it) is
+ * for its members whose role may read usage — every role — and 404 for anyone else.
  */
 export type UsageScope = { kind: "all" } | { kind: "keys"; keyIds: readonly string[] };
 
@@ -16,19 +18,37 @@ export type ScopeRequest = {
   userId?: string;
   /** Admins: every key there is. */
   everyone?: boolean;
+  /** Every key of this workspace (with keyId: that key, when it is the workspace's). */
+  workspaceId?: string;
 };
 
 export type ResolvedScope = {
   scope: UsageScope;
-  kind: "key" | "mine" | "user" | "all";
+  kind: "key" | "mine" | "user" | "all" | "workspace";
   keyId: string | null;
   userId: string | null;
+  workspaceId: string | null;
 };
 
 const ownedKeyIds = async (db: Queryable, ownerId: string): Promise<string[]> =>
   (await db.query<{ id: string }>("SELECT id FROM api_keys WHERE owner_id = $1 ORDER BY id", [ownerId])).map((row) => row.id);
 
+const workspaceKeyIds = async (db: Queryable, workspaceId: string): Promise<string[]> =>
+  (await db.query<{ id: string }>("SELECT id FROM api_keys WHERE workspace_id = $1 ORDER BY id", [workspaceId])).map((row) => row.id);
+
+const workspaceScope = async (db: Db, principal: Principal, workspaceId: string, keyId: string | undefined): Promise<ResolvedScope> => {
+  await requireWorkspaceRole(db, principal, workspaceId, "usage.read");
+  const keyIds = await workspaceKeyIds(db, workspaceId);
+  if (keyId === undefined) return { scope: { kind: "keys", keyIds }, kind: "workspace", keyId: null, userId: null, workspaceId };
+  if (!keyIds.includes(keyId)) throw new DomainError("not_found", "No such key.");
+  return { scope: { kind: "keys", keyIds: [keyId] }, kind: "key", keyId, userId: null, workspaceId };
+};
+
 export const resolveScope = async (db: Db, principal: Principal, request: ScopeRequest): Promise<ResolvedScope> => {
+  if (request.workspaceId !== undefined) {
+    if (request.userId !== undefined || request.everyone) throw new DomainError("invalid_request", "A workspace's usage takes no userId or scope=all.");
+    return workspaceScope(db, principal, request.workspaceId, request.keyId);
+  }
   const isAdmin = principal.role === "admin";
   const { keyId, userId } = request;
   // Checked before any lookup: an analyst learns nothing about other users, not even that they exist.
@@ -38,14 +58,14 @@ export const resolveScope = async (db: Db, principal: Principal, request: ScopeR
   if (keyId !== undefined) {
     const key = await visibleKey(db, principal, keyId);
     if (!key || (userId !== undefined && key.ownerId !== userId)) throw new DomainError("not_found", "No such key.");
-    return { scope: { kind: "keys", keyIds: [key.id] }, kind: "key", keyId: key.id, userId: key.ownerId };
+    return { scope: { kind: "keys", keyIds: [key.id] }, kind: "key", keyId: key.id, userId: key.ownerId, workspaceId: null };
   }
-  if (request.everyone) return { scope: { kind: "all" }, kind: "all", keyId: null, userId: null };
+  if (request.everyone) return { scope: { kind: "all" }, kind: "all", keyId: null, userId: null, workspaceId: null };
   if (userId !== undefined && userId !== principal.id) {
     if (!(await getUser(db, userId))) throw new DomainError("not_found", "No such user.");
-    return { scope: { kind: "keys", keyIds: await ownedKeyIds(db, userId) }, kind: "user", keyId: null, userId };
+    return { scope: { kind: "keys", keyIds: await ownedKeyIds(db, userId) }, kind: "user", keyId: null, userId, workspaceId: null };
   }
-  return { scope: { kind: "keys", keyIds: await ownedKeyIds(db, principal.id) }, kind: "mine", keyId: null, userId: principal.id };
+  return { scope: { kind: "keys", keyIds: await ownedKeyIds(db, principal.id) }, kind: "mine", keyId: null, userId: principal.id, workspaceId: null };
 };
 
 /**

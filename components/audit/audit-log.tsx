@@ -92,7 +92,7 @@ export function AuditLog({ workspaceId }: { workspaceId?: string } = {}) {
 
   return (
     <div className="flex flex-col gap-4">
-      <Table caption="Audit log, newest first" data-testid="audit-table">
+      <Table caption="Audit log, newest first" scrollable data-testid="audit-table">
         <TableHeaderRow columns={["When", "Who, from which IP", "Action", "Target", "Details"]} />
         <TableBody>
           {entries.map((entry) => {

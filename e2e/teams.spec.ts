@@ -154,6 +154,24 @@ test("invite → join → lookups on the pool → usage by member → removed: k
     await expect(page.getByTestId("audit-table")).toContainText("Member joined");
     await expect(page.getByTestId("audit-table")).toContainText("Member removed");
     await expectAxeClean(page, "the workspace audit log");
+
+    // Back to the personal workspace with the keyboard alone: the switcher opens on the active
+    // entry, the arrow keys move, Enter switches.
+    const switcher = page.getByTestId("workspace-switcher-button");
+    await switcher.focus();
+    await page.keyboard.press("Enter");
+    await expect(page.getByTestId(`workspace-option-${teamId}`)).toBeFocused();
+    await page.keyboard.press("Escape");
+    await expect(switcher).toBeFocused();
+    await page.keyboard.press("Enter");
+    await expect(page.getByTestId(`workspace-option-${teamId}`)).toBeFocused();
+    // The list holds the personal workspace first, the team after it.
+    await page.keyboard.press("ArrowUp");
+    await expect(page.getByTestId(`workspace-option-${personalId}`)).toBeFocused();
+    await page.keyboard.press("Enter");
+    await expect(page.getByTestId("workspace-switcher")).toHaveAttribute("data-active-workspace", personalId);
+    await expect(switcher).toBeFocused();
+    expect((await workspaces(page)).activeWorkspaceId).toBe(personalId);
     expect(errors).toEqual([]);
   } finally {
     // Later specs expect the admin's personal workspace.

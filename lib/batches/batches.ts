@@ -57,7 +57,8 @@ export const createBatch = async (db: Db, user: Viewer, request: CreateBatchInpu
   const credentials = request.payer ?? (user.id === null ? null : await consoleToken(db, user.id));
   if (!credentials) throw new DomainError("no_console_key", "Choose a console key on the Keys page before starting a batch.");
   const keyRows = await db.query<{ credits_remaining: number | string; status: string; operations: string[] | null }>(
-    "SELECT credits_remaining, status, operations FROM api_keys WHERE id = $1",
+    // What the key can spend: its own credits, or its team's pool (the key_credits view).
+    "SELECT c.credits_remaining, k.status, k.operations FROM api_keys k JOIN key_credits c ON c.id = k.id WHERE k.id = $1",
     [credentials.keyId],
   );
   const key = keyRows[0];

@@ -22,7 +22,10 @@ const qpsOf = async (db: Db, keyId: string): Promise<number | null> => {
   return qpsLimit === undefined ? null : Number(qpsLimit);
 };
 
-export const payerOf = async (db: Db, batch: Pick<BatchRow, "id" | "user_id" | "key_id" | "workspace_id">): Promise<Payer | null> => {
+export const payerOf = async (db: Db, claimed: Pick<BatchRow, "id" | "user_id" | "key_id" | "workspace_id">): Promise<Payer | null> => {
+  // Read again: a removed member's batch is handed to another key while it runs (docs/teams.md).
+  const rows = await db.query<Pick<BatchRow, "key_id" | "workspace_id">>("SELECT key_id, workspace_id FROM batches WHERE id = $1", [claimed.id]);
+  const batch = { ...claimed, ...rows[0] };
   let credentials: { keyId: string; token: string } | null;
   // A console batch: the owner's console key in the batch's workspace (docs/teams.md).
   if (batch.key_id === null) credentials = batch.user_id === null ? null : await consoleToken(db, batch.user_id, batch.workspace_id);

@@ -192,6 +192,8 @@ export const createRunner = (deps: RunnerDeps): Runner => {
     try {
       await reconcile(db, services, batch, operation);
       let payer: { value: Payer | null; readAt: number } = { value: null, readAt: 0 };
+      /** Keys /v1 refused as revoked while this batch ran. */
+      const refusedKeyIds = new Set<string>();
       const lookup = (key: Payer, item: OpenItem, attemptId: string) => async () => {
         const began = performance.now();
         const lookupNumber = (lookupsStarted += 1);
@@ -208,9 +210,12 @@ export const createRunner = (deps: RunnerDeps): Runner => {
           await abandonAttempt(db, batch.id, item, attemptId);
           // The key's budget was used by someone else (its own /v1 traffic, another instance).
           if (answer.status === 429) pacer.holdOff(key.keyId, 1000);
+          else if (answer.status === 402) ending ??= "credits";
           else {
-            if (answer.status === 401) payer = { value: null, readAt: 0 };
-            ending ??= answer.status === 402 ? "credits" : "key";
+            // The key was revoked. A removed member's batch is handed to a key of its workspace
+            // (docs/teams.md "What removal does"): read the payer again; the same key again ends it.
+            refusedKeyIds.add(key.keyId);
+            payer = { value: null, readAt: 0 };
           }
           return;
         }
@@ -245,7 +250,7 @@ export const createRunner = (deps: RunnerDeps): Runner => {
           // The user may switch console keys while the batch runs: read it again now and then.
           if (Date.now() - payer.readAt > 5000) payer = { value: await payerOf(db, batch), readAt: Date.now() };
           const key = payer.value;
-          if (key === null) {
+          if (key === null || refusedKeyIds.has(key.keyId)) {
             ending = "key";
             break;
           }

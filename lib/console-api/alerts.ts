@@ -12,6 +12,7 @@ import {
   type AlertSettingsInput,
 } from "@/lib/alerts/settings";
 import { webhookSecret } from "@/lib/alerts/webhooks";
+import { requireWorkspaceRole } from "@/lib/workspaces/access";
 
 /**
  * The console JSON API of alerts and budgets: /api/alerts, /api/alerts/:id/ack,
@@ -80,6 +81,8 @@ export const budgetResponse = async (context: Context, keyId: string): Promise<B
 /** PUT /api/keys/:id/budget */
 export const updateBudget = async (context: Context, keyId: string, dailyCreditCap: number | null): Promise<BudgetView> => {
   const key = await activeKeyFor(context, keyId);
+  // A team key's daily cap is one of the caps set for its maker: only those who manage the workspace's keys change it.
+  if (key.poolId !== null) await requireWorkspaceRole(context.db, context.user, key.poolId, "keys.manage");
   return budgetView(key.id, await setDailyCreditCap(context.db, key.id, dailyCreditCap));
 };
 

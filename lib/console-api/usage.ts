@@ -20,7 +20,8 @@ import { GROUP_BYS, summary, type GroupBy, type UsageSummary } from "@/lib/usage
  *
  *   keyId      one key (404 when the caller may not see it)
  *   userId     admins: that user's keys (analysts: only their own id, else 403)
- *   workspaceId every key of that workspace, for its members of any role (404 for anyone else)
+ *   workspaceId every key of that workspace, for its members of any role (404 for anyone else);
+ *              with userId: the keys that member made there; with keyId: a key of it
  *   scope      "mine" (default) | "all" (admins: every key)
  *   from, to   UTC days "YYYY-MM-DD" (both included) or ISO-8601 date-times, within
  *              2000-01-01 … 2999-12-31 (lib/usage/period.ts); summary and daily

@@ -18,7 +18,10 @@ export type ScopeRequest = {
   userId?: string;
   /** Admins: every key there is. */
   everyone?: boolean;
-  /** Every key of this workspace (with keyId: that key, when it is the workspace's). */
+  /**
+   * Every key of this workspace, for a member whose role reads its usage (docs/teams.md); with
+   * keyId: that key, when it is the workspace's; with userId: the keys that member made there.
+   */
   workspaceId?: string;
 };
 
@@ -33,22 +36,30 @@ export type ResolvedScope = {
 const ownedKeyIds = async (db: Queryable, ownerId: string): Promise<string[]> =>
   (await db.query<{ id: string }>("SELECT id FROM api_keys WHERE owner_id = $1 ORDER BY id", [ownerId])).map((row) => row.id);
 
-const workspaceKeyIds = async (db: Queryable, workspaceId: string): Promise<string[]> =>
-  (await db.query<{ id: string }>("SELECT id FROM api_keys WHERE workspace_id = $1 ORDER BY id", [workspaceId])).map((row) => row.id);
+/** The workspace's keys, or those one member made there. */
+const workspaceKeyIds = async (db: Queryable, workspaceId: string, makerId: string | null): Promise<string[]> =>
+  (
+    await db.query<{ id: string }>("SELECT id FROM api_keys WHERE workspace_id = $1 AND ($2::text IS NULL OR owner_id = $2) ORDER BY id", [
+      workspaceId,
+      makerId,
+    ])
+  ).map((row) => row.id);
 
-const workspaceScope = async (db: Db, principal: Principal, workspaceId: string, keyId: string | undefined): Promise<ResolvedScope> => {
-  await requireWorkspaceRole(db, principal, workspaceId, "usage.read");
-  const keyIds = await workspaceKeyIds(db, workspaceId);
-  if (keyId === undefined) return { scope: { kind: "keys", keyIds }, kind: "workspace", keyId: null, userId: null, workspaceId };
-  if (!keyIds.includes(keyId)) throw new DomainError("not_found", "No such key.");
-  return { scope: { kind: "keys", keyIds: [keyId] }, kind: "key", keyId, userId: null, workspaceId };
+const workspaceScope = async (db: Db, principal: Principal, request: ScopeRequest & { workspaceId: string }): Promise<ResolvedScope> => {
+  if (request.everyone) throw new DomainError("invalid_request", "A workspace's usage takes no scope=all.");
+  const membership = await requireWorkspaceRole(db, principal, request.workspaceId, "usage.read");
+  const workspaceId = membership.workspace.id;
+  const userId = request.userId ?? null;
+  const keyIds = await workspaceKeyIds(db, workspaceId, userId);
+  if (request.keyId === undefined) return { scope: { kind: "keys", keyIds }, kind: "workspace", keyId: null, userId, workspaceId };
+  // Another workspace's key (or another member's, with userId) is "not found", as a missing one.
+  if (!keyIds.includes(request.keyId)) throw new DomainError("not_found", "No such key.");
+  return { scope: { kind: "keys", keyIds: [request.keyId] }, kind: "key", keyId: request.keyId, userId, workspaceId };
 };
 
 export const resolveScope = async (db: Db, principal: Principal, request: ScopeRequest): Promise<ResolvedScope> => {
-  if (request.workspaceId !== undefined) {
-    if (request.userId !== undefined || request.everyone) throw new DomainError("invalid_request", "A workspace's usage takes no userId or scope=all.");
-    return workspaceScope(db, principal, request.workspaceId, request.keyId);
-  }
+  const { workspaceId } = request;
+  if (workspaceId !== undefined) return workspaceScope(db, principal, { ...request, workspaceId });
   const isAdmin = principal.role === "admin";
   const { keyId, userId } = request;
   // Checked before any lookup: an analyst learns nothing about other users, not even that they exist.

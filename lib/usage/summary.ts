@@ -83,7 +83,8 @@ const DIMENSIONS: Record<GroupBy, string> = {
   day: "to_char(day, 'YYYY-MM-DD')",
   operation: "operation",
   key: "key_id",
-  // The key's maker: a member's usage stays theirs after removal (their keys keep owner_id).
+  // The key's maker: a member's usage stays theirs after removal (their keys keep owner_id);
+  // NO_MEMBER for a key of no one (the key CLI's, a removed member's batches').
   member: `COALESCE((SELECT k.owner_id FROM api_keys k WHERE k.id = usage_daily.key_id), '${NO_MEMBER}')`,
 };
 
@@ -248,8 +249,11 @@ const buildGroups = async (
 const remainingCredits = async (db: Queryable, scope: UsageScope): Promise<{ credits: number; keys: number }> => {
   const params: unknown[] = [];
   const rows = await db.query<{ credits: number; keys: number }>(
-    `SELECT COALESCE(sum(credits_remaining), 0)::float8 AS credits, count(*)::float8 AS keys FROM api_keys
-     WHERE id IN (SELECT id FROM usable_keys) AND ${scopeCondition(scope, params, "id")}`,
+    // A team's pool counts once however many of its keys are in scope (key_credits: own or pool).
+    `SELECT COALESCE(sum(credits), 0)::float8 AS credits, COALESCE(sum(keys), 0)::float8 AS keys FROM (
+       SELECT max(credits_remaining) AS credits, count(*) AS keys FROM key_credits
+       WHERE id IN (SELECT id FROM usable_keys) AND ${scopeCondition(scope, params, "id")}
+       GROUP BY COALESCE(pool_id, id)) AS holders`,
     params,
   );
   return { credits: rows[0]?.credits ?? 0, keys: rows[0]?.keys ?? 0 };

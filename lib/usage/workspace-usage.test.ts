@@ -92,6 +92,12 @@ describe("GET /api/usage/summary?workspaceId=…&groupBy=member", () => {
     expect((await byMember(owner)).totals.credits).toBe(10);
   });
 
+  it("narrows to the keys one member made there with userId", async () => {
+    const response = await get(summaryRoute.GET, `/api/usage/summary?workspaceId=${team}&userId=${ann.id}`, ben);
+    expect(response.status).toBe(200);
+    expect(((await response.json()) as { totals: { credits: number } }).totals.credits).toBe(6);
+  });
+
   it("answers 404 to someone outside the workspace, and for a key of another workspace", async () => {
     expect((await get(summaryRoute.GET, `/api/usage/summary?workspaceId=${team}&groupBy=member`, outsider)).status).toBe(404);
     expect((await get(summaryRoute.GET, "/api/usage/summary?workspaceId=wst_nosuchworkspace", owner)).status).toBe(404);

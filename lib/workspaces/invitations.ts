@@ -90,7 +90,7 @@ export const listPendingInvitations = async (db: Queryable, workspaceId: string)
   (
     await db.query<InvitationRow>(
       `SELECT ${COLUMNS} FROM workspace_invitations
-       WHERE workspace_id = $1 AND accepted_at IS NULL AND revoked_at IS NULL AND expires_at > now() ORDER BY created_at DESC, id`,
+       WHERE workspace_id = $1 AND accepted_at IS NULL AND revoked_at IS NULL AND now() < expires_at ORDER BY created_at DESC, id`,
       [workspaceId],
     )
   ).map(toInvitation);
@@ -99,7 +99,7 @@ export const listPendingInvitations = async (db: Queryable, workspaceId: string)
 export const revokeInvitation = async (tx: Queryable, actor: Actor, workspaceId: string, id: string): Promise<Invitation | null> => {
   const rows = await tx.query<InvitationRow>(
     `UPDATE workspace_invitations SET revoked_at = now()
-     WHERE id = $1 AND workspace_id = $2 AND accepted_at IS NULL AND revoked_at IS NULL AND expires_at > now() RETURNING ${COLUMNS}`,
+     WHERE id = $1 AND workspace_id = $2 AND accepted_at IS NULL AND revoked_at IS NULL AND now() < expires_at RETURNING ${COLUMNS}`,
     [id, workspaceId],
   );
   const row = rows[0];

@@ -1,0 +1,179 @@
+import { beforeAll, describe, expect, inject, it } from "vitest";
+import { PROFILE_0, PROFILE_45, PROFILE_7 } from "@/tests/support/demo-subjects";
+import { consoleClient, type Answer, type Session } from "./console-client";
+import { randomSecret, type ApiTarget } from "./harness";
+import { call, contractMessages as messages, expectError, paths } from "./http";
+
+/**
+ * Members of a team workspace (docs/teams.md "Members"): an invitation is a link shown once,
+ * for one address, used once, revocable; someone without an account joins by setting a password;
+ * a workspace always keeps an owner; removing a member refuses their keys on /v1 at once, keeps
+ * their usage, and lets their running batch finish under the workspace.
+ */
+const targets = inject("apiTargets");
+
+const tokenOf = (url: string): string => new URL(url).hash.replace(/^#token=/, "");
+const uniqueEmail = (label: string) => `${label}-${randomSecret(8).toLowerCase().replace(/[^a-z0-9]/g, "x")}@example.test`;
+
+describe.each(targets)("$kind server: members of a team workspace", (target: ApiTarget) => {
+  const client = consoleClient(target);
+  const { api } = client;
+  const anonymous: Session = { email: "", cookie: "", id: "" };
+  let service: Session;
+  let owner: Session;
+  let other: Session;
+  let teamId = "";
+
+  const ok = (answer: Answer, status: number) => {
+    expect(answer.status, answer.text).toBe(status);
+    return answer.body as Record<string, unknown>;
+  };
+  const errorOf = (answer: Answer) => (answer.body as { error: { code: string; message: string } }).error;
+  const invite = async (email: string, role: string) =>
+    (ok(await api(owner, "POST", `/api/workspaces/${teamId}/invitations`, { email, role }), 201).invitation as { id: string; url: string; expiresAt: string });
+  const membersOf = async () => ok(await api(owner, "GET", `/api/workspaces/${teamId}/members`), 200).members as { userId: string; email: string; role: string }[];
+
+  beforeAll(async () => {
+    service = await client.admin();
+    owner = await client.analyst(service, "team-owner", 0);
+    other = await client.analyst(service, "someone-else", 0);
+    teamId = (ok(await api(owner, "POST", "/api/workspaces", { name: "Field team" }), 201).workspace as { id: string }).id;
+    ok(await api(service, "POST", `/api/workspaces/${teamId}/credits`, { credits: 100 }), 200);
+  });
+
+  describe("invitations", () => {
+    it("shows the link once: the pending list names the address and role, never the token", async () => {
+      const email = uniqueEmail("shown-once");
+      const invitation = await invite(email, "analyst");
+      expect(invitation.url).toMatch(new RegExp(`^${target.publicUrl}/invitations/accept#token=inv_[A-Za-z0-9_-]{43}$`));
+      const days = (Date.parse(invitation.expiresAt) - Date.now()) / 86_400_000;
+      expect(days).toBeGreaterThan(6.99);
+      expect(days).toBeLessThanOrEqual(7);
+      const pending = await api(owner, "GET", `/api/workspaces/${teamId}/invitations`);
+      expect((pending.body as { invitations: { id: string; email: string; role: string }[] }).invitations).toContainEqual(
+        expect.objectContaining({ id: invitation.id, email, role: "analyst" }),
+      );
+      expect(pending.text).not.toContain(tokenOf(invitation.url));
+      const preview = ok(await api(anonymous, "POST", "/api/invitations/preview", { token: tokenOf(invitation.url) }), 200);
+      expect(preview.invitation).toEqual({ workspaceName: "Field team", email, role: "analyst", expiresAt: invitation.expiresAt, hasAccount: false });
+    });
+
+    it("lets someone without an account join by setting a password, once", async () => {
+      const email = uniqueEmail("newcomer");
+      const token = tokenOf((await invite(email, "viewer")).url);
+      const noPassword = await api(anonymous, "POST", "/api/invitations/accept", { token });
+      expect(noPassword.status).toBe(400);
+      expect(errorOf(noPassword).message).toContain("password");
+      const password = `pw ${randomSecret(16)}`;
+      const joined = ok(await api(anonymous, "POST", "/api/invitations/accept", { token, password, name: "New Comer" }), 200);
+      expect(joined).toMatchObject({ accountCreated: true, workspace: { id: teamId, role: "viewer" } });
+      const newcomer = await client.signIn(email, password);
+      const workspaces = ok(await api(newcomer, "GET", "/api/workspaces"), 200).workspaces as { id: string; personal: boolean; role: string }[];
+      expect(workspaces.map(({ personal, role }) => ({ personal, role }))).toEqual([
+        { personal: true, role: "owner" },
+        { personal: false, role: "viewer" },
+      ]);
+      // Used: the same link again, by anyone, is not valid.
+      for (const session of [anonymous, newcomer]) {
+        const again = await api(session, "POST", "/api/invitations/accept", { token, password });
+        expect(again.status).toBe(404);
+        expect(errorOf(again).code).toBe("invitation_invalid");
+      }
+      expect((await membersOf()).filter((member) => member.email === email)).toHaveLength(1);
+    });
+
+    it("is for its address only: another signed-in user is refused and the link stays good", async () => {
+      const invitee = await client.analyst(service, "invitee", 0);
+      const token = tokenOf((await invite(invitee.email, "analyst")).url);
+      const wrong = await api(other, "POST", "/api/invitations/accept", { token });
+      expect(wrong.status).toBe(403);
+      expect(errorOf(wrong).message).toContain(invitee.email);
+      // A visitor cannot take over an address that has an account: they sign in first.
+      const visitor = await api(anonymous, "POST", "/api/invitations/accept", { token, password: `pw ${randomSecret(16)}` });
+      expect(visitor.status).toBe(401);
+      ok(await api(invitee, "POST", "/api/invitations/accept", { token }), 200);
+    });
+
+    it("stops working once revoked, and a revoked one cannot be revoked again", async () => {
+      const invitation = await invite(uniqueEmail("revoked"), "analyst");
+      ok(await api(owner, "DELETE", `/api/workspaces/${teamId}/invitations/${invitation.id}`), 200);
+      expect((await api(owner, "DELETE", `/api/workspaces/${teamId}/invitations/${invitation.id}`)).status).toBe(404);
+      const accepted = await api(anonymous, "POST", "/api/invitations/accept", { token: tokenOf(invitation.url), password: `pw ${randomSecret(16)}` });
+      expect(accepted.status).toBe(404);
+      expect(JSON.stringify((await api(owner, "GET", `/api/workspaces/${teamId}/invitations`)).body)).not.toContain(invitation.id);
+    });
+
+    it("refuses a made-up or malformed token with the same answer", async () => {
+      for (const token of [`inv_${"A".repeat(43)}`, "nonsense"]) {
+        const answer = await api(anonymous, "POST", "/api/invitations/accept", { token, password: `pw ${randomSecret(16)}` });
+        expect(answer.status).toBe(404);
+        expect(errorOf(answer).code).toBe("invitation_invalid");
+      }
+    });
+
+    it("cannot invite into a personal workspace", async () => {
+      const personal = (ok(await api(owner, "GET", "/api/workspaces"), 200).workspaces as { id: string; personal: boolean }[]).find((entry) => entry.personal);
+      const answer = await api(owner, "POST", `/api/workspaces/${personal?.id ?? ""}/invitations`, { email: uniqueEmail("p"), role: "viewer" });
+      expect(answer.status).toBe(409);
+    });
+  });
+
+  describe("owners", () => {
+    it("keeps at least one: the last owner can be neither removed nor demoted, a second one makes both possible", async () => {
+      const removeSelf = await api(owner, "DELETE", `/api/workspaces/${teamId}/members/${owner.id}`);
+      expect(removeSelf.status).toBe(409);
+      expect(errorOf(removeSelf).message).toContain("at least one owner");
+      expect((await api(owner, "PATCH", `/api/workspaces/${teamId}/members/${owner.id}`, { role: "admin" })).status).toBe(409);
+      const second = await client.analyst(service, "second-owner", 0);
+      ok(await api(second, "POST", "/api/invitations/accept", { token: tokenOf((await invite(second.email, "admin")).url) }), 200);
+      // An admin cannot touch an owner, nor make one.
+      expect((await api(second, "PATCH", `/api/workspaces/${teamId}/members/${owner.id}`, { role: "viewer" })).status).toBe(403);
+      expect((await api(second, "PATCH", `/api/workspaces/${teamId}/members/${second.id}`, { role: "owner" })).status).toBe(403);
+      ok(await api(owner, "PATCH", `/api/workspaces/${teamId}/members/${second.id}`, { role: "owner" }), 200);
+      ok(await api(second, "PATCH", `/api/workspaces/${teamId}/members/${owner.id}`, { role: "admin" }), 200);
+      expect((await api(second, "DELETE", `/api/workspaces/${teamId}/members/${second.id}`)).status).toBe(409);
+      ok(await api(second, "PATCH", `/api/workspaces/${teamId}/members/${owner.id}`, { role: "owner" }), 200);
+      const roles = (await membersOf()).filter((member) => [owner.id, second.id].includes(member.userId)).map((member) => member.role);
+      expect(roles).toEqual(["owner", "owner"]);
+    });
+  });
+
+  describe("removing a member", () => {
+    it("refuses their keys on /v1 at once, keeps their usage, and lets their running batch finish on the pool", async () => {
+      const member = await client.analyst(service, "leaver", 0);
+      ok(await api(member, "POST", "/api/invitations/accept", { token: tokenOf((await invite(member.email, "analyst")).url) }), 200);
+      const created = ok(await api(member, "POST", "/api/keys", { name: "script", workspaceId: teamId }), 201) as { key: { id: string; poolId: string }; token: string };
+      expect(created.key.poolId).toBe(teamId);
+      const key = { authorization: `Bearer ${created.token}` };
+      const lookup = () => call(target, paths.publications, { auth: key, query: { urn: PROFILE_7 } });
+      const before = await lookup();
+      expect(before.status, before.text).toBe(200);
+      // A slow console key of theirs in the team, so the batch is still running when they are removed.
+      ok(await api(member, "POST", `/api/workspaces/${teamId}/switch`), 200);
+      ok(await api(member, "POST", "/api/keys", { name: "slow console", workspaceId: teamId, qpsLimit: 1, useForConsole: true }), 201);
+      const batch = ok(
+        await api(member, "POST", "/api/batches", { operation: "get_user_publications", inputs: [PROFILE_45, PROFILE_7, PROFILE_0], pages: "all", maxPages: 5, maxCredits: 20 }),
+        201,
+      ) as { id: string };
+
+      const removed = ok(await api(owner, "DELETE", `/api/workspaces/${teamId}/members/${member.id}`), 200) as { revokedKeyIds: string[]; handedOverBatchIds: string[] };
+      expect(removed.revokedKeyIds).toContain(created.key.id);
+      expect(removed.handedOverBatchIds).toEqual([batch.id]);
+      expectError(await lookup(), 401, messages.keyInvalid);
+
+      // Their usage stays, attributed to their key.
+      const usage = ok(await api(service, "GET", `/api/usage/events?keyId=${created.key.id}`), 200) as { events: { requestId: string }[] };
+      expect(usage.events.map((event) => event.requestId)).toContain(before.headers.get("x-request-id") ?? (before.body as { requestId: string }).requestId);
+      // They are out: the team is not theirs to see, and the console is back in their personal workspace.
+      expect((await api(member, "GET", `/api/workspaces/${teamId}`)).status).toBe(404);
+      expect((ok(await api(member, "GET", "/api/workspaces"), 200) as { activeWorkspaceId: string }).activeWorkspaceId).toBe(`wsp_${member.id}`);
+
+      const done = await client.batchWhenDone<{ status: string; done: number; total: number; failed: number; creditsSpent: number; stopReason: string | null }>(
+        service,
+        batch.id,
+      );
+      expect(done).toMatchObject({ status: "done", done: 3, total: 3, failed: 0, stopReason: null });
+      expect(done?.creditsSpent).toBeGreaterThan(0);
+    });
+  });
+});

@@ -200,6 +200,46 @@ describe("CLI exit codes", () => {
     }
   }, 180_000);
 
+  it("workspaces: a team with its owner and members, its pool granted, and keys create --workspace drawing on it", async () => {
+    const dataDir = tempDir("sl-cli-teams-");
+    const db = await openDb({ dataDir, timeoutMs: 5000 });
+    try {
+      for (const email of ["lead@example.com", "ana@example.com", "out@example.com"]) {
+        await createUser(db, { email, name: email, role: "analyst", passwordHash: null, creditAllowance: 0 });
+      }
+    } finally {
+      await db.close();
+    }
+    const created = await run(dataDir, "workspaces.ts", ["create", "--name", "Research", "--owner", "lead@example.com", "--json"]);
+    expect(created.code, created.stderr).toBe(EXIT.ok);
+    const { id } = JSON.parse(created.stdout) as { id: string };
+    expect((await run(dataDir, "workspaces.ts", ["add-member", id, "--email", "ana@example.com", "--role", "analyst"])).code).toBe(EXIT.ok);
+    const granted = await run(dataDir, "workspaces.ts", ["credits", id, "250"]);
+    expect([granted.code, granted.stdout.trim()]).toEqual([EXIT.ok, `Added 250 credits to the pool of ${id}: 250 remaining of 250 granted.`]);
+    const key = await run(dataDir, "keys.ts", ["create", "--name", "pipeline", "--workspace", id, "--owner", "ana@example.com", "--cap", "40", "--cap-period", "month", "--json"]);
+    expect(key.code, key.stderr).toBe(EXIT.ok);
+    expect(JSON.parse(key.stdout)).toMatchObject({ name: "pipeline", credits: 250, owner: "ana@example.com", workspace: id, pool: id });
+    // One after the other: the embedded database admits one process at a time.
+    const refusals = [];
+    for (const [script, args] of [
+      ["keys.ts", ["create", "--name", "x", "--workspace", id, "--owner", "out@example.com"]],
+      ["keys.ts", ["create", "--name", "x", "--workspace", id, "--credits", "5"]],
+      ["keys.ts", ["create", "--name", "x", "--workspace", "wst_nope"]],
+      ["workspaces.ts", ["add-member", id, "--email", "ana@example.com", "--role", "viewer"]],
+    ] as const) {
+      refusals.push(await run(dataDir, script, [...args]));
+    }
+    expect(refusals.map((result) => [result.code, result.stderr.split("\n")[0]])).toEqual([
+      [EXIT.usage, expect.stringMatching(/^error: out@example\.com is not a member/)],
+      [EXIT.usage, expect.stringMatching(/^error: a key of a team workspace draws from its pool/)],
+      [EXIT.notFound, expect.stringMatching(/^error: no workspace with id wst_nope/)],
+      [EXIT.usage, expect.stringMatching(/^error: ana@example\.com is already a member/)],
+    ]);
+    const listed = await run(dataDir, "workspaces.ts", ["list", "--json"]);
+    const team = (JSON.parse(listed.stdout) as { id: string; personal: boolean; poolCredits: number; members: number }[]).find((entry) => entry.id === id);
+    expect(team).toMatchObject({ personal: false, poolCredits: 250, members: 2 });
+  }, 180_000);
+
   it("keys: 0 for create, 6 for an unknown id; db: 0 for migrate and seed", async () => {
     const dataDir = tempDir("sl-cli-keys-");
     const migrate = await run(dataDir, "db.ts", ["migrate"]);

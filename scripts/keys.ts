@@ -5,15 +5,21 @@ import { isDomainError } from "@/lib/errors";
 import { checkOperations, normaliseAddressList } from "@/lib/keys/access";
 import { claimKeyRoom } from "@/lib/keys/manage";
 import { operationIds } from "@/lib/keys/policy-input";
-import { createKey, listKeys, revokeKey, topUpKey, type ApiKey } from "@/lib/keys/repository";
+import { createKey, listKeys, revokeKey, topUpKey, type ApiKey, type KeyCap } from "@/lib/keys/repository";
 import { authSecret } from "@/lib/security/secrets";
 import type { Db } from "@/lib/db/client";
 import { findUserByEmail, listUsers, type User } from "@/lib/users/repository";
+import { memberRole } from "@/lib/workspaces/access";
+import { getWorkspace } from "@/lib/workspaces/repository";
 
 const USAGE = `usage: npm run --silent keys -- <command>
   create --name NAME --credits N [--qps Q] [--owner EMAIL] [--json]
                                      issue a key; prints its token once. With --owner, the key
                                      belongs to that console user (it is in their "My keys")
+         [--workspace ID]            a key of that team workspace: it draws from the pool
+                                     (--credits 0 or left out); --owner must be a member
+         [--cap N --cap-period day|month|total]
+                                     a cap of the key's own (credits per day, month, or in all)
          [--operations a,b]          only these operations (default: all, later ones too)
          [--allowed-addresses 203.0.113.0/24,::1]
                                      only from these addresses or CIDR ranges (default: any)
@@ -87,6 +93,9 @@ const main = async () => {
     owner: { type: "string" },
     operations: { type: "string" },
     "allowed-addresses": { type: "string" },
+    workspace: { type: "string" },
+    cap: { type: "string" },
+    "cap-period": { type: "string" },
     json: { type: "boolean", default: false },
   });
   const [command, ...rest] = positionals;
@@ -95,12 +104,30 @@ const main = async () => {
       operands(command, rest, []);
       const name = values.name?.trim();
       if (!name || name.length > 100) throw new UsageError("--name is required (1-100 characters)", USAGE);
-      const credits = wholeNumber(values.credits, "--credits", 0, 1_000_000_000);
+      const workspaceId = values.workspace;
+      const credits = workspaceId !== undefined && values.credits === undefined ? 0 : wholeNumber(values.credits, "--credits", 0, 1_000_000_000);
+      if (workspaceId !== undefined && credits > 0) {
+        throw new UsageError("a key of a team workspace draws from its pool: leave --credits out (or 0); add credits with `workspaces credits`");
+      }
+      const capPeriod = values["cap-period"];
+      if ((values.cap === undefined) !== (capPeriod === undefined)) throw new UsageError("give --cap and --cap-period together", USAGE);
+      if (capPeriod !== undefined && capPeriod !== "day" && capPeriod !== "month" && capPeriod !== "total") {
+        throw new UsageError(`--cap-period must be day, month or total, not "${capPeriod}"`, USAGE);
+      }
+      const cap: KeyCap | null = capPeriod === undefined ? null : { credits: wholeNumber(values.cap, "--cap", 0, 1_000_000_000), period: capPeriod };
       const qpsLimit = values.qps === undefined ? 5 : wholeNumber(values.qps, "--qps", 1, 100_000);
       const operations = operationsOption(values.operations);
       const allowedAddresses = addressesOption(values["allowed-addresses"]);
       const { key, token, owner } = await withCliDb(async (db) => {
         const found = await findOwner(db, values.owner);
+        if (workspaceId !== undefined) {
+          const workspace = await getWorkspace(db, workspaceId);
+          if (!workspace) throw new CliFailure(EXIT.notFound, `no workspace with id ${workspaceId} (see workspaces list)`);
+          if (workspace.personal) throw new UsageError(`${workspaceId} is a personal workspace: its keys are its user's; use --owner EMAIL instead`);
+          if (found !== null && (await memberRole(db, workspaceId, found.id)) === null) {
+            throw new UsageError(`${found.email} is not a member of ${workspaceId}: add them first (workspaces add-member)`);
+          }
+        }
         // A key given to a user counts towards MAX_KEYS_PER_USER, as one made in the console does.
         const issued = await db.transaction(async (tx) => {
           if (found !== null) await claimKeyRoom(tx, found.id, env().MAX_KEYS_PER_USER);
@@ -112,6 +139,8 @@ const main = async () => {
             expiresAt: null,
             operations,
             allowedAddresses,
+            ...(workspaceId === undefined ? {} : { workspaceId }),
+            cap,
           });
         });
         return { ...issued, owner: found };
@@ -121,9 +150,12 @@ const main = async () => {
       });
       const ownerEmail = owner?.email ?? null;
       if (values.json) {
-        console.log(JSON.stringify({ id: key.id, name: key.name, token, credits: key.creditsRemaining, qps: key.qpsLimit, owner: ownerEmail }));
+        console.log(
+          JSON.stringify({ id: key.id, name: key.name, token, credits: key.creditsRemaining, qps: key.qpsLimit, owner: ownerEmail, workspace: key.workspaceId, pool: key.poolId }),
+        );
       } else {
-        console.log(`Created key ${key.id} "${key.name}"${ownerEmail ? ` for ${ownerEmail}` : ""} with ${credits} credits and ${qpsLimit} requests/s.`);
+        const holds = key.poolId === null ? `with ${credits} credits` : `drawing on the pool of ${key.poolId} (${key.creditsRemaining} credits now)`;
+        console.log(`Created key ${key.id} "${key.name}"${ownerEmail ? ` for ${ownerEmail}` : ""} ${holds} and ${qpsLimit} requests/s.`);
         console.log(`Token (shown once; store it now):\n${token}`);
       }
       return;

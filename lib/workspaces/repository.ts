@@ -72,15 +72,16 @@ export const listAllWorkspaces = async (db: Queryable): Promise<Workspace[]> =>
     toWorkspace,
   );
 
-/** A team workspace with its creator as owner. */
-export const createTeamWorkspace = async (tx: Queryable, actor: Actor & { id: string }, name: string): Promise<Workspace> => {
+/** A team workspace with its creator (or, from the operators' CLI, the user named) as owner. */
+export const createTeamWorkspace = async (tx: Queryable, actor: Actor, name: string, ownerId: string | null = actor.id): Promise<Workspace> => {
+  if (ownerId === null) throw new Error("a team workspace needs an owner");
   const rows = await tx.query<WorkspaceRow>(
     `INSERT INTO workspaces AS w (id, name) VALUES ($1, $2) RETURNING ${COLUMNS}`,
     [newWorkspaceId(), name],
   );
   const row = rows[0];
   if (!row) throw new Error("workspace insert returned no row");
-  await tx.query("INSERT INTO workspace_members (workspace_id, user_id, role) VALUES ($1, $2, 'owner')", [row.id, actor.id]);
+  await tx.query("INSERT INTO workspace_members (workspace_id, user_id, role) VALUES ($1, $2, 'owner')", [row.id, ownerId]);
   await recordAudit(tx, actor, "workspace.create", { type: "workspace", id: row.id }, { name }, row.id);
   return toWorkspace(row);
 };

@@ -133,6 +133,11 @@ describe.each(targets)("$kind server: the role × route matrix of a team workspa
       expect: all(200, { analyst: 403, viewer: 403, outsider: 404 }),
       send: (who) => api(as(who), "POST", ws("/credits"), { credits: 1 }),
     },
+    {
+      route: "GET /api/usage/summary?workspaceId=&groupBy=member",
+      expect: all(200, { outsider: 404 }),
+      send: (who) => api(as(who), "GET", `/api/usage/summary?workspaceId=${teamId}&groupBy=member,key`),
+    },
     { route: "GET /api/workspaces/{id}/audit", expect: all(200, { analyst: 403, outsider: 404 }), send: (who) => api(as(who), "GET", ws("/audit")) },
     // The service administrator sees every workspace but works only in those they belong to.
     { route: "POST /api/workspaces/{id}/switch", expect: all(200, { outsider: 404, service: 403 }), send: (who) => api(as(who), "POST", ws("/switch")) },
@@ -231,6 +236,15 @@ describe.each(targets)("$kind server: the role × route matrix of a team workspa
     const seenByAnalyst = await keysOf("analyst");
     expect(seenByAnalyst.length).toBeGreaterThan(0);
     expect(seenByAnalyst.every((key) => key.maker?.email === as("analyst").email)).toBe(true);
+  });
+
+  it("shows the team's usage by member: the analyst's console lookups and batch are theirs", async () => {
+    const body = ok(await api(as("viewer"), "GET", `/api/usage/summary?workspaceId=${teamId}&groupBy=member`), 200) as {
+      groups: { member: { id: string; label: string; requests: number; credits: number }[] };
+    };
+    const analyst = body.groups.member.find((group) => group.id === as("analyst").id);
+    expect(analyst?.label).toBe(as("analyst").email);
+    expect(analyst?.credits).toBeGreaterThan(0);
   });
 
   it("keeps the team's audit log to the team: membership, role, key, cap and pool changes with who did them", async () => {

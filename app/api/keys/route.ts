@@ -21,7 +21,7 @@ const newKeyBody = z.object({
     .int({ error: "Credits must be a whole number." })
     .min(0, "Credits cannot be negative.")
     .max(1_000_000_000, "A key holds at most 1,000,000,000 credits.")
-    .default(0),
+    .optional(),
   qpsLimit: z
     .int({ error: "The per-second limit must be a whole number." })
     .min(1, "The per-second limit must be at least 1.")
@@ -36,7 +36,12 @@ const newKeyBody = z.object({
   workspaceId: z.string({ error: "workspaceId must be a workspace id." }).trim().min(1, "workspaceId must be a workspace id.").max(100, "That is not a workspace id.").optional(),
   ...keyCapFields,
   ...keyPolicyFields,
-}).superRefine(capComplete);
+})
+  .superRefine(capComplete)
+  // A personal key is given credits from the maker's allowance (0 is allowed); a team key draws from the pool.
+  .superRefine((body, context) => {
+    if (body.credits === undefined && body.workspaceId === undefined) context.addIssue({ code: "custom", message: "Credits must be a whole number.", path: ["credits"] });
+  });
 
 /**
  * The viewer's keys; an admin may ask for everyone's with ?scope=all. With ?workspaceId= a
@@ -63,6 +68,7 @@ export const POST = consoleRoute({ body: newKeyBody, status: 201 }, async ({ use
   const issued = await issueKey(db, authSecret(), principalOf(user, ip), {
     ...rest,
     expiresAt: body.expiresAt ? new Date(body.expiresAt) : null,
+    credits: body.credits ?? 0,
     cap: capOf(capCredits, capPeriod),
   });
   return { key: await keyView(db, user.id, issued.key), token: issued.token };

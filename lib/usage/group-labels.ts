@@ -2,7 +2,7 @@ import type { Queryable } from "@/lib/db/client";
 
 /**
  * How a summary's key and member groups are named for people: a key by its name, a member (the
- * user who made the keys) by name and e-mail address. Ids stay the groups' ids.
+ * user who made the keys) by e-mail address. Ids stay the groups' ids.
  */
 export const NO_MEMBER = "none";
 
@@ -21,9 +21,8 @@ export const memberNames = async (db: Queryable, ids: string[]): Promise<Map<str
   return new Map(rows.map((row) => [row.id, { name: row.name, email: row.email }]));
 };
 
-/** "Ada Lovelace <ada@example.com>", the address alone without a name; operator keys have no member. */
+/** A member by e-mail address (unique, unlike a name; the group's `member` has both); operator keys have no member. */
 export const memberLabel = (id: string, member: MemberName | undefined): string => {
   if (id === NO_MEMBER) return "No member (operator keys)";
-  if (!member) return id;
-  return member.name.trim() === "" ? member.email : `${member.name} <${member.email}>`;
+  return member?.email ?? id;
 };

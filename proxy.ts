@@ -35,6 +35,7 @@ export const config = {
     "/batches/:path*",
     "/keys/:path*",
     "/usage/:path*",
+    "/workspace/:path*",
     "/admin/:path*",
     "/account/:path*",
   ],

@@ -24,6 +24,16 @@ const actionLabels: Record<string, { label: string; variant: BadgeVariant }> = {
   "subject.suppress": { label: "Subject suppressed", variant: "danger" },
   "subject.lift": { label: "Suppression lifted", variant: "warning" },
   "subject.access": { label: "Subject access", variant: "neutral" },
+  "key.cap": { label: "Key cap changed", variant: "accent" },
+  "workspace.create": { label: "Workspace created", variant: "success" },
+  "workspace.settings": { label: "Workspace settings", variant: "neutral" },
+  "member.invite": { label: "Member invited", variant: "accent" },
+  "member.join": { label: "Member joined", variant: "success" },
+  "member.role": { label: "Role changed", variant: "warning" },
+  "member.budget": { label: "Budget changed", variant: "accent" },
+  "member.remove": { label: "Member removed", variant: "danger" },
+  "invitation.revoke": { label: "Invitation revoked", variant: "warning" },
+  "pool.credits": { label: "Pool credits added", variant: "accent" },
 };
 
 const detailValue = (value: unknown): string =>
@@ -44,9 +54,12 @@ function Details({ details }: { details: AuditEntryView["details"] }) {
   );
 }
 
-/** Every key, credit and user change, newest first, 50 at a time. */
-export function AuditLog() {
-  const audit = useInfiniteQuery(auditQuery());
+/**
+ * Every key, credit and user change, newest first, 50 at a time: the service's log, or one
+ * workspace's when `workspaceId` is given.
+ */
+export function AuditLog({ workspaceId }: { workspaceId?: string } = {}) {
+  const audit = useInfiniteQuery(auditQuery(workspaceId));
 
   if (audit.isPending)
     return (
@@ -79,7 +92,7 @@ export function AuditLog() {
 
   return (
     <div className="flex flex-col gap-4">
-      <Table caption="Audit log, newest first" data-testid="audit-table">
+      <Table caption="Audit log, newest first" scrollable data-testid="audit-table">
         <TableHeaderRow columns={["When", "Who, from which IP", "Action", "Target", "Details"]} />
         <TableBody>
           {entries.map((entry) => {

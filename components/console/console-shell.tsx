@@ -7,6 +7,7 @@ import { CreditMeterSlot } from "@/components/console/credit-meter-slot";
 import { ConsoleProviders } from "@/components/console/providers";
 import { CreditMeter } from "@/components/credit-meter";
 import { Badge } from "@/components/ui/badge";
+import { WorkspaceSwitcher } from "@/components/workspaces/workspace-switcher";
 import type { User } from "@/lib/users/repository";
 
 /**
@@ -19,6 +20,7 @@ export function ConsoleShell({ user, children }: { user: Pick<User, "email" | "r
     <ConsoleProviders>
       <div data-console-shell="" className="mx-auto flex w-full max-w-6xl flex-col gap-6 px-4 py-6 sm:px-6 lg:grid lg:grid-cols-[12rem_minmax(0,1fr)] lg:gap-8 lg:py-10">
         <ConsoleNav isAdmin={user.role === "admin"} compactMeter={<CreditMeter compact />}>
+          <WorkspaceSwitcher />
           <CreditMeterSlot />
           <section aria-label="Signed-in account" className="flex flex-col gap-3 border-t border-border pt-4">
             <div className="flex min-w-0 flex-col gap-1.5 px-1">

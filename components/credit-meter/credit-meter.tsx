@@ -6,7 +6,7 @@ import { Button } from "@/components/ui/button";
 import { cx } from "@/components/ui/class-names";
 import { Meter, type MeterVariant } from "@/components/ui/meter";
 import { lastLookupQuery, type LastLookup } from "@/lib/query/last-lookup";
-import { creditLevel, meterQuery, type CreditLevel } from "@/lib/query/meter";
+import { creditLevel, meterQuery, type CreditLevel, type MeterBudget, type MeterPool } from "@/lib/query/meter";
 import { useCurrentOperationCost } from "./operation-cost";
 
 /**
@@ -41,6 +41,26 @@ function LastLookupLine({ lastLookup }: { lastLookup: LastLookup | null | undefi
         <>Last lookup failed — nothing charged.</>
       )}
     </p>
+  );
+}
+
+/** In a team workspace: whose pool the console draws from, and the member's own budget this month. */
+function PoolLines({ pool, budget }: { pool: MeterPool; budget: MeterBudget | null }) {
+  return (
+    <div className="flex flex-col gap-0.5 text-xs text-muted" data-testid="credit-meter-pool" data-pool-credits={pool.poolCredits}>
+      <p>
+        Pool of <span className="font-medium text-foreground [overflow-wrap:anywhere]">{pool.name}</span>:{" "}
+        <span className="font-medium text-foreground tabular-nums">{formatCredits(pool.poolCredits)}</span> left
+      </p>
+      {budget ? (
+        <p data-testid="credit-meter-budget" data-budget-left={budget.leftCredits}>
+          Your budget this month: <span className="font-medium text-foreground tabular-nums">{numberFormat.format(budget.spentCredits)}</span> of{" "}
+          {numberFormat.format(budget.monthlyCredits)} spent, <span className="font-medium text-foreground tabular-nums">{numberFormat.format(budget.leftCredits)}</span> left
+        </p>
+      ) : (
+        <p data-testid="credit-meter-budget">No monthly budget of your own.</p>
+      )}
+    </div>
   );
 }
 
@@ -111,11 +131,14 @@ function FullCreditMeter({ costCredits, className }: Omit<CreditMeterProps, "com
     );
   }
 
-  const key = meter.data.key;
+  const { key, pool, budget } = meter.data;
   if (!key) {
     return (
       <section aria-label="Credits" className={frame} data-testid="credit-meter" data-console-key="none">
         <p className="font-medium text-foreground">No console key</p>
+        {pool ? (
+          <PoolLines pool={pool} budget={budget} />
+        ) : null}
         <p className="text-xs text-muted">
           Lookups need one.{" "}
           <Link href="/keys" className={linkClass} data-testid="credit-meter-keys-link">
@@ -140,7 +163,7 @@ function FullCreditMeter({ costCredits, className }: Omit<CreditMeterProps, "com
     >
       <div className="flex min-w-0 flex-col gap-0.5 text-xs text-muted" data-testid="credit-meter-key">
         <p className="flex items-baseline justify-between gap-2">
-          <span>Console key</span>
+          <span>{pool ? "Console key (pool)" : "Console key"}</span>
           <Link href="/keys" className={cx(linkClass, "shrink-0")}>
             Keys
           </Link>
@@ -150,7 +173,8 @@ function FullCreditMeter({ costCredits, className }: Omit<CreditMeterProps, "com
           {key.name}
         </p>
       </div>
-      <Meter label="Credits" value={key.creditsRemaining} max={key.creditsGranted} variant={variants[level]} />
+      <Meter label={pool ? "Pool credits" : "Credits"} value={key.creditsRemaining} max={key.creditsGranted} variant={variants[level]} />
+      {pool ? <PoolLines pool={pool} budget={budget} /> : null}
       {cost !== undefined ? (
         <p className="text-xs text-muted" data-testid="credit-meter-cost">
           This page: <span className="font-medium text-foreground">{formatCredits(cost)}</span> per lookup

@@ -5,7 +5,8 @@ import { useId, useRef, useState, type FormEvent } from "react";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import { bindValue } from "@/components/ui/bind-value";
 import { Input } from "@/components/ui/input";
-import { createKey, keysQueryKey, refreshAfterKeyChange, type IssuedKey, type NewKeyInput } from "@/lib/query/keys";
+import { createKey, keysQueryKey, refreshAfterKeyChange, type CapPeriod, type IssuedKey, type NewKeyInput } from "@/lib/query/keys";
+import { controlClass, Field } from "@/components/ui/field";
 import { FormError } from "@/components/ui/form-alert";
 import { errorMessage, formatCount, parseWholeNumber } from "./format";
 import { KeyPolicyFieldset, policyFieldsOf, policyInput, type PolicyErrors, type PolicyFields } from "./key-policy-fields";
@@ -13,22 +14,37 @@ import { SubmitButton } from "@/components/ui/submit-button";
 
 const MAX_CREDITS = 1_000_000_000;
 
-type Fields = { name: string; credits: string; qpsLimit: string; expiresAt: string; useForConsole: boolean };
-type FieldErrors = Partial<Record<"name" | "credits" | "qpsLimit" | "expiresAt", string>>;
+type Fields = { name: string; credits: string; qpsLimit: string; expiresAt: string; useForConsole: boolean; capCredits: string; capPeriod: CapPeriod | "" };
+type FieldErrors = Partial<Record<"name" | "credits" | "qpsLimit" | "expiresAt" | "capCredits", string>>;
 
 /** A required whole number, with the number keyboard on phones. */
 const wholeNumberInput = { required: true, type: "number", inputMode: "numeric", step: 1 } as const;
 
-const emptyFields: Fields = { name: "", credits: "", qpsLimit: "5", expiresAt: "", useForConsole: false };
+const emptyFields: Fields = { name: "", credits: "", qpsLimit: "5", expiresAt: "", useForConsole: false, capCredits: "", capPeriod: "" };
+
+/** A team key's own cap: none, or credits per day, per month or in all (both fields, or neither). */
+const capInput = (fields: Fields, errors: FieldErrors): { capCredits: number; capPeriod: CapPeriod } | null => {
+  if (fields.capPeriod === "") {
+    if (fields.capCredits.trim() !== "") errors.capCredits = "Choose per day, per month or in all — or leave the cap empty.";
+    return null;
+  }
+  const capCredits = parseWholeNumber(fields.capCredits);
+  if (capCredits === null || capCredits > MAX_CREDITS) {
+    errors.capCredits = "Enter the cap as a whole number of credits.";
+    return null;
+  }
+  return { capCredits, capPeriod: fields.capPeriod };
+};
 
 /** Mirrors the server's rules so most mistakes are explained before a request; the server still decides. */
-const validate = (fields: Fields, allowance: number | null): { input: NewKeyInput | null; errors: FieldErrors } => {
+const validate = (fields: Fields, allowance: number | null, workspaceId: string | undefined): { input: NewKeyInput | null; errors: FieldErrors } => {
   const errors: FieldErrors = {};
   const name = fields.name.trim();
   if (name.length === 0) errors.name = "Give the key a name.";
   else if (name.length > 100) errors.name = "Keep the name to 100 characters or fewer.";
 
-  const credits = parseWholeNumber(fields.credits);
+  // A team key takes no credits of its own: it draws from the workspace's pool.
+  const credits = workspaceId !== undefined ? 0 : parseWholeNumber(fields.credits);
   if (credits === null) errors.credits = "Enter a whole number of credits (0 or more).";
   else if (credits > MAX_CREDITS) errors.credits = `A key holds at most ${formatCount(MAX_CREDITS)} credits.`;
   else if (allowance !== null && credits > allowance)
@@ -46,8 +62,11 @@ const validate = (fields: Fields, allowance: number | null): { input: NewKeyInpu
     else expiresAt = expiry.toISOString();
   }
 
+  const cap = workspaceId !== undefined ? capInput(fields, errors) : null;
+
   if (Object.keys(errors).length > 0 || credits === null || qpsLimit === null) return { input: null, errors };
-  return { input: { name, credits, qpsLimit, expiresAt, useForConsole: fields.useForConsole }, errors };
+  const input: NewKeyInput = { name, credits, qpsLimit, expiresAt, useForConsole: fields.useForConsole };
+  return { input: workspaceId !== undefined ? { ...input, workspaceId, ...cap } : input, errors };
 };
 
 export type CreateKeyFormProps = {
@@ -55,9 +74,11 @@ export type CreateKeyFormProps = {
   allowance: number | null;
   allowanceText: string;
   onIssued: (issued: IssuedKey) => void;
+  /** A team workspace: the key draws from its pool and may carry a cap of its own. */
+  workspace?: { id: string; name: string };
 };
 
-export function CreateKeyForm({ allowance, allowanceText, onIssued }: CreateKeyFormProps) {
+export function CreateKeyForm({ allowance, allowanceText, onIssued, workspace }: CreateKeyFormProps) {
   const queryClient = useQueryClient();
   const [fields, setFields] = useState<Fields>(emptyFields);
   const [errors, setErrors] = useState<FieldErrors>({});
@@ -65,6 +86,7 @@ export function CreateKeyForm({ allowance, allowanceText, onIssued }: CreateKeyF
   const [policyErrors, setPolicyErrors] = useState<PolicyErrors>({});
   const formRef = useRef<HTMLFormElement>(null);
   const consoleHintId = useId();
+  const capPeriodId = useId();
   const headingId = useId();
 
   const mutation = useMutation({
@@ -82,7 +104,7 @@ export function CreateKeyForm({ allowance, allowanceText, onIssued }: CreateKeyF
 
   const onSubmit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
-    const { input, errors: found } = validate(fields, allowance);
+    const { input, errors: found } = validate(fields, allowance, workspace?.id);
     const checkedPolicy = policyInput(policy);
     setErrors(found);
     setPolicyErrors(checkedPolicy.errors);
@@ -107,7 +129,9 @@ export function CreateKeyForm({ allowance, allowanceText, onIssued }: CreateKeyF
         <CardTitle as="h2" id={headingId}>
           Create a key
         </CardTitle>
-        <CardDescription data-testid="allowance">{allowanceText}</CardDescription>
+        <CardDescription data-testid="allowance">
+          {workspace ? `In ${workspace.name}: the key draws from the workspace's pool, within the cap you give it.` : allowanceText}
+        </CardDescription>
       </CardHeader>
       <CardContent>
         <form
@@ -128,15 +152,44 @@ export function CreateKeyForm({ allowance, allowanceText, onIssued }: CreateKeyF
             className="sm:col-span-2"
             data-testid="new-key-name"
           />
-          <Input
-            label="Credits"
-            {...wholeNumberInput}
-            min={0}
-            max={allowance ?? MAX_CREDITS}
-            {...field("credits")}
-            hint={allowance === null ? "Each lookup costs credits." : `Up to ${formatCount(allowance)}.`}
-            data-testid="new-key-credits"
-          />
+          {workspace ? (
+            <>
+              <Input
+                label="Cap (credits, optional)"
+                type="number"
+                inputMode="numeric"
+                min={0}
+                step={1}
+                {...field("capCredits")}
+                hint="The most this key may spend of the pool; empty for no cap of its own."
+                data-testid="new-key-cap"
+              />
+              <Field label="Cap period" htmlFor={capPeriodId}>
+                <select
+                  id={capPeriodId}
+                  className={controlClass}
+                  value={fields.capPeriod}
+                  onChange={(event) => set("capPeriod", event.target.value as Fields["capPeriod"])}
+                  data-testid="new-key-cap-period"
+                >
+                  <option value="">No cap</option>
+                  <option value="day">Per day (UTC)</option>
+                  <option value="month">Per month (UTC)</option>
+                  <option value="total">In all</option>
+                </select>
+              </Field>
+            </>
+          ) : (
+            <Input
+              label="Credits"
+              {...wholeNumberInput}
+              min={0}
+              max={allowance ?? MAX_CREDITS}
+              {...field("credits")}
+              hint={allowance === null ? "Each lookup costs credits." : `Up to ${formatCount(allowance)}.`}
+              data-testid="new-key-credits"
+            />
+          )}
           <Input
             label="Requests per second"
             {...wholeNumberInput}

@@ -5,7 +5,10 @@ import { useMemo, useState, type ReactNode } from "react";
 import { Button } from "@/components/ui/button";
 import { cx } from "@/components/ui/class-names";
 import { meQuery, usersQuery } from "@/lib/query/account";
-import { keysQuery, keysQueryKey, type ApiKeyView, type KeyScope } from "@/lib/query/keys";
+import { keysQuery, keysQueryKey, type ApiKeyView } from "@/lib/query/keys";
+import { activeWorkspace, workspacesQuery } from "@/lib/query/workspaces";
+import { roleMay } from "@/lib/workspaces/roles";
+import { PoolSummary } from "./pool-summary";
 import type { Me } from "@/lib/users/views";
 import { ConsoleKeyForm } from "./console-key-dialog";
 import { CreateKeyForm } from "./create-key-form";
@@ -37,13 +40,21 @@ const dialogTitles: Record<KeyAction, (key: ApiKeyView) => string> = {
 /** The /keys page: create, list, revoke, roll, choose the console key; admins also see every key and top up. */
 export function KeysConsole({ initialMe }: KeysConsoleProps) {
   const isAdmin = initialMe.role === "admin";
-  const [scope, setScope] = useState<KeyScope>("mine");
+  const [scope, setScope] = useState<"mine" | "all">("mine");
   const [revealed, setRevealed] = useState<RevealedToken | null>(null);
   const [open, setOpen] = useState<OpenAction | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
-  const keys = useQuery(keysQuery(isAdmin ? scope : "mine"));
+  // In a team workspace the page is that workspace's: its pool, its keys and who made them.
+  const workspaces = useQuery(workspacesQuery());
+  const workspace = activeWorkspace(workspaces.data);
+  const team = workspace && !workspace.personal ? workspace : undefined;
+  const mayMakeKeys = !team || isAdmin || (team.role !== null && roleMay(team.role, "keys.own"));
+  const keys = useQuery({
+    ...keysQuery(team ? { workspaceId: team.id } : isAdmin ? scope : "mine"),
+    enabled: !workspaces.isPending && mayMakeKeys,
+  });
   const me = useQuery({ ...meQuery(), initialData: initialMe });
-  const showOwner = isAdmin && scope === "all";
+  const showOwner = isAdmin && scope === "all" && !team;
   const users = useQuery({ ...usersQuery(), enabled: showOwner });
   const ownerEmails = useMemo(
     () => new Map((users.data ?? []).map((user) => [user.id, user.email] as const)),
@@ -72,7 +83,17 @@ export function KeysConsole({ initialMe }: KeysConsoleProps) {
     <>
       {revealed ? <TokenReveal revealed={revealed} onDone={() => setRevealed(null)} /> : null}
 
+      {team ? <PoolSummary workspace={team} /> : null}
+
+      {!mayMakeKeys ? (
+        <p className="rounded-xl border border-dashed border-border-strong p-6 text-sm text-muted" data-testid="keys-viewer">
+          As a viewer of {team?.name} you make no keys and run no lookups; its usage and audit log are open to you.
+        </p>
+      ) : null}
+
+      {mayMakeKeys ? (
       <CreateKeyForm
+        workspace={team ? { id: team.id, name: team.name } : undefined}
         allowance={allowance}
         allowanceText={allowanceText}
         onIssued={(issued) => {
@@ -84,13 +105,15 @@ export function KeysConsole({ initialMe }: KeysConsoleProps) {
           });
         }}
       />
+      ) : null}
 
+      {mayMakeKeys ? (
       <section aria-labelledby="keys-list-heading" className="flex flex-col gap-4">
         <div className="flex flex-wrap items-center justify-between gap-3">
           <h2 id="keys-list-heading" className="text-lg font-semibold tracking-tight">
-            {isAdmin && scope === "all" ? "All keys" : "Your keys"}
+            {team ? `Keys of ${team.name}` : isAdmin && scope === "all" ? "All keys" : "Your keys"}
           </h2>
-          {isAdmin ? (
+          {isAdmin && !team ? (
             <div role="group" aria-label="Which keys" className="inline-flex rounded-lg border border-border-strong p-0.5">
               {(["mine", "all"] as const).map((option) => (
                 <button
@@ -122,7 +145,7 @@ export function KeysConsole({ initialMe }: KeysConsoleProps) {
             className="rounded-xl border border-dashed border-border-strong p-6 text-center text-sm text-muted"
             data-testid="keys-empty"
           >
-            {scope === "all" ? "No keys exist yet." : "You have no keys yet. Create one above."}
+            {team ? "No keys in this workspace yet. Create one above." : scope === "all" ? "No keys exist yet." : "You have no keys yet. Create one above."}
           </p>
         ) : (
           <KeysTable
@@ -131,10 +154,12 @@ export function KeysConsole({ initialMe }: KeysConsoleProps) {
             isAdmin={isAdmin}
             showOwner={showOwner}
             ownerEmails={ownerEmails}
+            team={team !== undefined}
             onAction={openAction}
           />
         )}
       </section>
+      ) : null}
 
       <KeyDialog action="revoke" {...dialog}>
         {(key) => <RevokeKeyForm apiKey={key} onCancel={close} onRevoked={(revoked) => finish(`“${revoked.name}” is revoked.`)} />}

@@ -21,6 +21,8 @@ export type KeysTableProps = {
   showOwner: boolean;
   /** Owner id → email, when known (admins); ids are shown otherwise. */
   ownerEmails?: ReadonlyMap<string, string>;
+  /** A team workspace's keys: who made each, its cap, and the pool it draws from. */
+  team?: boolean;
   onAction: (action: KeyAction, key: ApiKeyView) => void;
 };
 
@@ -35,6 +37,17 @@ const ownerLabel = (ownerId: string | null, viewerId: string, emails: ReadonlyMa
   return emails?.get(ownerId) ?? ownerId;
 };
 
+const makerLabel = (key: ApiKeyView, viewerId: string): string => {
+  if (key.maker === null) return "No one (operator or a removed member's batches)";
+  if (key.maker.id === viewerId) return "You";
+  return key.maker.name.trim() === "" ? key.maker.email : `${key.maker.name} <${key.maker.email}>`;
+};
+
+const capLabel = (key: ApiKeyView): string => {
+  if (key.spendCap === null) return "no monthly or total cap";
+  return `${formatCount(key.spendCap.credits)} ${key.spendCap.period === "month" ? "a month" : "in all"}`;
+};
+
 /** The buttons of an active key, in order: what the viewer may do with it. */
 const keyActions = ({ key, own, isAdmin }: { key: ApiKeyView; own: boolean; isAdmin: boolean }) => {
   // The visible word, then the key's name for screen readers (several rows have the same buttons).
@@ -47,7 +60,8 @@ const keyActions = ({ key, own, isAdmin }: { key: ApiKeyView; own: boolean; isAd
   const actions: Array<{ action: KeyAction; label: ReactNode; testId: string; allowed: boolean; danger?: boolean }> = [
     { action: "roll", label: named("Roll", key.name), testId: `roll-${key.id}`, allowed: own || key.ownerId === null },
     { action: "console", label: named("Use for console", `(${key.name})`), testId: `use-console-${key.id}`, allowed: own && !key.isConsoleKey },
-    { action: "topup", label: named("Top up", key.name), testId: `topup-${key.id}`, allowed: isAdmin },
+    // A pooled key has no balance of its own to top up: the pool is funded instead.
+    { action: "topup", label: named("Top up", key.name), testId: `topup-${key.id}`, allowed: isAdmin && key.poolId === null },
     { action: "limits", label: named("Limits", key.name), testId: `limits-${key.id}`, allowed: true },
     { action: "revoke", label: named("Revoke", key.name), testId: `revoke-${key.id}`, allowed: true, danger: true },
   ];
@@ -90,7 +104,7 @@ function Facts({ items }: { items: Array<[label: string, value: string]> }) {
   );
 }
 
-export function KeysTable({ keys, viewerId, isAdmin, showOwner, ownerEmails, onAction }: KeysTableProps) {
+export function KeysTable({ keys, viewerId, isAdmin, showOwner, ownerEmails, team = false, onAction }: KeysTableProps) {
   return (
     <div className="w-full overflow-x-auto rounded-xl border border-border bg-surface">
       <table className="block w-full border-collapse text-left text-sm xl:table" data-testid="keys-table">
@@ -143,7 +157,11 @@ export function KeysTable({ keys, viewerId, isAdmin, showOwner, ownerEmails, onA
                     </span>
                     <span className="break-all">{key.id}</span>
                   </p>
-                  {showOwner ? (
+                  {team ? (
+                    <p className="mt-0.5 text-xs break-all text-muted" data-testid={`key-maker-${key.id}`}>
+                      Made by: {makerLabel(key, viewerId)}
+                    </p>
+                  ) : showOwner ? (
                     <p className="mt-0.5 text-xs break-all text-muted" data-testid={`key-owner-${key.id}`}>
                       Owner: {ownerLabel(key.ownerId, viewerId, ownerEmails)}
                     </p>
@@ -154,15 +172,24 @@ export function KeysTable({ keys, viewerId, isAdmin, showOwner, ownerEmails, onA
                   <KeyStatusBadge apiKey={key} />
                 </td>
                 <td className={cx(cellClass, "xl:min-w-44")}>
-                  <div data-testid={`key-credits-${key.id}`}>
-                    <Meter
-                      label="Credits left"
-                      value={key.creditsRemaining}
-                      max={key.creditsGranted}
-                      variant={meterVariant(key)}
-                      className="text-xs [&_span]:text-xs"
-                    />
-                  </div>
+                  {key.poolId !== null ? (
+                    <div className="flex flex-col gap-0.5 text-xs" data-testid={`key-credits-${key.id}`} data-pool-credits={key.creditsRemaining}>
+                      <span className="font-medium">Pool: {formatCount(key.creditsRemaining)} left</span>
+                      <span className="text-muted" data-testid={`key-cap-${key.id}`}>
+                        Cap: {capLabel(key)}
+                      </span>
+                    </div>
+                  ) : (
+                    <div data-testid={`key-credits-${key.id}`}>
+                      <Meter
+                        label="Credits left"
+                        value={key.creditsRemaining}
+                        max={key.creditsGranted}
+                        variant={meterVariant(key)}
+                        className="text-xs [&_span]:text-xs"
+                      />
+                    </div>
+                  )}
                 </td>
                 <td className={cx(cellClass, "sm:col-span-2 xl:col-span-1")}>
                   <Facts

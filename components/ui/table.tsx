@@ -5,12 +5,21 @@ export type TableProps = HTMLAttributes<HTMLTableElement> & {
   /** Accessible name of the table; visually hidden unless `showCaption`. */
   caption?: string;
   showCaption?: boolean;
+  /**
+   * A table wide enough to scroll sideways (long details): its frame becomes a named region
+   * that takes the keyboard focus, so it can be scrolled without a mouse.
+   */
+  scrollable?: boolean;
 };
 
 /** A table inside a horizontally scrollable frame, so narrow screens never overflow the page. */
-export function Table({ caption, showCaption = false, className, children, ...props }: TableProps) {
+export function Table({ caption, showCaption = false, scrollable = false, className, children, ...props }: TableProps) {
+  const region = scrollable ? { tabIndex: 0, role: "region", "aria-label": caption } : {};
   return (
-    <div className="w-full overflow-x-auto rounded-xl border border-border bg-surface">
+    <div
+      className="w-full overflow-x-auto rounded-xl border border-border bg-surface focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-ring"
+      {...region}
+    >
       <table className={cx("w-full border-collapse text-left text-sm", className)} {...props}>
         {caption ? (
           <caption className={showCaption ? "px-4 py-3 text-left text-sm font-medium text-muted" : "sr-only"}>

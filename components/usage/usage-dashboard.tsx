@@ -10,12 +10,14 @@ import { FormError } from "@/components/ui/form-alert";
 import { errorMessage } from "@/components/keys/format";
 import { usersQuery } from "@/lib/query/account";
 import { keysQuery } from "@/lib/query/keys";
-import { dailyExportUrl, usageSummaryQuery, type DayRangeParams, type UsageScopeParams } from "@/lib/query/usage";
+import { dailyExportUrl, membersExportUrl, usageSummaryQuery, type DayRangeParams, type UsageScopeParams } from "@/lib/query/usage";
+import { activeWorkspace, workspacesQuery } from "@/lib/query/workspaces";
 import { addDays, dayCount, isDay, utcDay } from "@/lib/usage/period";
 import { ForecastTable } from "./forecast-table";
 import { FirstUse } from "./first-use";
 import { formatDay } from "./format";
 import { RequestLog, type LogKeyOption } from "./request-log";
+import { UsageByMember } from "./usage-by-member";
 import { EmptyState, Skeleton } from "./skeleton";
 import { UsageTotals } from "./usage-totals";
 import { bindValue } from "@/components/ui/bind-value";
@@ -42,11 +44,12 @@ const PERIODS: { id: Period; label: string }[] = [
 
 const MAX_DAYS = 366;
 
-/** "mine" | "all" | "key:<id>" | "user:<id>" — one select covers every scope. */
+/** "mine" | "all" | "workspace" | "key:<id>" | "user:<id>" — one select covers every scope. */
 type ScopeChoice = string;
 
-const scopeParams = (choice: ScopeChoice): UsageScopeParams => {
+const scopeParams = (choice: ScopeChoice, workspaceId: string | undefined): UsageScopeParams => {
   if (choice === "all") return { everyone: true };
+  if (choice === "workspace") return workspaceId ? { workspaceId } : {};
   if (choice.startsWith("key:")) return { keyId: choice.slice(4) };
   if (choice.startsWith("user:")) return { userId: choice.slice(5) };
   return {};
@@ -81,7 +84,12 @@ export function UsageDashboard({ userId, isAdmin, initialKeyId }: UsageDashboard
   // The custom days as typed, and the last valid pair of them (what the page shows).
   const [draft, setDraft] = useState<DayRangeParams>(() => ({ from: addDays(today, -13), to: today }));
   const [custom, setCustom] = useState<DayRangeParams>(draft);
-  const [choice, setChoice] = useState<ScopeChoice>(initialKeyId ? `key:${initialKeyId}` : "mine");
+  // A team workspace shows the whole workspace's usage first; a personal one the user's own keys.
+  const workspaces = useQuery(workspacesQuery());
+  const workspace = activeWorkspace(workspaces.data);
+  const team = workspace && !workspace.personal ? workspace : undefined;
+  const [picked, setChoice] = useState<ScopeChoice | null>(initialKeyId ? `key:${initialKeyId}` : null);
+  const choice = picked ?? (team ? "workspace" : "mine");
 
   const keys = useQuery(keysQuery(isAdmin ? "all" : "mine"));
   const users = useQuery({ ...usersQuery(), enabled: isAdmin });
@@ -93,14 +101,17 @@ export function UsageDashboard({ userId, isAdmin, initialKeyId }: UsageDashboard
   };
   const range = rangeOf(period, custom, today);
 
-  const scope = useMemo(() => scopeParams(choice), [choice]);
-  const summary = useQuery(usageSummaryQuery(scope, range));
+  const scope = useMemo(() => scopeParams(choice, team?.id), [choice, team?.id]);
+  // Until the workspaces are known the default scope is not either: no summary of the wrong one.
+  const summary = useQuery({ ...usageSummaryQuery(scope, range), enabled: picked !== null || !workspaces.isPending });
 
   const allKeys = keys.data ?? [];
   const myKeys = allKeys.filter((key) => key.ownerId === userId);
   const otherUsers = (users.data ?? []).filter((user) => user.id !== userId);
   const otherKeys = allKeys.filter((key) => key.ownerId !== userId);
-  const keysInScope: LogKeyOption[] = (
+  const keysInScope: LogKeyOption[] = scope.workspaceId
+    ? (summary.data?.groups.key ?? []).filter((group) => group.id !== "other").map((group) => ({ id: group.id, name: group.label }))
+    : (
     scope.keyId
       ? allKeys.filter((key) => key.id === scope.keyId)
       : scope.userId
@@ -117,7 +128,7 @@ export function UsageDashboard({ userId, isAdmin, initialKeyId }: UsageDashboard
     { label: "Other users' keys", options: isAdmin ? otherKeys.map((key) => keyOption(key, key.name)) : [] },
   ].filter((group) => group.options.length > 0);
   // A key from a link that is not in the list (yet) still shows as the choice.
-  const knownChoice = choice === "mine" || choice === "all" || choice.startsWith("user:") || allKeys.some((key) => `key:${key.id}` === choice);
+  const knownChoice = choice === "mine" || choice === "all" || (choice === "workspace" && team !== undefined) || choice.startsWith("user:") || allKeys.some((key) => `key:${key.id}` === choice);
 
   const data = summary.data;
   const hasRequests = (data?.totals.requests ?? 0) > 0;
@@ -166,6 +177,7 @@ export function UsageDashboard({ userId, isAdmin, initialKeyId }: UsageDashboard
           <div className="flex flex-col gap-3 sm:flex-row sm:items-end">
             <Field label="Scope" htmlFor={`${ids}-scope`} className="min-w-64">
               <select id={`${ids}-scope`} className={controlClass} {...bindValue(choice, setChoice)} data-testid="scope-select">
+                {team ? <option value="workspace">{`Workspace ${team.name}: every key`}</option> : null}
                 <option value="mine">All my keys</option>
                 {isAdmin ? <option value="all">Everyone</option> : null}
                 {!knownChoice ? <option value={choice}>{choice.slice(4)}</option> : null}
@@ -221,6 +233,8 @@ export function UsageDashboard({ userId, isAdmin, initialKeyId }: UsageDashboard
               </div>
             )}
           </section>
+
+          {scope.workspaceId && data ? <UsageByMember members={data.groups.member ?? []} exportUrl={membersExportUrl(scope, range)} /> : null}
 
           <Card>
             <CardHeader>

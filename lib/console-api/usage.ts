@@ -7,6 +7,7 @@ import { principalOf } from "@/lib/keys/view";
 import { describeError, log } from "@/lib/log";
 import { UTF8_BOM } from "@/lib/export/bom";
 import { dailyCsv, eventsCsv } from "@/lib/usage/csv";
+import { membersCsv } from "@/lib/usage/members-csv";
 import { listEvents, UUID_PATTERN, type EventFilters, type EventsPage, type StatusFilter } from "@/lib/usage/events";
 import { addDays, dayCount, dayStart, isDay, isSupportedDay, isSupportedTime, SUPPORTED_DAYS, utcDay, type Day } from "@/lib/usage/period";
 import { resolveScope, type ResolvedScope } from "@/lib/usage/scope";
@@ -19,6 +20,8 @@ import { GROUP_BYS, summary, type GroupBy, type UsageSummary } from "@/lib/usage
  *
  *   keyId      one key (404 when the caller may not see it)
  *   userId     admins: that user's keys (analysts: only their own id, else 403)
+ *   workspaceId every key of that workspace, for its members of any role (404 for anyone else);
+ *              with userId: the keys that member made there; with keyId: a key of it
  *   scope      "mine" (default) | "all" (admins: every key)
  *   from, to   UTC days "YYYY-MM-DD" (both included) or ISO-8601 date-times, within
  *              2000-01-01 … 2999-12-31 (lib/usage/period.ts); summary and daily
@@ -27,12 +30,10 @@ import { GROUP_BYS, summary, type GroupBy, type UsageSummary } from "@/lib/usage
  *   operation  an operation id of the registry (lib/operations)
  *   status     an exact status (200, 402, …) or a class (2xx, 4xx, 5xx)
  *   requestId  exact request id (UUID)            [log, events export]
- *   workspaceId  every key of that workspace (members whose role reads usage; else 403/404);
- *              with userId: that member's keys there
- *   groupBy    day,operation,key,member (comma list) [summary; default day]
+ *   groupBy    day,operation,key,member (list)    [summary; default day]
  *   cursor     nextCursor of the previous page    [log]
  *   limit      1–200, default 50                  [log]
- *   kind       events | daily                     [export]
+ *   kind       events | daily | members           [export]
  */
 type Context = Pick<ConsoleContext<undefined>, "db" | "user" | "ip" | "query">;
 
@@ -91,7 +92,7 @@ const querySchema = z.object({
     .optional(),
   cursor: z.string().trim().min(1).max(400).optional(),
   limit: limitParam(MAX_LOG_LIMIT, 50),
-  kind: z.enum(["events", "daily"], { error: "kind must be events or daily." }).default("events"),
+  kind: z.enum(["events", "daily", "members"], { error: "kind must be events, daily or members." }).default("events"),
 });
 
 type UsageQuery = z.infer<typeof querySchema>;
@@ -147,6 +148,7 @@ const scopeView = (resolved: ResolvedScope): ScopeView => ({
   kind: resolved.kind,
   keyId: resolved.keyId,
   userId: resolved.userId,
+  workspaceId: resolved.workspaceId,
   keyIds: resolved.scope.kind === "all" ? null : [...resolved.scope.keyIds],
 });
 
@@ -180,7 +182,12 @@ export const exportResponse = async (context: Context): Promise<Response> => {
   const csvOptions = { onError, leading: UTF8_BOM };
   let body: ReadableStream<Uint8Array>;
   let filename: string;
-  if (query.kind === "daily") {
+  if (query.kind === "members") {
+    const range = dayRange(query);
+    const byMember = await summary(context.db, resolved.scope, { ...range, groupBy: ["member"] });
+    body = membersCsv(byMember.groups.member ?? [], range, csvOptions);
+    filename = `usage-members-${range.from}-to-${range.to}.csv`;
+  } else if (query.kind === "daily") {
     const range = dayRange(query);
     body = dailyCsv(context.db.longReads, resolved.scope, { ...range, operation: query.operation, status: query.status }, csvOptions);
     filename = `usage-daily-${range.from}-to-${range.to}.csv`;

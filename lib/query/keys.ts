@@ -12,7 +12,8 @@ import { refreshMeter } from "./meter";
  */
 export type { ApiKeyView, AuditEntryView, GracePeriod };
 
-export type KeyScope = "mine" | "all";
+/** The viewer's own keys, every key (admins), or one workspace's keys (GET /api/keys?workspaceId=). */
+export type KeyScope = "mine" | "all" | { workspaceId: string };
 
 export type NewKeyInput = {
   name: string;
@@ -21,7 +22,14 @@ export type NewKeyInput = {
   /** ISO date-time in the future, or null for a key that does not expire. */
   expiresAt: string | null;
   useForConsole: boolean;
+  /** A team workspace's key draws from its pool (credits 0); absent: the personal workspace. */
+  workspaceId?: string;
+  /** The key's own cap besides the pool: both, or neither. */
+  capCredits?: number | null;
+  capPeriod?: CapPeriod | null;
 } & Partial<KeyPolicyInput>;
+
+export type CapPeriod = "day" | "month" | "total";
 
 /** What a key may call, from where, its refill and alert thresholds (PATCH /api/keys/:id). */
 export type KeyPolicyInput = {
@@ -40,24 +48,29 @@ const AUDIT_PAGE_SIZE = 50;
 export const keysQueryKey = ["keys"] as const;
 const auditQueryKey = ["audit"] as const;
 
+const keysPath = (scope: KeyScope): string =>
+  typeof scope === "object" ? `/api/keys?workspaceId=${encodeURIComponent(scope.workspaceId)}` : scope === "all" ? "/api/keys?scope=all" : "/api/keys";
+
 export const keysQuery = (scope: KeyScope = "mine") =>
   queryOptions({
-    queryKey: [...keysQueryKey, scope],
+    queryKey: [...keysQueryKey, typeof scope === "object" ? `workspace:${scope.workspaceId}` : scope],
     queryFn: async () => {
-      const { keys } = await fetchJson<{ keys: ApiKeyView[] }>(scope === "all" ? "/api/keys?scope=all" : "/api/keys");
+      const { keys } = await fetchJson<{ keys: ApiKeyView[] }>(keysPath(scope));
       return keys;
     },
     // Keys are used elsewhere (scripts, other tabs): coming back to the page shows their balance and last use.
     refetchOnWindowFocus: "always",
   });
 
-export const auditQuery = () =>
+/** The service's audit log (admins), or one workspace's (GET /api/workspaces/{id}/audit). */
+export const auditQuery = (workspaceId?: string) =>
   infiniteQueryOptions({
-    queryKey: auditQueryKey,
+    queryKey: [...auditQueryKey, workspaceId ?? "service"],
     queryFn: ({ pageParam }) => {
       const search = new URLSearchParams({ limit: String(AUDIT_PAGE_SIZE) });
       if (pageParam !== undefined) search.set("before", String(pageParam));
-      return fetchJson<AuditPage>(`/api/admin/audit?${search.toString()}`);
+      const path = workspaceId === undefined ? "/api/admin/audit" : `/api/workspaces/${encodeURIComponent(workspaceId)}/audit`;
+      return fetchJson<AuditPage>(`${path}?${search.toString()}`);
     },
     initialPageParam: undefined as number | undefined,
     getNextPageParam: (last) => last.nextBefore ?? undefined,

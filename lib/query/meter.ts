@@ -15,7 +15,11 @@ export type MeterKey = {
   qpsLimit: number;
 };
 
-export type MeterData = { key: MeterKey | null };
+/** A team workspace's pool (the console key draws from it) and the member's monthly budget. */
+export type MeterPool = { id: string; name: string; poolCredits: number; poolGranted: number };
+export type MeterBudget = { monthlyCredits: number; spentCredits: number; leftCredits: number };
+
+export type MeterData = { key: MeterKey | null; pool: MeterPool | null; budget: MeterBudget | null };
 
 export const meterQueryKey = ["meter"] as const;
 
@@ -32,8 +36,11 @@ export const updateMeterCredits = (client: QueryClient, creditsRemaining: number
   const { queryKey } = meterQuery();
   const current = client.getQueryData(queryKey);
   if (current?.key) {
-    client.setQueryData(queryKey, { key: { ...current.key, creditsRemaining } });
-    return;
+    // A pooled key's balance is the pool's.
+    const pool = current.pool ? { ...current.pool, poolCredits: creditsRemaining } : null;
+    client.setQueryData(queryKey, { ...current, key: { ...current.key, creditsRemaining }, pool });
+    // The budget's spend is not in the answer's headers: read it again.
+    if (current.budget === null) return;
   }
   void client.invalidateQueries({ queryKey: meterQueryKey });
 };

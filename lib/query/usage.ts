@@ -15,8 +15,11 @@ export type { KeyForecast } from "@/lib/usage/forecast";
 export type { UsageGroup } from "@/lib/usage/summary";
 export type { WebhookDelivery } from "@/lib/alerts/alerts";
 
-/** Whose usage: one key, a user's keys (admins), everyone (admins), or the caller's own keys. */
-export type UsageScopeParams = { keyId?: string; userId?: string; everyone?: boolean };
+/**
+ * Whose usage: one key, a user's keys (admins), everyone (admins), every key of a workspace
+ * (its members), or the caller's own keys.
+ */
+export type UsageScopeParams = { keyId?: string; userId?: string; everyone?: boolean; workspaceId?: string };
 
 /** UTC days, both included. */
 export type DayRangeParams = { from: string; to: string };
@@ -54,6 +57,7 @@ const scopeEntries = (scope: UsageScopeParams) => ({
   keyId: scope.keyId,
   userId: scope.userId,
   scope: scope.everyone ? "all" : undefined,
+  workspaceId: scope.workspaceId,
 });
 
 export const usageSummaryQuery = (scope: UsageScopeParams, range: DayRangeParams) =>
@@ -61,7 +65,7 @@ export const usageSummaryQuery = (scope: UsageScopeParams, range: DayRangeParams
     queryKey: usageKeys.summary(scope, range),
     queryFn: ({ signal }) =>
       fetchJson<SummaryResponse>(
-        `/api/usage/summary?${searchOf({ ...scopeEntries(scope), ...range, groupBy: "day,operation,key" })}`,
+        `/api/usage/summary?${searchOf({ ...scopeEntries(scope), ...range, groupBy: scope.workspaceId ? "day,operation,key,member" : "day,operation,key" })}`,
         { signal },
       ),
     // Switching period or scope keeps the old charts on screen until the new numbers arrive.
@@ -99,6 +103,10 @@ export const eventsExportUrl = (scope: UsageScopeParams, filters: LogFilterParam
 /** The daily totals of the page's scope and days as CSV. */
 export const dailyExportUrl = (scope: UsageScopeParams, range: DayRangeParams): string =>
   `/api/usage/export?${searchOf({ kind: "daily", ...scopeEntries(scope), ...range })}`;
+
+/** A workspace's usage by member over the page's days as CSV. */
+export const membersExportUrl = (scope: UsageScopeParams, range: DayRangeParams): string =>
+  `/api/usage/export?${searchOf({ kind: "members", ...scopeEntries(scope), ...range })}`;
 
 export const openAlertsQuery = () =>
   queryOptions({

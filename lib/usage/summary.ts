@@ -2,6 +2,7 @@ import type { Queryable } from "@/lib/db/client";
 import { registry as defaultRegistry, type Registry } from "@/lib/operations";
 import { burnRateForecast, type ForecastResult } from "./forecast";
 import { addBuckets, emptyBuckets, LATENCY_BUCKETS, percentileMs } from "./latency";
+import { keyNames, memberLabel, memberNames, NO_MEMBER, type MemberName } from "./group-labels";
 import { daysBetween, type Day } from "./period";
 import { scopeCondition, type UsageScope } from "./scope";
 
@@ -42,8 +43,17 @@ export type UsageMetrics = {
   latency: LatencyStats;
 };
 
-/** One row of a chart: a day ("2025-06-14"), an operation name, or a key id ("other" for the rest). */
-export type UsageGroup = UsageMetrics & { id: string; label: string };
+/**
+ * One row of a chart: a day ("2025-06-14"), an operation name, a key id, or a member — the user
+ * who made the keys, whoever's their usage stays after they leave ("none" for operator keys) —
+ * ("other" for the keys or members beyond MAX_KEY_GROUPS).
+ */
+export type UsageGroup = UsageMetrics & {
+  id: string;
+  label: string;
+  /** Member groups: who, as the users table names them now (absent for "none" and "other"). */
+  member?: MemberName;
+};
 
 export type UsageTotals = UsageMetrics & { errorRate: number; creditsRemaining: number; activeKeys: number };
 
@@ -73,8 +83,9 @@ const DIMENSIONS: Record<GroupBy, string> = {
   day: "to_char(day, 'YYYY-MM-DD')",
   operation: "operation",
   key: "key_id",
-  // Who made the key ("" for a key of no one: the key CLI's, a removed member's batches').
-  member: "COALESCE((SELECT k.owner_id FROM api_keys k WHERE k.id = usage_daily.key_id), '')",
+  // The key's maker: a member's usage stays theirs after removal (their keys keep owner_id);
+  // NO_MEMBER for a key of no one (the key CLI's, a removed member's batches').
+  member: `COALESCE((SELECT k.owner_id FROM api_keys k WHERE k.id = usage_daily.key_id), '${NO_MEMBER}')`,
 };
 
 // float8 reads back as a JS number on PGlite and pg alike; the sums stay far below 2^53.
@@ -190,10 +201,20 @@ const byGroup = (rows: RollupRow[], operationIds: readonly string[]): Map<string
   return groups;
 };
 
-const keyNames = async (db: Queryable, ids: string[]): Promise<Map<string, string>> => {
-  if (ids.length === 0) return new Map();
-  const rows = await db.query<{ id: string; name: string }>("SELECT id, name FROM api_keys WHERE id = ANY($1::text[])", [ids]);
-  return new Map(rows.map((row) => [row.id, row.name]));
+const groupLabels = async (
+  db: Queryable,
+  groupBy: "key" | "member",
+  ids: string[],
+): Promise<(id: string) => Pick<UsageGroup, "label" | "member">> => {
+  if (groupBy === "key") {
+    const names = await keyNames(db, ids);
+    return (id) => ({ label: names.get(id) ?? id });
+  }
+  const members = await memberNames(db, ids);
+  return (id) => {
+    const member = members.get(id);
+    return member ? { label: memberLabel(id, member), member } : { label: memberLabel(id, member) };
+  };
 };
 
 const buildGroups = async (
@@ -212,23 +233,15 @@ const buildGroups = async (
     const names = [...new Set([...operationIds, ...groups.keys()])];
     return names.map((name) => ({ id: name, label: name, ...metricsOf(groups.get(name) ?? newAccumulator(operationIds)) }));
   }
-  if (groupBy === "member") {
-    const ids = [...groups.keys()].filter((id) => id !== "");
-    const users = ids.length === 0 ? [] : await db.query<{ id: string; email: string }>("SELECT id, email FROM users WHERE id = ANY($1::text[])", [ids]);
-    const emails = new Map(users.map((user) => [user.id, user.email]));
-    return [...groups]
-      .sort(([idA, a], [idB, b]) => b.credits - a.credits || b.requests - a.requests || idA.localeCompare(idB))
-      .map(([id, acc]) => ({ id: id === "" ? "none" : id, label: id === "" ? "No member" : (emails.get(id) ?? id), ...metricsOf(acc) }));
-  }
   const ranked = [...groups].sort(([idA, a], [idB, b]) => b.credits - a.credits || b.requests - a.requests || idA.localeCompare(idB));
   const shown = ranked.slice(0, MAX_KEY_GROUPS);
-  const names = await keyNames(db, shown.map(([id]) => id));
-  const result: UsageGroup[] = shown.map(([id, acc]) => ({ id, label: names.get(id) ?? id, ...metricsOf(acc) }));
+  const labelOf = await groupLabels(db, groupBy, shown.map(([id]) => id));
+  const result: UsageGroup[] = shown.map(([id, acc]) => ({ id, ...labelOf(id), ...metricsOf(acc) }));
   const rest = ranked.slice(MAX_KEY_GROUPS);
   if (rest.length > 0) {
     const other = newAccumulator(operationIds);
     for (const [, acc] of rest) merge(other, acc);
-    result.push({ id: "other", label: `${rest.length} other keys`, ...metricsOf(other) });
+    result.push({ id: "other", label: `${rest.length} other ${groupBy === "key" ? "keys" : "members"}`, ...metricsOf(other) });
   }
   return result;
 };

@@ -34,6 +34,7 @@ const actionLabels: Record<string, { label: string; variant: BadgeVariant }> = {
   "member.remove": { label: "Member removed", variant: "danger" },
   "invitation.revoke": { label: "Invitation revoked", variant: "warning" },
   "pool.credits": { label: "Pool credits added", variant: "accent" },
+  "pool.refill": { label: "Pool refilled", variant: "accent" },
 };
 
 const detailValue = (value: unknown): string =>

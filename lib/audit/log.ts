@@ -29,6 +29,7 @@ export type AuditAction =
   | "member.remove"
   | "invitation.revoke"
   | "pool.credits"
+  | "pool.refill"
   | "key.cap";
 
 /** What an entry is about: a key, a user, or a data subject ("<kind>:<subject>", lib/privacy). */

@@ -4,6 +4,7 @@ import type { Db } from "@/lib/db/client";
 import { env } from "@/lib/env";
 import { DomainError } from "@/lib/errors";
 import { sealBatchToken } from "@/lib/batches/payer";
+import { refillField } from "@/lib/keys/policy-input";
 import { createKey } from "@/lib/keys/repository";
 import { keysRevoked } from "@/lib/keys/workspace-console";
 import { hashPassword } from "@/lib/users/passwords";
@@ -47,8 +48,12 @@ export const workspacePatchBody = z
       .max(100_000, "The shared per-second limit can be at most 100,000.")
       .nullable()
       .optional(),
+    /** The pool's automatic refill (null: none); the service administrator grants it. */
+    refill: refillField.optional(),
   })
-  .refine((patch) => patch.name !== undefined || patch.qpsLimit !== undefined, { message: "Change the name or qpsLimit." });
+  .refine((patch) => patch.name !== undefined || patch.qpsLimit !== undefined || patch.refill !== undefined, {
+    message: "Change the name, qpsLimit or refill.",
+  });
 
 export const invitationBody = z.strictObject({
   email: z.string({ error: "Give the invitee's e-mail address." }).trim().toLowerCase().max(320, "That address is too long.").pipe(z.email("Give a valid e-mail address.")),

@@ -129,3 +129,7 @@ export const addPoolCredits = async (
   await recordAudit(tx, actor, "pool.credits", { type: "workspace", id }, { credits, from, poolCredits: Number(row.pool_credits) }, id);
   return toWorkspace(row);
 };
+
+/** The ids of every key of a workspace (revoked ones too): whose cached credentials a settings change outdates. */
+export const workspaceKeyIds = async (db: Queryable, workspaceId: string): Promise<string[]> =>
+  (await db.query<{ id: string }>("SELECT id FROM api_keys WHERE workspace_id = $1", [workspaceId])).map((row) => row.id);

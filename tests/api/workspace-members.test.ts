@@ -176,4 +176,56 @@ describe.each(targets)("$kind server: members of a team workspace", (target: Api
       expect(done?.creditsSpent).toBeGreaterThan(0);
     });
   });
+
+  describe("the pool's settings", () => {
+    it("charges 300 parallel lookups over 6 keys of a pool holding 100 credits exactly 100, and /v1/account says the pool is what is left", async () => {
+      const team = (ok(await api(owner, "POST", "/api/workspaces", { name: "Exact pool" }), 201).workspace as { id: string }).id;
+      ok(await api(service, "POST", `/api/workspaces/${team}/credits`, { credits: 100 }), 200);
+      const tokens: string[] = [];
+      for (let index = 0; index < 6; index += 1) {
+        tokens.push((ok(await api(owner, "POST", "/api/keys", { name: `pool ${index}`, workspaceId: team, qpsLimit: 1000 }), 201) as { token: string }).token);
+      }
+      const answers = await Promise.all(
+        Array.from({ length: 300 }, (_, index) => call(target, paths.publications, { auth: { authorization: `Bearer ${tokens[index % 6]}` }, query: { urn: PROFILE_7 } })),
+      );
+      const charged = answers.reduce((sum, answer) => sum + Number(answer.headers.get("x-credits-charged") ?? 0), 0);
+      expect(charged).toBe(100);
+      expect(answers.filter((answer) => answer.status === 200)).toHaveLength(100);
+      for (const answer of answers.filter((one) => one.status !== 200)) expectError(answer, 402, messages.quota);
+      const account = await call(target, "/v1/account", { auth: { authorization: `Bearer ${tokens[0]}` } });
+      expect((account.body as { data: { key: unknown } }).data.key).toMatchObject({
+        credits_remaining: 0,
+        pool: { workspace_id: team, credits_remaining: 0, credits_granted: 100 },
+        credits_spendable: 0,
+        limited_by: "pool",
+      });
+    });
+
+    it("applies a shared per-second limit to every key at once, and lets only the service administrator set the pool's refill", async () => {
+      const team = (ok(await api(owner, "POST", "/api/workspaces", { name: "Shared limit" }), 201).workspace as { id: string }).id;
+      ok(await api(service, "POST", `/api/workspaces/${team}/credits`, { credits: 1000 }), 200);
+      const tokens: string[] = [];
+      for (let index = 0; index < 2; index += 1) {
+        tokens.push((ok(await api(owner, "POST", "/api/keys", { name: `limited ${index}`, workspaceId: team, qpsLimit: 1000 }), 201) as { token: string }).token);
+      }
+      const burst = () =>
+        Promise.all(Array.from({ length: 8 }, (_, index) => call(target, "/v1/account", { auth: { authorization: `Bearer ${tokens[index % 2]}` } })));
+      // Used once (and cached) before the limit is set: the change must reach the cached keys at once.
+      expect((await burst()).every((answer) => answer.status === 200)).toBe(true);
+      ok(await api(owner, "PATCH", `/api/workspaces/${team}`, { qpsLimit: 3 }), 200);
+      await new Promise((resolve) => setTimeout(resolve, 1100));
+      const limited = await burst();
+      expect(limited.filter((answer) => answer.status === 200)).toHaveLength(3);
+      expect(limited.filter((answer) => answer.status === 429)).toHaveLength(5);
+
+      const refill = { credits: 500, interval: "daily", mode: "top_up_to" };
+      const refused = await api(owner, "PATCH", `/api/workspaces/${team}`, { refill });
+      expect(refused.status).toBe(403);
+      ok(await api(service, "PATCH", `/api/workspaces/${team}`, { refill }), 200);
+      const audit = ok(await api(owner, "GET", `/api/workspaces/${team}/audit`), 200) as { entries: { action: string; details: Record<string, unknown> }[] };
+      expect(audit.entries.find((entry) => entry.action === "workspace.settings" && "refill" in entry.details)?.details).toMatchObject({
+        refill: { credits: 500, interval: "daily", mode: "top_up_to" },
+      });
+    });
+  });
 });

@@ -33,14 +33,19 @@ export const pyLiteral = (value: unknown, indent = ""): string => {
   if (typeof value === "number") return String(value);
   if (typeof value === "string") return JSON.stringify(value);
   const inner = `${indent}    `;
+  const fits = (items: string[], oneLine: string) => items.every((item) => !item.includes("\n")) && oneLine.length + indent.length <= 100;
   if (Array.isArray(value)) {
     if (value.length === 0) return "[]";
-    return `[\n${value.map((item) => `${inner}${pyLiteral(item, inner)},\n`).join("")}${indent}]`;
+    const items = value.map((item) => pyLiteral(item, inner));
+    const oneLine = `[${items.join(", ")}]`;
+    return fits(items, oneLine) ? oneLine : `[\n${items.map((item) => `${inner}${item},\n`).join("")}${indent}]`;
   }
   if (typeof value === "object") {
     const entries = Object.entries(value);
     if (entries.length === 0) return "{}";
-    return `{\n${entries.map(([name, item]) => `${inner}${JSON.stringify(name)}: ${pyLiteral(item, inner)},\n`).join("")}${indent}}`;
+    const items = entries.map(([name, item]) => `${JSON.stringify(name)}: ${pyLiteral(item, inner)}`);
+    const oneLine = `{${items.join(", ")}}`;
+    return fits(items, oneLine) ? oneLine : `{\n${items.map((item) => `${inner}${item},\n`).join("")}${indent}}`;
   }
   throw new Error(`not plain data: ${typeof value}`);
 };
@@ -116,8 +121,8 @@ const comment = (text: string | null, indent: string): string =>
 
 const docstring = (lines: readonly string[], indent: string): string => {
   const body = lines.flatMap((line) => line.split("\n")).map((line) => line.replaceAll("\\", "\\\\").replaceAll('"""', '\\"\\"\\"'));
-  if (body.length === 1) return `${indent}"""${body[0]}"""\n`;
-  return `${indent}"""${body[0] ?? ""}\n${body.slice(1).map((line) => (line === "" ? "\n" : `${indent}${line}\n`)).join("")}${indent}"""\n`;
+  if (body.length === 1) return `${indent}"""${body[0]}"""`;
+  return `${indent}"""${body[0] ?? ""}\n${body.slice(1).map((line) => (line === "" ? "\n" : `${indent}${line}\n`)).join("")}${indent}"""`;
 };
 
 /**
@@ -137,9 +142,9 @@ const printDefinition = (definition: Definition): string => {
     const entries = fields.map((field) => `${comment(field.description, "        ")}        ${JSON.stringify(field.name)}: ${pyType(field.type)},\n`).join("");
     return `${comment(description ?? `${name} (a record of the API).`, "")}${name} = TypedDict(\n    ${JSON.stringify(name)},\n    {\n${entries}    },\n)\n`;
   }
-  if (optional.length === 0) return `class ${name}(TypedDict):\n${doc}\n${body(required) || "    pass\n"}`;
-  if (required.length === 0) return `class ${name}(TypedDict, total=False):\n${doc}\n${body(optional)}`;
-  return `class _${name}Required(TypedDict):\n${body(required)}\n\nclass ${name}(_${name}Required, total=False):\n${doc}\n${body(optional)}`;
+  if (optional.length === 0) return `class ${name}(TypedDict):\n${doc}\n\n${body(required) || "    pass\n"}`;
+  if (required.length === 0) return `class ${name}(TypedDict, total=False):\n${doc}\n\n${body(optional)}`;
+  return `class _${name}Required(TypedDict):\n${body(required)}\n\nclass ${name}(_${name}Required, total=False):\n${doc}\n\n${body(optional)}`;
 };
 
 /** Definitions in an order where each comes after those it names (Python evaluates them in order). */
@@ -205,6 +210,7 @@ const pagedClass = (operation: ClientOperation): string => {
       ],
       "    ",
     ),
+    "",
     `    def __call__(self, *, ${signature}, timeout: float | None = None) -> Answer[${operation.recordType}]:`,
     docstring([`One page of ${operation.method}.`, ...argsDoc(operation, [TIMEOUT_DOC])], "        "),
     `        return self._page(${paramDict(operation)}, timeout)`,
@@ -249,7 +255,7 @@ const tableOf = (operation: ClientOperation) => ({
   page_size: operation.pageSize,
   primary_param: operation.primaryParam,
   params: operation.params.map((param) => ({ name: param.name, required: param.required, integer: param.integer })),
-  paging: operation.paging === null ? null : { entries: operation.paging.entries, has_more: operation.paging.hasMore, next: operation.paging.next.map((step) => ("fromQuery" in step ? { param: step.param, from_query: true } : { param: step.param, from_data: step.fromData, add: step.add ?? 0 })) },
+  paging: operation.paging === null ? null : { entries: operation.paging.entries, has_more: operation.paging.hasMore, next: operation.paging.next.map((step) => ("fromQuery" in step ? { param: step.param, from_query: true } : { param: step.param, from_data: step.fromData, add: step.add ?? null })) },
   batch: operation.batch,
 });
 
@@ -288,6 +294,7 @@ export const pythonGeneratedModule = (model: ClientModel): string => {
     "",
     "class GeneratedOperations:",
     docstring(["One method per operation of the registry; SocialLookup (_client.py) runs them."], "    "),
+    "",
     "    def _call(self, name: str, params: dict[str, Any], timeout: float | None) -> Answer[Any]:",
     "        raise NotImplementedError",
     "",

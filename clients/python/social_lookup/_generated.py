@@ -293,13 +293,7 @@ OPERATIONS: dict[str, dict[str, Any]] = {
         "cost_credits": 4,
         "page_size": None,
         "primary_param": "url",
-        "params": [
-            {
-                "name": "url",
-                "required": True,
-                "integer": False,
-            },
-        ],
+        "params": [{"name": "url", "required": True, "integer": False}],
         "paging": None,
         "batch": True,
     },
@@ -310,13 +304,7 @@ OPERATIONS: dict[str, dict[str, Any]] = {
         "cost_credits": 4,
         "page_size": None,
         "primary_param": "event_id",
-        "params": [
-            {
-                "name": "event_id",
-                "required": True,
-                "integer": False,
-            },
-        ],
+        "params": [{"name": "event_id", "required": True, "integer": False}],
         "paging": None,
         "batch": True,
     },
@@ -328,36 +316,16 @@ OPERATIONS: dict[str, dict[str, Any]] = {
         "page_size": 25,
         "primary_param": "userid",
         "params": [
-            {
-                "name": "userid",
-                "required": False,
-                "integer": False,
-            },
-            {
-                "name": "node_id",
-                "required": False,
-                "integer": False,
-            },
-            {
-                "name": "cursor",
-                "required": False,
-                "integer": False,
-            },
+            {"name": "userid", "required": False, "integer": False},
+            {"name": "node_id", "required": False, "integer": False},
+            {"name": "cursor", "required": False, "integer": False},
         ],
         "paging": {
             "entries": "followers",
             "has_more": "page_info.has_next_page",
             "next": [
-                {
-                    "param": "node_id",
-                    "from_data": "node_id",
-                    "add": 0,
-                },
-                {
-                    "param": "cursor",
-                    "from_data": "page_info.end_cursor",
-                    "add": 0,
-                },
+                {"param": "node_id", "from_data": "node_id", "add": None},
+                {"param": "cursor", "from_data": "page_info.end_cursor", "add": None},
             ],
         },
         "batch": True,
@@ -370,31 +338,13 @@ OPERATIONS: dict[str, dict[str, Any]] = {
         "page_size": 10,
         "primary_param": "urn",
         "params": [
-            {
-                "name": "urn",
-                "required": True,
-                "integer": False,
-            },
-            {
-                "name": "page",
-                "required": False,
-                "integer": True,
-            },
+            {"name": "urn", "required": True, "integer": False},
+            {"name": "page", "required": False, "integer": True},
         ],
         "paging": {
             "entries": "data",
             "has_more": "has_more",
-            "next": [
-                {
-                    "param": "urn",
-                    "from_query": True,
-                },
-                {
-                    "param": "page",
-                    "from_data": "page",
-                    "add": 1,
-                },
-            ],
+            "next": [{"param": "urn", "from_query": True}, {"param": "page", "from_data": "page", "add": 1}],
         },
         "batch": True,
     },
@@ -422,7 +372,6 @@ class FollowersOperation(PagedOperation[FollowersPage, Follower]):
             cursor: data.page_info.end_cursor of the previous page; used with node_id (optional)
             timeout: seconds for each HTTP attempt (default: the client's timeout).
         """
-
         return self._page({"userid": userid, "node_id": node_id, "cursor": cursor}, timeout)
 
     def iterate(self, *, userid: str | None = None, node_id: str | None = None, cursor: str | None = None, max_pages: int | None = None, timeout: float | None = None) -> PageIterator[Follower]:
@@ -435,7 +384,6 @@ class FollowersOperation(PagedOperation[FollowersPage, Follower]):
             max_pages: stop after this many pages.
             timeout: seconds for each HTTP attempt (default: the client's timeout).
         """
-
         return self._iterate({"userid": userid, "node_id": node_id, "cursor": cursor}, max_pages, timeout)
 
     def pages(self, *, userid: str | None = None, node_id: str | None = None, cursor: str | None = None, max_pages: int | None = None, timeout: float | None = None) -> Pages[FollowersPage]:
@@ -448,7 +396,6 @@ class FollowersOperation(PagedOperation[FollowersPage, Follower]):
             max_pages: stop after this many pages.
             timeout: seconds for each HTTP attempt (default: the client's timeout).
         """
-
         return self._pages({"userid": userid, "node_id": node_id, "cursor": cursor}, max_pages, timeout)
 
 
@@ -472,7 +419,6 @@ class PublicationsOperation(PagedOperation[PublicationsPage, Publication]):
             page: page number, integer ≥ 1; default 1 (optional)
             timeout: seconds for each HTTP attempt (default: the client's timeout).
         """
-
         return self._page({"urn": urn, "page": page}, timeout)
 
     def iterate(self, *, urn: str, page: int | None = None, max_pages: int | None = None, timeout: float | None = None) -> PageIterator[Publication]:
@@ -484,7 +430,6 @@ class PublicationsOperation(PagedOperation[PublicationsPage, Publication]):
             max_pages: stop after this many pages.
             timeout: seconds for each HTTP attempt (default: the client's timeout).
         """
-
         return self._iterate({"urn": urn, "page": page}, max_pages, timeout)
 
     def pages(self, *, urn: str, page: int | None = None, max_pages: int | None = None, timeout: float | None = None) -> Pages[PublicationsPage]:
@@ -496,7 +441,6 @@ class PublicationsOperation(PagedOperation[PublicationsPage, Publication]):
             max_pages: stop after this many pages.
             timeout: seconds for each HTTP attempt (default: the client's timeout).
         """
-
         return self._pages({"urn": urn, "page": page}, max_pages, timeout)
 
 
@@ -517,7 +461,6 @@ class GeneratedOperations:
             url: full URL of the event page: https://<event-site-host>/events/<event_id>/
             timeout: seconds for each HTTP attempt (default: the client's timeout).
         """
-
         return self._call("event_details", {"url": url}, timeout)
 
     def event_details_id(self, *, event_id: str, timeout: float | None = None) -> Answer[EventDetails]:
@@ -530,7 +473,6 @@ class GeneratedOperations:
             event_id: event id, digits only (1-20)
             timeout: seconds for each HTTP attempt (default: the client's timeout).
         """
-
         return self._call("event_details_id", {"event_id": event_id}, timeout)
 
     @property
@@ -543,7 +485,6 @@ class GeneratedOperations:
 
         Call it for one page; .iterate(...) for every entry, .pages(...) for every page.
         """
-
         return FollowersOperation(self._call, "followers", OPERATIONS["followers"])
 
     @property
@@ -556,7 +497,6 @@ class GeneratedOperations:
 
         Call it for one page; .iterate(...) for every entry, .pages(...) for every page.
         """
-
         return PublicationsOperation(self._call, "publications", OPERATIONS["publications"])
 
 

@@ -371,7 +371,6 @@ export const operations = {
     batch: true,
     csv: { rowsAt: "data[]", columns: ["title", "publication", "date", "publication_url", "description"] },
   },
-
 } as const satisfies Record<string, OperationSpec>;
 
 export type OperationName = keyof typeof operations;

@@ -21,3 +21,16 @@ export const clientCommandName = (operation: Pick<OperationDescriptor, "id" | "c
 
 /** Python's name: snake_case ("event_details_id", "publications"). */
 export const clientPythonName = (operation: Pick<OperationDescriptor, "id" | "clientName">): string => wordsOf(operation).join("_");
+
+/** An operation's (or the account call's) names in the generated clients, as the API page's snippets write them. */
+export type ClientNames = {
+  /** The SDK's method: "eventDetailsId", "publications", "account". */
+  method: string;
+  /** The Python client's: "event_details_id". */
+  python: string;
+  /** Parameters the clients take as numbers (a page): written as one when the value is a plain whole number. */
+  integers: readonly string[];
+};
+
+/** The account call's names: not an operation of the registry, a method of both clients. */
+export const ACCOUNT_CLIENT_NAMES: ClientNames = { method: "account", python: "account", integers: [] };

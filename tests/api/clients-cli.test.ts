@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { SocialLookup, type Follower, type Publication } from "@social-lookup/client";
 import { afterAll, describe, expect, inject, it } from "vitest";
-import { runCaptured } from "@/lib/cli/processes";
+import { inheritedEnv, runCaptured } from "@/lib/cli/processes";
 import { demoFixtures } from "@/lib/demo/fixtures";
 import { parseCsv } from "../support/csv";
 import { ROOT, type ApiTarget } from "./harness";
@@ -23,7 +23,8 @@ const run = (target: ApiTarget, args: readonly string[], key: string | null = ta
   runCaptured(process.execPath, [BIN, ...args], {
     cwd: workDir,
     env: {
-      PATH: process.env.PATH ?? "",
+      ...inheritedEnv(),
+      NODE_ENV: "production",
       SOCIAL_LOOKUP_BASE_URL: target.baseUrl,
       ...(key === null ? {} : { SOCIAL_LOOKUP_API_KEY: key }),
     },

@@ -1,7 +1,7 @@
 import { spawnSync } from "node:child_process";
 import path from "node:path";
 import { describe, expect, inject, it } from "vitest";
-import { runCaptured } from "@/lib/cli/processes";
+import { inheritedEnv, runCaptured } from "@/lib/cli/processes";
 import { consoleClient } from "./console-client";
 import { ROOT, type ApiTarget } from "./harness";
 
@@ -40,8 +40,8 @@ describe.skipIf(pythonProblem !== null).each(targets.map((target) => [target.kin
     const run = await runCaptured("python3", ["-m", "unittest", "discover", "-s", "tests", "-v"], {
       cwd: PYTHON_DIR,
       env: {
-        PATH: process.env.PATH ?? "",
-        HOME: process.env.HOME ?? "",
+        ...inheritedEnv(),
+        NODE_ENV: "production",
         PYTHONDONTWRITEBYTECODE: "1",
         SOCIAL_LOOKUP_BASE_URL: target.baseUrl,
         SOCIAL_LOOKUP_TEST_KEYS: JSON.stringify(keys),

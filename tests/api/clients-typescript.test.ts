@@ -48,7 +48,7 @@ describe.each(targets.map((target) => [target.kind, target] as const))("the Type
   const client = clientFor(target, key);
 
   it("answers every operation as /v1 does, with its credit receipt and request id", async () => {
-    const cases = [
+    const cases: { run: () => Promise<{ data: unknown; status: number; requestId: string; credits: { cost: number | null; charged: number; remaining: number | null } }>; path: string; query: Record<string, string>; cost: number }[] = [
       { run: () => client.eventDetails({ url: eventUrl("1000000000000001") }), path: paths.eventByUrl, query: { url: eventUrl("1000000000000001") }, cost: 4 },
       { run: () => client.eventDetailsId({ event_id: "1000000000000002" }), path: paths.eventById, query: { event_id: "1000000000000002" }, cost: 4 },
       { run: () => client.followers({ userid: "2000000002" }), path: paths.followers, query: { userid: "2000000002" }, cost: 2 },

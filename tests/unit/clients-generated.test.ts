@@ -68,7 +68,7 @@ describe("the generated client files", () => {
       const imported = spawnSync(
         "python3",
         ["-c", "import inspect, social_lookup as s; print(list(inspect.signature(s.SocialLookup.get_reading_list).parameters)); print(s.OPERATIONS['get_reading_list']['path'])"],
-        { cwd: path.dirname(packageDir), encoding: "utf8", env: { PATH: process.env.PATH ?? "", PYTHONDONTWRITEBYTECODE: "1" } },
+        { cwd: path.dirname(packageDir), encoding: "utf8", env: { ...process.env, PYTHONDONTWRITEBYTECODE: "1" } },
       );
       expect(imported.stderr).toBe("");
       expect(imported.stdout.trim().split("\n")).toEqual(["['self', 'member_id', 'timeout']", "/v1/bookclub/get_reading_list"]);

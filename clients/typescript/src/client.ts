@@ -84,9 +84,9 @@ export class SocialLookup extends GeneratedOperations {
     return this.#transport.json<AccountData>({ method: "GET", path: "/v1/account", idempotent: true }, options);
   }
 
-  protected lookup<Data>(name: OperationName, params: object, options: CallOptions | undefined): Promise<Answer<Data>> {
+  protected async lookup<Data>(name: OperationName, params: object, options: CallOptions | undefined): Promise<Answer<Data>> {
     const spec = operations[name];
-    return this.#transport.json<Data>({ method: "GET", path: spec.path, query: queryOf(spec, params), idempotent: true }, options);
+    return await this.#transport.json<Data>({ method: "GET", path: spec.path, query: queryOf(spec, params), idempotent: true }, options);
   }
 
   protected paged<Params extends object, Data, Entry>(name: OperationName): PagedOperation<Params, Data, Entry> {

@@ -82,7 +82,7 @@ export const queryOf = (spec: OperationSpec, params: object): URLSearchParams =>
 export const pagedOperation = <Params extends object, Data, Entry>(spec: OperationSpec, call: PageCall<Data>): PagedOperation<Params, Data, Entry> => {
   const paging = spec.paging;
   if (paging === null) throw new TypeError(`${spec.command} is not paged`);
-  const onePage = (params: Params, options?: CallOptions) => call(queryOf(spec, params), options);
+  const onePage = async (params: Params, options?: CallOptions) => await call(queryOf(spec, params), options);
   return Object.assign(onePage, {
     iterate: (params: Params, options: IterateOptions = {}): PageWalk<Entry> =>
       new Walk<Data, Entry>(call, paging, queryOf(spec, params), options, (answer) => entriesOf(paging, answer.data) as Entry[]),

@@ -1,3 +1,4 @@
+import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -115,6 +116,46 @@ describe.each(targets.map((target) => [target.kind, target] as const))("social-l
     expect(result.code, result.stderr).toBe(6);
     expect(result.stderr).toMatch(/ended stopped \(cap\)/);
     expect(result.stdout.trimEnd().split("\n")).toHaveLength(1);
+  });
+
+  it("stops paging when its reader goes away (| head): nothing more is bought", async () => {
+    const child = spawn(process.execPath, [BIN, "followers", "2000000001", "--all", "--progress"], {
+      cwd: workDir,
+      env: { ...inheritedEnv(), NODE_ENV: "production", SOCIAL_LOOKUP_BASE_URL: target.baseUrl, SOCIAL_LOOKUP_API_KEY: target.keys.clientsCli.token },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stderr = "";
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+    child.stdout.once("data", () => child.stdout.destroy());
+    const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+    expect(code, stderr).toBe(0);
+    const pages = Number(/(\d+) pages? · [\d,]+ entries · [\d,]+ credits? spent/.exec(stderr)?.[1] ?? NaN);
+    expect(pages).toBeGreaterThanOrEqual(1);
+    expect(pages).toBeLessThan(20);
+  });
+
+  it("Ctrl-C during batch run cancels the batch on the server and exits 130", async () => {
+    const inputs = file(`interrupted-${target.kind}.txt`);
+    fs.writeFileSync(inputs, Array.from({ length: 3000 }, (_, index) => String(8_800_000_000_000_001 + index)).join("\n"));
+    const child = spawn(process.execPath, [BIN, "batch", "run", inputs, "--operation", "event_details_id", "--quiet"], {
+      cwd: workDir,
+      env: { ...inheritedEnv(), NODE_ENV: "production", SOCIAL_LOOKUP_BASE_URL: target.baseUrl, SOCIAL_LOOKUP_API_KEY: target.keys.clientsCli.token },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stderr = "";
+    let interrupted = false;
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+      stderr += chunk;
+      if (!interrupted && /batch [0-9a-f-]{36}:/.test(stderr)) {
+        interrupted = true;
+        child.kill("SIGINT");
+      }
+    });
+    const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+    expect(code, stderr).toBe(130);
+    const id = /batch ([0-9a-f-]{36}):/.exec(stderr)?.[1] ?? "";
+    expect(stderr).toContain(`canceled batch ${id}`);
+    expect((await sdk.batches.get(id).status()).status).toBe("canceled");
   });
 
   it("exits with its documented codes: 2 usage, 3 key refused, 4 no credits, 5 not found", async () => {

@@ -108,6 +108,10 @@ const runBatch = async (parsed: Parsed, io: CliIo): Promise<number> => {
   const progress = progressOf(parsed, io);
 
   const options = pages === undefined && maxPages === undefined && maxAgeS === undefined ? undefined : { pages, maxPages, maxAgeS };
+  // From here on Ctrl-C cancels the batch: once it exists, on the server too (nothing more is spent).
+  const interrupt = new AbortController();
+  const onSignal = () => interrupt.abort();
+  process.once("SIGINT", onSignal);
   try {
     const batch = await client.batches.create({
       operation: spec.id as BatchOperationId,
@@ -125,7 +129,7 @@ const runBatch = async (parsed: Parsed, io: CliIo): Promise<number> => {
       for (const rejected of created.rejected.slice(0, 10)) io.stderr.write(`  refused: ${rejected.input}: ${rejected.reason}\n`);
       if (created.rejected.length > 10) io.stderr.write(`  … and ${count(created.rejected.length - 10)} more\n`);
     }
-    const finished = await waitWithCancel(batch, progress, io);
+    const finished = await waitOrCancel(batch, progress, io, interrupt.signal);
     if (finished === null) return 130;
     progress.finish(progressText(finished), finished.total === 0 ? 1 : finished.done / finished.total);
     await writeResults(batch, format, out);
@@ -133,25 +137,22 @@ const runBatch = async (parsed: Parsed, io: CliIo): Promise<number> => {
     io.stderr.write(`batch ${batch.id} ended ${finished.status}${finished.stopReason ? ` (${finished.stopReason})` : ""}: its results so far are written\n`);
     return EXIT.batchUnfinished;
   } finally {
+    process.off("SIGINT", onSignal);
     await out.end();
   }
 };
 
-/** Waits with a progress line; Ctrl-C cancels the batch on the server (so nothing more is spent) and answers null. */
-const waitWithCancel = async (batch: BatchHandle, progress: Progress, io: CliIo): Promise<Batch | null> => {
-  const interrupt = new AbortController();
-  const onSignal = () => interrupt.abort();
-  process.once("SIGINT", onSignal);
+/** Waits with a progress line; an interrupt (Ctrl-C) cancels the batch on the server and answers null. */
+const waitOrCancel = async (batch: BatchHandle, progress: Progress, io: CliIo, interrupt: AbortSignal): Promise<Batch | null> => {
   try {
-    return await batch.wait({ signal: interrupt.signal, onProgress: (view) => progress.update(progressText(view), view.total === 0 ? 1 : view.done / view.total) });
+    interrupt.throwIfAborted();
+    return await batch.wait({ signal: interrupt, onProgress: (view) => progress.update(progressText(view), view.total === 0 ? 1 : view.done / view.total) });
   } catch (error) {
-    if (!interrupt.signal.aborted) throw error;
+    if (!interrupt.aborted) throw error;
     const canceled = await batch.cancel().catch(() => null);
     progress.finish();
     io.stderr.write(`canceled batch ${batch.id}${canceled === null ? " (the cancel was not confirmed)" : `: ${progressText(canceled)}`}\n`);
     return null;
-  } finally {
-    process.off("SIGINT", onSignal);
   }
 };
 

@@ -13,13 +13,15 @@ export class Output {
   closed = false;
   readonly #stream: Writable;
   readonly #ownsStream: boolean;
+  /** A write that failed otherwise (a full disk): thrown at the next write or at the end. */
+  #failure: Error | null = null;
 
   private constructor(stream: Writable, ownsStream: boolean) {
     this.#stream = stream;
     this.#ownsStream = ownsStream;
     stream.on("error", (error: NodeJS.ErrnoException) => {
-      if (error.code === "EPIPE") this.closed = true;
-      else throw error;
+      this.closed = true;
+      if (error.code !== "EPIPE") this.#failure = error;
     });
   }
 
@@ -36,6 +38,7 @@ export class Output {
   }
 
   async write(text: string): Promise<void> {
+    if (this.#failure !== null) throw this.#failure;
     if (this.closed || text === "") return;
     if (!this.#stream.write(text)) {
       await new Promise<void>((resolve) => {
@@ -51,6 +54,7 @@ export class Output {
   }
 
   async end(): Promise<void> {
+    if (this.#failure !== null) throw this.#failure;
     if (!this.#ownsStream) return;
     await new Promise<void>((resolve, reject) => {
       this.#stream.once("error", reject);

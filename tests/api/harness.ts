@@ -86,7 +86,7 @@ export const KEY_PLAN = {
   clientsPython: { credits: 100_000, qps: 1000 },
   clientsPythonSlow: { credits: 1000, qps: 2 },
   clientsPythonPoor: { credits: 3, qps: 100 },
-  // clients-docs.test.ts: the clients' READMEs and the API page's SDK snippets, run as written
+  // snippets.test.ts: the API page's SDK and Python client snippets, run as written
   clientsDocs: { credits: 10_000, qps: 100 },
 } as const satisfies Record<string, KeySpec>;
 

@@ -130,7 +130,7 @@ const runBatch = async (parsed: Parsed, io: CliIo): Promise<number> => {
       if (created.rejected.length > 10) io.stderr.write(`  … and ${count(created.rejected.length - 10)} more\n`);
     }
     const finished = await waitOrCancel(batch, progress, io, interrupt.signal);
-    if (finished === null) return 130;
+    if (finished === null) return EXIT.interrupted;
     progress.finish(progressText(finished), finished.total === 0 ? 1 : finished.done / finished.total);
     await writeResults(batch, format, out);
     if (finished.status === "done") return EXIT.ok;

@@ -28,6 +28,8 @@ export const EXIT = {
   batchUnfinished: 6,
   /** Rate limited: 429 still after the waits, or the open-batch quota. */
   rateLimited: 7,
+  /** Interrupted (Ctrl-C): a running batch was canceled on the server. */
+  interrupted: 130,
 } as const;
 
 export class UsageError extends Error {

@@ -1,6 +1,6 @@
 import { ApiError, SocialLookupError } from "../errors.js";
 import { operations, type OperationName } from "../generated/operations.js";
-import { BATCH_HELP, runBatchCommand } from "./batch.js";
+import { runBatchCommand } from "./batch.js";
 import { clientOf, COMMON_HELP, parse, type CliIo } from "./common.js";
 import { EXIT, exitCodeOf, UsageError } from "./exit-codes.js";
 import { lookupCommands, lookupSummary, runLookup } from "./lookup.js";
@@ -86,4 +86,3 @@ export const main = async (argv: readonly string[], io: CliIo): Promise<number> 
   }
 };
 
-export { BATCH_HELP };

@@ -87,7 +87,7 @@ export const KEY_PLAN = {
   clientsPythonSlow: { credits: 1000, qps: 2 },
   clientsPythonPoor: { credits: 3, qps: 100 },
   // snippets.test.ts: the API page's SDK and Python client snippets, run as written
-  clientsDocs: { credits: 10_000, qps: 100 },
+  clientsSnippets: { credits: 10_000, qps: 100 },
 } as const satisfies Record<string, KeySpec>;
 
 export type KeyName = keyof typeof KEY_PLAN;

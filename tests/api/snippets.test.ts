@@ -80,12 +80,12 @@ describe.each(targets)("$kind server", (target: ApiTarget) => {
     const apiCall: ApiCall = { baseUrl: target.baseUrl, path: callPath, params };
 
     it.each(["sdk", "python-client"] as const)("%s: prints the receipt and the data /v1 answers", async (language) => {
-      const printed = await runClientSnippet(language, apiCall, target.keys.clientsDocs.token);
-      const direct = await call(target, callPath, { auth: target.keys.clientsDocs, query: Object.fromEntries(params) });
+      const printed = await runClientSnippet(language, apiCall, target.keys.clientsSnippets.token);
+      const direct = await call(target, callPath, { auth: target.keys.clientsSnippets, query: Object.fromEntries(params) });
       expect(direct.status).toBe(200);
       const cost = Number(direct.headers.get("x-credits-cost"));
       expect(printed.receipt).toMatch(new RegExp(`^charged ${callPath === "/v1/account" ? 0 : cost} credits, \\d+ left$`));
-      if (callPath === "/v1/account") expect(printed.data).toMatchObject({ key: { id: target.keys.clientsDocs.id } });
+      if (callPath === "/v1/account") expect(printed.data).toMatchObject({ key: { id: target.keys.clientsSnippets.id } });
       else expect(printed.data).toEqual((direct.body as { data: unknown }).data);
     });
   });

@@ -150,6 +150,41 @@ class AccountKeyRefill(TypedDict):
     mode: Literal["top_up_to", "increase_by"]
 
 
+class AccountKeyPool(TypedDict):
+    """AccountKeyPool (a record of the API)."""
+
+    # The team workspace whose pool the key draws from
+    workspace_id: str
+    # Credits left in the pool, for all its keys
+    credits_remaining: int
+    # Credits ever added to the pool
+    credits_granted: int
+
+
+class AccountKeyCap(TypedDict):
+    """AccountKeyCap (a record of the API)."""
+
+    # Credits the key may spend in the period
+    credits: int
+    # month: per calendar month (UTC); total: in all
+    period: Literal["month", "total"]
+    # Credits spent in the period, reservations in flight included
+    credits_spent: int
+    # Credits the cap still lets the key spend
+    credits_left: int
+
+
+class AccountKeyBudget(TypedDict):
+    """AccountKeyBudget (a record of the API)."""
+
+    # Credits the member's keys of the workspace may spend per calendar month (UTC)
+    credits: int
+    # Credits the member's keys of the workspace spent this month
+    credits_spent_this_month: int
+    # Credits the budget still lets them spend this month
+    credits_left: int
+
+
 class AccountKey(TypedDict):
     """AccountKey (a record of the API)."""
 
@@ -173,6 +208,16 @@ class AccountKey(TypedDict):
     refill: AccountKeyRefill | None
     # When the next refill runs (UTC); null: no refill
     nextRefillAt: str | None
+    # The team workspace's credit pool the key draws from (credits_remaining is then the pool's); null: the key has its own balance
+    pool: AccountKeyPool | None
+    # The key's own monthly or total cap (its daily one is daily_credit_cap); null: none
+    cap: AccountKeyCap | None
+    # The monthly budget of the member who made the key, in its team workspace; null: none
+    budget: AccountKeyBudget | None
+    # Credits the key can spend now: the least of its balance (or pool), what its daily cap, own cap and member budget leave
+    credits_spendable: int
+    # Which of them leaves the least: the key's own credits, the pool, the daily cap, the key's own cap, or the member's budget
+    limited_by: Literal["credits", "pool", "daily_cap", "cap", "budget"]
 
 
 class Account(TypedDict):
@@ -500,4 +545,4 @@ class GeneratedOperations:
         return PublicationsOperation(self._call, "publications", OPERATIONS["publications"])
 
 
-__all__ = ["RelatedEvent", "EventLocationFromDetails", "Event", "EventDetails", "FollowersPagePageInfo", "FollowerNodeVerifiedIdentity", "FollowerNode", "Follower", "FollowersPage", "Publication", "PublicationsPage", "AccountKeyRefill", "AccountKey", "Account", "BatchRequestOptions", "BatchRequest", "BatchCreatedRejectedItem", "BatchCreated", "BatchWebhook", "Batch", "BatchList", "AccountData", "BatchOperationId", "OPERATIONS", "FollowersOperation", "PublicationsOperation", "GeneratedOperations"]
+__all__ = ["RelatedEvent", "EventLocationFromDetails", "Event", "EventDetails", "FollowersPagePageInfo", "FollowerNodeVerifiedIdentity", "FollowerNode", "Follower", "FollowersPage", "Publication", "PublicationsPage", "AccountKeyRefill", "AccountKeyPool", "AccountKeyCap", "AccountKeyBudget", "AccountKey", "Account", "BatchRequestOptions", "BatchRequest", "BatchCreatedRejectedItem", "BatchCreated", "BatchWebhook", "Batch", "BatchList", "AccountData", "BatchOperationId", "OPERATIONS", "FollowersOperation", "PublicationsOperation", "GeneratedOperations"]

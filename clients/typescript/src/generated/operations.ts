@@ -135,6 +135,39 @@ export type AccountKey = {
   } | null;
   /** When the next refill runs (UTC); null: no refill */
   nextRefillAt: string | null;
+  /** The team workspace's credit pool the key draws from (credits_remaining is then the pool's); null: the key has its own balance */
+  pool: {
+    /** The team workspace whose pool the key draws from */
+    workspace_id: string;
+    /** Credits left in the pool, for all its keys */
+    credits_remaining: number;
+    /** Credits ever added to the pool */
+    credits_granted: number;
+  } | null;
+  /** The key's own monthly or total cap (its daily one is daily_credit_cap); null: none */
+  cap: {
+    /** Credits the key may spend in the period */
+    credits: number;
+    /** month: per calendar month (UTC); total: in all */
+    period: "month" | "total";
+    /** Credits spent in the period, reservations in flight included */
+    credits_spent: number;
+    /** Credits the cap still lets the key spend */
+    credits_left: number;
+  } | null;
+  /** The monthly budget of the member who made the key, in its team workspace; null: none */
+  budget: {
+    /** Credits the member's keys of the workspace may spend per calendar month (UTC) */
+    credits: number;
+    /** Credits the member's keys of the workspace spent this month */
+    credits_spent_this_month: number;
+    /** Credits the budget still lets them spend this month */
+    credits_left: number;
+  } | null;
+  /** Credits the key can spend now: the least of its balance (or pool), what its daily cap, own cap and member budget leave */
+  credits_spendable: number;
+  /** Which of them leaves the least: the key's own credits, the pool, the daily cap, the key's own cap, or the member's budget */
+  limited_by: "credits" | "pool" | "daily_cap" | "cap" | "budget";
 };
 
 export type BatchRequest = {

@@ -99,6 +99,13 @@ module.exports = {
       to: { circular: true },
     },
     {
+      name: "clients-standalone",
+      comment: "clients/ (the SDK and its command line, a package of their own, generated from the registry) imports only its own files and Node's built-ins, never the app",
+      severity: "error",
+      from: { path: "^clients/" },
+      to: { pathNot: "^clients/", dependencyTypesNot: ["core"] },
+    },
+    {
       name: "unlayered",
       comment: "every module of lib/ belongs to a layer of .dependency-cruiser.cjs",
       severity: "error",
@@ -110,7 +117,7 @@ module.exports = {
     tsPreCompilationDeps: true,
     tsConfig: { fileName: "tsconfig.json" },
     doNotFollow: { path: "node_modules" },
-    exclude: { path: ["\\.test\\.tsx?$", "^tests/", "^e2e/", "^node_modules/", "\\.next/"] },
+    exclude: { path: ["\\.test\\.tsx?$", "^tests/", "^e2e/", "^node_modules/", "\\.next/", "^clients/typescript/dist/"] },
     enhancedResolveOptions: { extensions: [".ts", ".tsx", ".js", ".mjs", ".json"] },
   },
 };

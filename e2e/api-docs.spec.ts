@@ -142,7 +142,7 @@ test.describe("API page try-it", () => {
     // The key lives in the form only: not in storage, cookies, the URL or any snippet.
     for (const key of [badKey, goodKey]) await expectKeyNotStored(page, key);
     expect(page.url()).not.toContain(goodKey);
-    for (const language of ["curl", "fetch", "python"]) {
+    for (const language of ["curl", "fetch", "python", "sdk", "python-client"]) {
       expect(await form.getByTestId(`snippet-${language}-${OP}`).textContent()).not.toContain(goodKey);
     }
     expect(errors).toEqual([]);
@@ -164,7 +164,7 @@ test.describe("API page try-it", () => {
     await form.getByTestId(`try-${OP}-param-urn`).fill("urn:li:member:a b&c=d");
     await expect(curl).toContainText(`${PATH}?urn=urn%3Ali%3Amember%3Aa+b%26c%3Dd&page=3'`);
 
-    // Tabs by keyboard: → moves to JavaScript, End to Python.
+    // Tabs by keyboard: → moves to JavaScript, → again to Python, End to the Python client, ← back to the SDK.
     await form.getByRole("tab", { name: "curl" }).focus();
     await page.keyboard.press("ArrowRight");
     await expect(form.getByRole("tab", { name: "JavaScript" })).toHaveAttribute("aria-selected", "true");
@@ -174,12 +174,23 @@ test.describe("API page try-it", () => {
     await expect(curl).toBeHidden();
     await expect(fetchSnippet).toContainText(`url.searchParams.append("urn", "urn:li:member:a b&c=d");`);
     await expect(fetchSnippet).toContainText("process.env.SOCIAL_LOOKUP_KEY");
-    await page.keyboard.press("End");
+    await page.keyboard.press("ArrowRight");
     const python = form.getByTestId(`snippet-python-${OP}`);
     await expect(python).toBeVisible();
     await expect(python).toContainText(`"urn": "urn:li:member:a b&c=d",`);
     await expect(python).toContainText(`"page": "3",`);
     await expect(python).toContainText("os.environ['SOCIAL_LOOKUP_KEY']");
+    await page.keyboard.press("End");
+    await expect(form.getByRole("tab", { name: "Python client" })).toHaveAttribute("aria-selected", "true");
+    const pythonClient = form.getByTestId(`snippet-python-client-${OP}`);
+    await expect(pythonClient).toBeVisible();
+    await expect(pythonClient).toContainText('answer = client.publications(urn="urn:li:member:a b&c=d", page=3)');
+    await expect(pythonClient).toContainText('os.environ["SOCIAL_LOOKUP_KEY"]');
+    await page.keyboard.press("ArrowLeft");
+    const sdk = form.getByTestId(`snippet-sdk-${OP}`);
+    await expect(sdk).toBeVisible();
+    await expect(sdk).toContainText('await client.publications({ urn: "urn:li:member:a b&c=d", page: 3 });');
+    await expect(sdk).toContainText("apiKey: process.env.SOCIAL_LOOKUP_KEY");
     expect(errors).toEqual([]);
   });
 

@@ -19,7 +19,7 @@ type CruiseOutput = {
 
 const root = path.resolve(import.meta.dirname, "..");
 const CONFIG = ".dependency-cruiser.cjs";
-export const SCANNED = ["lib", "app", "components", "scripts", "server.ts"];
+export const SCANNED = ["lib", "app", "components", "scripts", "server.ts", "clients"];
 
 const require = createRequire(import.meta.url);
 

@@ -1,9 +1,10 @@
 import type { ReactNode } from "react";
 import { Badge } from "@/components/ui/badge";
+import { ACCOUNT_CLIENT_NAMES } from "@/lib/snippets/clients";
 import { SnippetTabs } from "./snippet-tabs";
 
 /**
- * GET /v1/account on the API page: what it answers and the same three snippets as a lookup, so a
+ * GET /v1/account on the API page: what it answers and the same snippets as a lookup, so a
  * script can check a key's balance before it spends. It has no parameters and costs nothing, so
  * there is no try-it form.
  */
@@ -33,7 +34,7 @@ export function AccountSection({
         </div>
         <p className="max-w-3xl text-sm leading-relaxed text-muted">{description}</p>
       </div>
-      <SnippetTabs call={{ baseUrl: origin, path, params: [] }} operationName="account" />
+      <SnippetTabs call={{ baseUrl: origin, path, params: [] }} operationName="account" client={ACCOUNT_CLIENT_NAMES} />
     </section>
   );
 }

@@ -3,22 +3,24 @@
 import { useId, useRef, useState, type KeyboardEvent } from "react";
 import { cx } from "@/components/ui/class-names";
 import { CodeBlock } from "@/components/ui/code-block";
-import { curlSnippet, fetchSnippet, pythonSnippet, type ApiCall } from "@/lib/snippets/snippets";
+import { curlSnippet, fetchSnippet, pythonClientSnippet, pythonSnippet, sdkSnippet, type ApiCall, type ClientNames } from "@/lib/snippets/snippets";
 
 /**
- * curl / JavaScript fetch / Python (standard library) for the form's current call, as WAI-ARIA tabs
- * (arrow keys, Home and End move between tabs). All three panels stay in the DOM, hidden
- * when not selected, so each can be found and copied by its test id.
+ * curl / JavaScript fetch / Python (standard library) / the TypeScript SDK / the Python client for
+ * the form's current call, as WAI-ARIA tabs (arrow keys, Home and End move between tabs). Every
+ * panel stays in the DOM, hidden when not selected, so each can be found and copied by its test id.
  */
 const languages = [
-  { id: "curl", label: "curl", title: "curl (shell)", make: curlSnippet, wrap: true },
-  { id: "fetch", label: "JavaScript", title: "JavaScript fetch", make: fetchSnippet, wrap: false },
-  { id: "python", label: "Python", title: "Python (standard library)", make: pythonSnippet, wrap: false },
+  { id: "curl", label: "curl", title: "curl (shell)", make: (call: ApiCall) => curlSnippet(call), wrap: true },
+  { id: "fetch", label: "JavaScript", title: "JavaScript fetch", make: (call: ApiCall) => fetchSnippet(call), wrap: false },
+  { id: "python", label: "Python", title: "Python (standard library)", make: (call: ApiCall) => pythonSnippet(call), wrap: false },
+  { id: "sdk", label: "TypeScript SDK", title: "@social-lookup/client (Node.js 22+)", make: sdkSnippet, wrap: false },
+  { id: "python-client", label: "Python client", title: "social_lookup (Python 3.10+)", make: pythonClientSnippet, wrap: false },
 ] as const;
 
 type LanguageId = (typeof languages)[number]["id"];
 
-export function SnippetTabs({ call, operationName }: { call: ApiCall; operationName: string }) {
+export function SnippetTabs({ call, operationName, client }: { call: ApiCall; operationName: string; client: ClientNames }) {
   const [selected, setSelected] = useState<LanguageId>("curl");
   const baseId = useId();
   const tabRefs = useRef<Partial<Record<LanguageId, HTMLButtonElement | null>>>({});
@@ -82,7 +84,7 @@ export function SnippetTabs({ call, operationName }: { call: ApiCall; operationN
           hidden={language.id !== selected}
           data-testid={`snippet-${language.id}-${operationName}`}
         >
-          <CodeBlock title={language.title} code={language.make(call)} wrap={language.wrap} />
+          <CodeBlock title={language.title} code={language.make(call, client)} wrap={language.wrap} />
         </div>
       ))}
     </div>

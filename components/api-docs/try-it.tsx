@@ -260,7 +260,7 @@ export function TryIt({ operation, baseUrl }: TryItProps) {
           The same call as code. It reads your key from the <code className="font-mono text-foreground">SOCIAL_LOOKUP_KEY</code>{" "}
           environment variable and follows the form as you type.
         </p>
-        <SnippetTabs call={call} operationName={op} />
+        <SnippetTabs call={call} operationName={op} client={operation.client} />
       </section>
     </div>
   );

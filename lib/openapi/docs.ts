@@ -1,5 +1,6 @@
 import { registry as defaultRegistry, type Registry } from "@/lib/operations";
-import { paramDescription } from "./document";
+import { clientMethodName, clientPythonName, type ClientNames } from "@/lib/operations/client-name";
+import { paramDescription, paramSchema } from "./document";
 
 /** The console's API reference page (try-it forms, curl / fetch / python snippets), from the registry. */
 export type OperationParameterDoc = {
@@ -20,6 +21,8 @@ export type OperationDoc = {
   /** Rules spanning parameters (e.g. followers: userid, else node_id + cursor); "" when none. */
   description: string;
   parameters: OperationParameterDoc[];
+  /** Its names in the generated clients, for the SDK and Python client snippets. */
+  client: ClientNames;
 };
 
 export const operationDocs = (operations: Registry = defaultRegistry): OperationDoc[] =>
@@ -36,4 +39,9 @@ export const operationDocs = (operations: Registry = defaultRegistry): Operation
       example: param.example,
       alternative: param.alternative ?? false,
     })),
+    client: {
+      method: clientMethodName(operation),
+      python: clientPythonName(operation),
+      integers: operation.params.filter((param) => paramSchema(param).type === "integer").map((param) => param.name),
+    },
   }));

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { eventDataSchema, followersDataSchema, publicationsDataSchema, type EventRecord } from "@/lib/records/records";
 import type { BatchRow } from "./define";
+import { valuesAt } from "./paths";
 
 /** The value when `schema` accepts it, else null. */
 const readerOf =
@@ -27,9 +28,32 @@ export const publicationsOf = readerOf(publicationsDataSchema);
 export const followersPagingOf = readerOf(followersDataSchema.extend({ followers: z.array(z.unknown()) }));
 export const publicationsPagingOf = readerOf(publicationsDataSchema.extend({ data: z.array(z.unknown()) }));
 
-/** One CSV row per entry: the entry's value of each column, in the columns' order. */
-export const columnsOf = <Entry extends object>(entries: readonly Entry[], columns: readonly (keyof Entry & string)[]): BatchRow[] =>
-  entries.map((entry) => Object.fromEntries(columns.map((column) => [column, entry[column] as BatchRow[string]])));
+/**
+ * One CSV cell of a record's field: a list of values is joined with "; " (an event's hosts), an
+ * object is written as JSON, anything else as it is. The SDKs' command line flattens alike.
+ */
+export const cellOf = (value: unknown): BatchRow[string] => {
+  if (value === undefined || value === null) return null;
+  if (Array.isArray(value)) return value.map(String).join("; ");
+  if (typeof value === "object") return JSON.stringify(value);
+  if (typeof value === "string" || typeof value === "number" || typeof value === "boolean") return value;
+  return String(value);
+};
+
+/**
+ * An operation's CSV table (columns, where its rows are, the rows): one row per record found at
+ * `rowsAt` (lib/operations/paths.ts) in a page that `reader` accepts, with the columns' cells.
+ */
+export const tableOf = (reader: (data: unknown) => unknown, rowsAt: string, columns: readonly string[]) => ({
+  columns,
+  rowsAt,
+  rows: (data: unknown): BatchRow[] =>
+    reader(data) === null
+      ? []
+      : valuesAt(data, rowsAt).map((record) =>
+          Object.fromEntries(columns.map((column) => [column, cellOf(typeof record === "object" && record !== null ? (record as Record<string, unknown>)[column] : undefined)])),
+        ),
+});
 
 export const eventColumns = [
   "event_id",
@@ -49,32 +73,10 @@ export const eventColumns = [
   "source",
 ] as const;
 
-export const eventRow = (event: EventRecord): BatchRow => ({
-  event_id: event.event_id,
-  title: event.title,
-  start_date: event.start_date,
-  start_time: event.start_time,
-  end_date: event.end_date,
-  end_time: event.end_time,
-  local_formatted_time: event.local_formatted_time,
-  location_text: event.location_text,
-  lat: event.lat,
-  lng: event.lng,
-  hosts: event.hosts.join("; "),
-  responded_count: event.responded_count,
-  is_canceled: event.is_canceled,
-  cover_image_url: event.cover_image_url,
-  source: event.source,
-});
-
 /** The event operations share their batch knowledge: same record, same export. */
 export const eventBatch = (invalidInput: string) => ({
   invalidInput,
-  columns: eventColumns,
-  rows: (data: unknown): BatchRow[] => {
-    const event = eventOf(data);
-    return event ? [eventRow(event)] : [];
-  },
+  ...tableOf(eventOf, "event", eventColumns),
   summary: (data: unknown): string => {
     const event = eventOf(data);
     return event ? `${event.title} · ${event.start_date}${event.is_canceled ? " · canceled" : ""}` : "";

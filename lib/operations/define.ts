@@ -6,9 +6,11 @@ import type { JsonObject } from "@/lib/records/json";
 import type { RecordKind } from "@/lib/records/kinds";
 import type { OperationParam } from "@/lib/records/params";
 import type { OperationDescriptor } from "./descriptor";
+import type { OperationPaging } from "./paging";
 import { readParams, type QueryValues } from "@/lib/records/read-params";
 
 export type { OperationDescriptor, OperationLabel } from "./descriptor";
+export type { OperationPaging } from "./paging";
 export type { OperationParam } from "@/lib/records/params";
 
 /**
@@ -33,6 +35,13 @@ export type OperationBatch = {
   invalidInput: string;
   /** CSV columns of one record entry, in order (the rows below use these keys). */
   columns: readonly string[];
+  /**
+   * Where one page's rows are in `data`, as a path (lib/operations/paths.ts): "event" (one row),
+   * "followers[].node" (a row per entry's node), "data[]". `rows` is made from it (batch-shapes.ts
+   * tableOf), and the SDKs' command line writes its CSV by it, so both flatten a page alike.
+   * Absent (rows made otherwise): the command line offers that operation's records as JSON only.
+   */
+  rowsAt?: string;
   /** One page's data flattened: one row per event / follower / publication. */
   rows(data: unknown): BatchRow[];
   /**
@@ -93,6 +102,12 @@ export type OperationCore<Id extends string, Data, Params> = OperationDescriptor
   tagDescription: string;
   /** Batch lookups of this operation (optional: an operation without it is not offered there). */
   batch?: OperationBatch;
+  /**
+   * How a paged answer continues, declared as data (./paging.ts): batches and MCP follow it through
+   * `batch.nextPage` (made from it by nextPageBy), the SDKs' page iterators read it from their
+   * generated operation table (clients/). Absent: the answer is one record.
+   */
+  paging?: OperationPaging;
   /** Reads the query; throws the contract's 400 (ApiError) on bad input. */
   parse(query: URLSearchParams, context: ParseContext): Params;
 };

@@ -32,4 +32,9 @@ export type OperationDescriptor<Id extends string = string> = {
   subjectKind?: SubjectKind;
   /** Chart colour: a mid-tone that reads on the light and the dark surface alike. */
   chartColor: string;
+  /**
+   * The operation's name in the SDKs and the command line (clients/), when the id's camelCase is
+   * not what a caller would write: "publications" for get_user_publications. See ./client-name.ts.
+   */
+  clientName?: string;
 };

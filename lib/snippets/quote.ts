@@ -1,5 +1,5 @@
 /**
- * Literals for the three snippet languages: any string in, source text out that reads back as
+ * Literals for the snippet languages (shell, JavaScript, Python): any string in, source text out that reads back as
  * exactly that string.
  */
 

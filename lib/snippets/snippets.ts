@@ -2,10 +2,12 @@ import { callUrl, KEY_ENV_VAR, sentParams, type ApiCall } from "./call";
 import { jsString, pythonString, shellQuote } from "./quote";
 
 /**
- * Copy-paste code for exactly one call, in the three forms the API page offers. Each reads the
+ * Copy-paste code for exactly one call, in the forms the API page offers (curl, fetch and
+ * Python's urllib here; the SDK and the Python client in ./clients.ts). Each reads the
  * key from the SOCIAL_LOOKUP_KEY environment variable: a snippet never contains a real key.
  */
 export { KEY_ENV_VAR, callUrl, type ApiCall, type QueryParam } from "./call";
+export { ACCOUNT_CLIENT_NAMES, pythonClientSnippet, sdkSnippet, type ClientNames } from "./clients";
 
 /** curl: one fully encoded URL in single quotes; the header in double quotes so the shell expands the key. */
 export const curlSnippet = (call: ApiCall): string =>

@@ -75,6 +75,19 @@ export const KEY_PLAN = {
   accessBoth: { credits: 1000, qps: 1000, operations: ["get_user_publications"], allowedAddresses: ["2001:db8::/32"] },
   // v1-batches.test.ts: a key of no user, made with `keys create` as the README shows, runs batches of its own
   batchOwnerless: { credits: 1000, qps: 50, viaKeysCli: true },
+  // clients-typescript.test.ts: 10,000 followers are 400 pages of 2 credits; a 2/s key iterated flat out; 3 credits buy no event (4)
+  clientsTs: { credits: 100_000, qps: 1000 },
+  clientsTsSlow: { credits: 1000, qps: 2 },
+  clientsTsPoor: { credits: 3, qps: 100 },
+  // clients-cli.test.ts
+  clientsCli: { credits: 100_000, qps: 1000 },
+  clientsCliPoor: { credits: 3, qps: 100 },
+  // clients-python.test.ts (the Python client's own tests, clients/python/tests)
+  clientsPython: { credits: 100_000, qps: 1000 },
+  clientsPythonSlow: { credits: 1000, qps: 2 },
+  clientsPythonPoor: { credits: 3, qps: 100 },
+  // snippets.test.ts: the API page's SDK and Python client snippets, run as written
+  clientsSnippets: { credits: 10_000, qps: 100 },
 } as const satisfies Record<string, KeySpec>;
 
 export type KeyName = keyof typeof KEY_PLAN;

@@ -4,8 +4,10 @@ import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, describe, expect, inject, it } from "vitest";
-import { fetchSnippet, KEY_ENV_VAR, pythonSnippet, type ApiCall, type QueryParam } from "@/lib/snippets/snippets";
-import type { ApiTarget } from "./harness";
+import { registry } from "@/lib/operations";
+import { operationDocs } from "@/lib/openapi/docs";
+import { ACCOUNT_CLIENT_NAMES, fetchSnippet, KEY_ENV_VAR, pythonClientSnippet, pythonSnippet, sdkSnippet, type ApiCall, type ClientNames, type QueryParam } from "@/lib/snippets/snippets";
+import { ROOT, type ApiTarget } from "./harness";
 import { call, eventUrl, paths } from "./http";
 
 /**
@@ -25,7 +27,13 @@ const calls: { name: string; path: string; params: QueryParam[] }[] = [
 ];
 
 const workDir = fs.mkdtempSync(path.join(os.tmpdir(), "sl-snippets-"));
-afterAll(() => fs.rmSync(workDir, { recursive: true, force: true }));
+// The SDK snippet imports @social-lookup/client: it runs from inside the repository, where `npm ci` installed it.
+fs.mkdirSync(path.join(ROOT, "test-results"), { recursive: true });
+const sdkWorkDir = fs.mkdtempSync(path.join(ROOT, "test-results", "snippets-"));
+afterAll(() => {
+  fs.rmSync(workDir, { recursive: true, force: true });
+  fs.rmSync(sdkWorkDir, { recursive: true, force: true });
+});
 
 type Printed = { status: number; envelope: { code: number; message: string; data: unknown; requestId: string } };
 
@@ -43,8 +51,44 @@ const runSnippet = async (language: "fetch" | "python", apiCall: ApiCall, token:
   return parsePrinted(stdout);
 };
 
+/** The clients' names of a call, as the API page gives them to its snippets (lib/openapi/docs.ts). */
+const clientNamesOf = (callPath: string): ClientNames =>
+  operationDocs(registry).find((operation) => operation.path === callPath)?.client ?? ACCOUNT_CLIENT_NAMES;
+
+/** A client snippet prints the receipt line, then the data. */
+const runClientSnippet = async (language: "sdk" | "python-client", apiCall: ApiCall, token: string): Promise<{ receipt: string; data: unknown }> => {
+  const names = clientNamesOf(apiCall.path);
+  const env = { ...process.env, [KEY_ENV_VAR]: token, PYTHONPATH: path.join(ROOT, "clients", "python"), PYTHONDONTWRITEBYTECODE: "1" };
+  const { stdout } =
+    language === "sdk"
+      ? await run(process.execPath, [writeSnippet(sdkWorkDir, "mjs", sdkSnippet(apiCall, names))], { env })
+      : await run("python3", [writeSnippet(workDir, "py", pythonClientSnippet(apiCall, names))], { env });
+  const [receipt = "", ...rest] = stdout.trimEnd().split("\n");
+  return { receipt, data: JSON.parse(rest.join("\n")) };
+};
+
+const writeSnippet = (dir: string, extension: string, code: string): string => {
+  const file = path.join(dir, `${crypto.randomUUID()}.${extension}`);
+  fs.writeFileSync(file, code);
+  return file;
+};
+
 describe.each(targets)("$kind server", (target: ApiTarget) => {
   const key = target.keys.snippets;
+
+  describe.each(calls)("the $name snippets of the clients", ({ path: callPath, params }) => {
+    const apiCall: ApiCall = { baseUrl: target.baseUrl, path: callPath, params };
+
+    it.each(["sdk", "python-client"] as const)("%s: prints the receipt and the data /v1 answers", async (language) => {
+      const printed = await runClientSnippet(language, apiCall, target.keys.clientsSnippets.token);
+      const direct = await call(target, callPath, { auth: target.keys.clientsSnippets, query: Object.fromEntries(params) });
+      expect(direct.status).toBe(200);
+      const cost = Number(direct.headers.get("x-credits-cost"));
+      expect(printed.receipt).toMatch(new RegExp(`^charged ${callPath === "/v1/account" ? 0 : cost} credits, \\d+ left$`));
+      if (callPath === "/v1/account") expect(printed.data).toMatchObject({ key: { id: target.keys.clientsSnippets.id } });
+      else expect(printed.data).toEqual((direct.body as { data: unknown }).data);
+    });
+  });
 
   describe.each(calls)("the $name snippets", ({ path: callPath, params }) => {
     const apiCall: ApiCall = { baseUrl: target.baseUrl, path: callPath, params };

@@ -3,14 +3,25 @@ import { param, parseFollowers } from "@/lib/records/params";
 import { followersDataSchema, type FollowersData } from "@/lib/records/records";
 import { entityIdFromNodeId } from "@/lib/records/node-id";
 import type { JsonObject } from "@/lib/records/json";
-import { columnsOf, followersOf, followersPagingOf } from "../batch-shapes";
+import { followersOf, followersPagingOf, tableOf } from "../batch-shapes";
 import { defineOperation } from "../define";
+import { nextPageBy, type OperationPaging } from "../paging";
 import { FOLLOWERS_PAGE_SIZE, followersOperation } from "./descriptor";
 import { followersSource, type FollowersQuery } from "./source";
 
 export { FOLLOWERS_PAGE_SIZE, followersOperation };
 
 const followerColumns = ["username", "fullName", "entityId", "isPrivateProfile", "id"] as const;
+
+// docs/decisions.md "Parameters": a client continues with node_id + cursor=end_cursor.
+const paging: OperationPaging = {
+  entries: "followers",
+  hasMore: "page_info.has_next_page",
+  next: [
+    { param: "node_id", fromData: "node_id" },
+    { param: "cursor", fromData: "page_info.end_cursor" },
+  ],
+};
 
 // Node ids are base64("User:<entityId>") (lib/records/node-id.ts), written out as the
 // document shows them.
@@ -68,20 +79,15 @@ export const followers = defineOperation<(typeof followersOperation)["id"], Foll
   record: followersDataSchema,
   example: { summary: "a first page of followers (shortened to two entries)", data: example },
   tagDescription: "Follower lists",
+  paging,
   batch: {
     invalidInput: "not a user id (digits only)",
-    columns: followerColumns,
-    rows: (data) => columnsOf((followersOf(data)?.followers ?? []).map(({ node }) => node), followerColumns),
+    ...tableOf(followersOf, "followers[].node", followerColumns),
     summary: (data) => {
       const page = followersPagingOf(data);
       return page ? `${page.followers.length} followers${page.page_info.has_next_page ? ", more pages" : ""}` : "";
     },
-    // docs/decisions.md "Parameters": a client continues with node_id + cursor=end_cursor.
-    nextPage: (data) => {
-      const page = followersPagingOf(data);
-      const cursor = page?.page_info.has_next_page ? page.page_info.end_cursor : null;
-      return page && cursor ? new URLSearchParams({ node_id: page.node_id, cursor }) : null;
-    },
+    nextPage: nextPageBy(paging),
     exportRecord: (query, pages) => {
       const first = followersOf(pages[0]);
       const userid = query.get("userid");

@@ -13,4 +13,5 @@ export const publicationsOperation = {
   label: { short: "Publications", site: "Professional network", lookedUpBy: `Profile URN, ${PUBLICATIONS_PAGE_SIZE} per page` },
   subjectKind: "profile",
   chartColor: "oklch(66% 0.2 345)",
+  clientName: "publications",
 } as const satisfies OperationDescriptor<"get_user_publications">;

@@ -1,14 +1,25 @@
 import { param, parsePublications, type PublicationsParams } from "@/lib/records/params";
 import { publicationsDataSchema, type PublicationsData } from "@/lib/records/records";
 import type { JsonObject } from "@/lib/records/json";
-import { columnsOf, publicationsOf, publicationsPagingOf } from "../batch-shapes";
+import { publicationsOf, publicationsPagingOf, tableOf } from "../batch-shapes";
 import { defineOperation } from "../define";
+import { nextPageBy, type OperationPaging } from "../paging";
 import { PUBLICATIONS_PAGE_SIZE, publicationsOperation } from "./descriptor";
 import { publicationsSource } from "./source";
 
 export { PUBLICATIONS_PAGE_SIZE, publicationsOperation };
 
 const publicationColumns = ["title", "publication", "date", "publication_url", "description"] as const;
+
+/** The next page number while has_more (a page past the end is an empty 200, never asked for). */
+const paging: OperationPaging = {
+  entries: "data",
+  hasMore: "has_more",
+  next: [
+    { param: "urn", fromQuery: true },
+    { param: "page", fromData: "page", add: 1 },
+  ],
+};
 
 const example: JsonObject = {
   page: 1,
@@ -45,17 +56,12 @@ export const publications = defineOperation<(typeof publicationsOperation)["id"]
   ],
   batch: {
     invalidInput: "not a profile URN (urn:li:…)",
-    columns: publicationColumns,
-    rows: (data) => columnsOf(publicationsOf(data)?.data ?? [], publicationColumns),
+    ...tableOf(publicationsOf, "data[]", publicationColumns),
     summary: (data) => {
       const page = publicationsPagingOf(data);
       return page ? `page ${page.page}: ${page.data.length} of ${page.total} publications` : "";
     },
-    nextPage: (data, query) => {
-      const page = publicationsPagingOf(data);
-      const urn = query.get("urn");
-      return page?.has_more && urn !== null ? new URLSearchParams({ urn, page: String(page.page + 1) }) : null;
-    },
+    nextPage: nextPageBy(paging),
     exportRecord: (query, pages) => {
       const urn = query.get("urn");
       if (urn === null || pages.length === 0) return null;
@@ -65,6 +71,7 @@ export const publications = defineOperation<(typeof publicationsOperation)["id"]
   record: publicationsDataSchema,
   example: { summary: "the first page of publications", data: example },
   tagDescription: "Publication lists",
+  paging,
   parse: (query) => parsePublications(query),
   source: publicationsSource,
 });

@@ -104,6 +104,10 @@ const policyAfter = (patch: KeyPolicyPatch, current: KeyPolicy | null): KeyPolic
  */
 const refillPayerOf = (principal: Principal): string | null => (principal.role === "admin" ? null : principal.id);
 
+/** A key that draws from a team's pool has no balance of its own to refill (docs/teams.md "The pool"). */
+const pooledRefill = (): DomainError =>
+  keyRuleBroken("A team workspace's key draws from its pool and has no refill of its own: the pool is refilled instead.");
+
 const perPeriod = (refill: KeyRefill) => (refill.interval === "daily" ? "a day" : "a month");
 
 /**
@@ -156,6 +160,7 @@ export const issueKey = (db: Db, secret: string, principal: Principal, input: Ne
       throw keyRuleBroken("Not enough credit allowance for that many credits. Ask an administrator for more.");
     }
     const policy = policyAfter(input, null);
+    if (!membership.workspace.personal && policy.refill !== null) throw pooledRefill();
     const refillPayerId = policy.refill === null ? null : refillPayerOf(principal);
     await checkRefillAllowance(tx, refillPayerId, policy.refill);
     const issued = await createKey(tx, secret, {
@@ -205,6 +210,7 @@ export const updateVisibleKeyPolicy = async (db: Db, principal: Principal, id: s
     if (!key || !(await canSee(tx, principal, key))) return null;
     if (key.status !== "active") throw keyRuleBroken("Only an active key can be changed.");
     const policy = policyAfter(patch, key);
+    if (key.poolId !== null && patch.refill !== undefined && patch.refill !== null) throw pooledRefill();
     const refillSet = patch.refill === undefined ? undefined : { payerId: patch.refill === null ? null : refillPayerOf(principal) };
     if (refillSet) await checkRefillAllowance(tx, refillSet.payerId, policy.refill);
     const result = await setKeyPolicy(tx, id, policy, refillSet);

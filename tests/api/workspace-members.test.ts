@@ -221,6 +221,11 @@ describe.each(targets)("$kind server: members of a team workspace", (target: Api
       const refill = { credits: 500, interval: "daily", mode: "top_up_to" };
       const refused = await api(owner, "PATCH", `/api/workspaces/${team}`, { refill });
       expect(refused.status).toBe(403);
+      // A pooled key has no balance of its own to refill: no credits can be minted through it.
+      const keys = ok(await api(owner, "GET", `/api/keys?workspaceId=${team}`), 200) as { keys: { id: string }[] };
+      const keyRefill = await api(owner, "PATCH", `/api/keys/${keys.keys[0]!.id}`, { refill });
+      expect(keyRefill.status).toBe(422);
+      expect(errorOf(keyRefill).message).toContain("no refill of its own");
       ok(await api(service, "PATCH", `/api/workspaces/${team}`, { refill }), 200);
       const audit = ok(await api(owner, "GET", `/api/workspaces/${team}/audit`), 200) as { entries: { action: string; details: Record<string, unknown> }[] };
       expect(audit.entries.find((entry) => entry.action === "workspace.settings" && "refill" in entry.details)?.details).toMatchObject({

@@ -27,6 +27,8 @@ const actionLabels: Record<string, { label: string; variant: BadgeVariant }> = {
   "key.cap": { label: "Key cap changed", variant: "accent" },
   "workspace.create": { label: "Workspace created", variant: "success" },
   "workspace.settings": { label: "Workspace settings", variant: "neutral" },
+  "workspace.delete": { label: "Workspace deleted", variant: "danger" },
+  "workspace.transfer": { label: "Ownership transferred", variant: "accent" },
   "member.invite": { label: "Member invited", variant: "accent" },
   "member.join": { label: "Member joined", variant: "success" },
   "member.role": { label: "Role changed", variant: "warning" },

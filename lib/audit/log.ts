@@ -22,6 +22,8 @@ export type AuditAction =
   // Workspaces (docs/teams.md "Audit").
   | "workspace.create"
   | "workspace.settings"
+  | "workspace.delete"
+  | "workspace.transfer"
   | "member.invite"
   | "member.join"
   | "member.role"

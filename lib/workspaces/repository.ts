@@ -52,7 +52,7 @@ export const newWorkspaceId = (): string => `wst_${crypto.randomBytes(9).toStrin
 export const personalWorkspaceId = (userId: string): string => `wsp_${userId}`;
 
 export const getWorkspace = async (db: Queryable, id: string): Promise<Workspace | null> => {
-  const rows = await db.query<WorkspaceRow>(`SELECT ${COLUMNS} FROM workspaces w WHERE w.id = $1`, [id]);
+  const rows = await db.query<WorkspaceRow>(`SELECT ${COLUMNS} FROM workspaces w WHERE w.id = $1 AND w.deleted_at IS NULL`, [id]);
   return rows[0] ? toWorkspace(rows[0]) : null;
 };
 
@@ -68,7 +68,7 @@ export const listMemberWorkspaces = async (db: Queryable, userId: string): Promi
 
 /** Every workspace (the service administrator's view), personal ones after the teams. */
 export const listAllWorkspaces = async (db: Queryable): Promise<Workspace[]> =>
-  (await db.query<WorkspaceRow>(`SELECT ${COLUMNS} FROM workspaces w ORDER BY (w.personal_user_id IS NOT NULL), lower(w.name), w.id`)).map(
+  (await db.query<WorkspaceRow>(`SELECT ${COLUMNS} FROM workspaces w WHERE w.deleted_at IS NULL ORDER BY (w.personal_user_id IS NOT NULL), lower(w.name), w.id`)).map(
     toWorkspace,
   );
 

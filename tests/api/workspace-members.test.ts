@@ -177,6 +177,36 @@ describe.each(targets)("$kind server: members of a team workspace", (target: Api
     });
   });
 
+  describe("deleting and transferring", () => {
+    it("hands ownership to a member in one step, and deletes a team workspace: keys refused at once, members out, personal ones kept", async () => {
+      const team = (ok(await api(owner, "POST", "/api/workspaces", { name: "Short-lived" }), 201).workspace as { id: string }).id;
+      ok(await api(service, "POST", `/api/workspaces/${team}/credits`, { credits: 50 }), 200);
+      const heir = await client.analyst(service, "heir", 0);
+      ok(await api(heir, "POST", "/api/invitations/accept", { token: tokenOf((ok(await api(owner, "POST", `/api/workspaces/${team}/invitations`, { email: heir.email, role: "admin" }), 201).invitation as { url: string }).url) }), 200);
+      // An admin may neither delete nor transfer.
+      expect((await api(heir, "DELETE", `/api/workspaces/${team}`)).status).toBe(403);
+      expect((await api(heir, "POST", `/api/workspaces/${team}/transfer`, { userId: heir.id })).status).toBe(403);
+      ok(await api(owner, "POST", `/api/workspaces/${team}/transfer`, { userId: heir.id }), 200);
+      const roles = Object.fromEntries(
+        (ok(await api(heir, "GET", `/api/workspaces/${team}/members`), 200).members as { userId: string; role: string }[]).map((member) => [member.userId, member.role]),
+      );
+      expect(roles).toEqual({ [heir.id]: "owner", [owner.id]: "admin" });
+
+      const created = ok(await api(heir, "POST", "/api/keys", { name: "doomed", workspaceId: team }), 201) as { token: string };
+      const lookup = () => call(target, paths.publications, { auth: { authorization: `Bearer ${created.token}` }, query: { urn: PROFILE_7 } });
+      expect((await lookup()).status).toBe(200);
+      expect((await api(owner, "DELETE", `/api/workspaces/${team}`)).status).toBe(403);
+      const deleted = ok(await api(heir, "DELETE", `/api/workspaces/${team}`), 200) as { revokedKeyIds: string[] };
+      expect(deleted.revokedKeyIds.length).toBeGreaterThanOrEqual(1);
+      expectError(await lookup(), 401, messages.keyInvalid);
+      for (const session of [heir, owner, service]) expect((await api(session, "GET", `/api/workspaces/${team}`)).status).toBe(404);
+      const left = ok(await api(heir, "GET", "/api/workspaces"), 200).workspaces as { id: string }[];
+      expect(left.map((workspace) => workspace.id)).toEqual([`wsp_${heir.id}`]);
+      // A personal workspace cannot be deleted.
+      expect((await api(heir, "DELETE", `/api/workspaces/wsp_${heir.id}`)).status).toBe(409);
+    });
+  });
+
   describe("the pool's settings", () => {
     it("charges 300 parallel lookups over 6 keys of a pool holding 100 credits exactly 100, and /v1/account says the pool is what is left", async () => {
       const team = (ok(await api(owner, "POST", "/api/workspaces", { name: "Exact pool" }), 201).workspace as { id: string }).id;

@@ -5,6 +5,7 @@ import { DomainError } from "@/lib/errors";
 import { setPoolRefill } from "@/lib/keys/refill";
 import { keysRevoked as keysChanged } from "@/lib/keys/workspace-console";
 import { requireWorkspaceRole } from "@/lib/workspaces/access";
+import { deleteWorkspace } from "@/lib/workspaces/ownership";
 import { updateWorkspaceSettings, workspaceKeyIds } from "@/lib/workspaces/repository";
 
 export const dynamic = "force-dynamic";
@@ -43,4 +44,14 @@ export const PATCH = consoleRoute({ body: workspacePatchBody }, async ({ user, p
   // Every instance forgets the keys' cached credentials, which carry the shared limit.
   keysChanged(workspace.keyIds);
   return { workspace: workspaceView(workspace.updated, workspace.role) };
+});
+
+/** Deletes a team workspace (owners): its keys revoked, its open batches canceled, its members removed. */
+export const DELETE = consoleRoute({}, async ({ user, params, db, ip }) => {
+  const deleted = await db.transaction(async (tx) => {
+    const membership = await requireWorkspaceRole(tx, user, params.id ?? "", "workspace.delete");
+    return deleteWorkspace(tx, actorOf(user, ip), membership);
+  });
+  keysChanged(deleted.revokedKeyIds);
+  return { deleted: true, ...deleted };
 });

@@ -98,6 +98,12 @@ describe.each(targets)("$kind server: the role × route matrix of a team workspa
     },
     { route: "GET /api/workspaces/{id}/members", expect: all(200, { outsider: 404 }), send: (who) => api(as(who), "GET", ws("/members")) },
     {
+      // To oneself: past the gate it is refused as a rule (409), so the fixture keeps its owner.
+      route: "POST /api/workspaces/{id}/transfer",
+      expect: all(409, { admin: 403, analyst: 403, viewer: 403, outsider: 404 }),
+      send: (who) => api(as(who), "POST", ws("/transfer"), { userId: as(who).id }),
+    },
+    {
       route: "GET /api/workspaces/{id}/invitations",
       expect: all(200, { analyst: 403, viewer: 403, outsider: 404 }),
       send: (who) => api(as(who), "GET", ws("/invitations")),

@@ -21,9 +21,9 @@ export const transferOwnership = async (tx: Queryable, actor: Actor, membership:
     "SELECT user_id, role FROM workspace_members WHERE workspace_id = $1 ORDER BY user_id FOR UPDATE",
     [workspaceId],
   );
+  if (actor.id !== null && toUserId === actor.id) throw new DomainError("workspace_rule", "Name another member to hand the workspace to.");
   const target = rows.find((row) => row.user_id === toUserId);
   if (!target) throw new DomainError("not_found", "No such member of this workspace.");
-  if (actor.id !== null && toUserId === actor.id) throw new DomainError("workspace_rule", "You own this workspace already: name another member.");
   await tx.query("UPDATE workspace_members SET role = 'owner' WHERE workspace_id = $1 AND user_id = $2", [workspaceId, toUserId]);
   // The service administrator who is not a member hands it over without becoming anything.
   if (membership.role === "owner" && actor.id !== null) {

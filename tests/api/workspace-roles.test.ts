@@ -98,10 +98,11 @@ describe.each(targets)("$kind server: the role × route matrix of a team workspa
     },
     { route: "GET /api/workspaces/{id}/members", expect: all(200, { outsider: 404 }), send: (who) => api(as(who), "GET", ws("/members")) },
     {
-      // To oneself: past the gate it is refused as a rule (409), so the fixture keeps its owner.
+      // A member names themselves: past the gate it is refused as a rule (409), so the fixture keeps
+      // its owner; the service administrator (no member) hands it to its owner, which changes nothing.
       route: "POST /api/workspaces/{id}/transfer",
-      expect: all(409, { admin: 403, analyst: 403, viewer: 403, outsider: 404 }),
-      send: (who) => api(as(who), "POST", ws("/transfer"), { userId: as(who).id }),
+      expect: all(409, { admin: 403, analyst: 403, viewer: 403, outsider: 404, service: 200 }),
+      send: (who) => api(as(who), "POST", ws("/transfer"), { userId: who === "service" ? as("owner").id : as(who).id }),
     },
     {
       route: "GET /api/workspaces/{id}/invitations",

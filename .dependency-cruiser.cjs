@@ -14,8 +14,8 @@
 const layers = [
   {
     name: "foundation",
-    what: "the environment, the log, the SQL client, secrets, HTTP helpers with no product knowledge, and the small stores every domain writes to",
-    folders: ["lib/env.ts", "lib/log.ts", "lib/errors.ts", "lib/db", "lib/security", "lib/http", "lib/job-lease.ts", "lib/export", "lib/audit", "lib/ratelimit", "lib/credits"],
+    what: "the environment, the log, metrics and traces, the SQL client, secrets, HTTP helpers with no product knowledge, and the small stores every domain writes to",
+    folders: ["lib/env.ts", "lib/log.ts", "lib/metrics", "lib/tracing", "lib/errors.ts", "lib/db", "lib/security", "lib/http", "lib/job-lease.ts", "lib/export", "lib/audit", "lib/ratelimit", "lib/credits"],
   },
   {
     name: "records",
@@ -49,8 +49,8 @@ const layers = [
   },
   {
     name: "services",
-    what: "the process's wiring: the request pipeline's services, background jobs, health",
-    folders: ["lib/services.ts", "lib/jobs.ts", "lib/health.ts"],
+    what: "the process's wiring: the request pipeline's services, background jobs, health and readiness",
+    folders: ["lib/services.ts", "lib/jobs.ts", "lib/health.ts", "lib/readiness.ts"],
   },
   {
     name: "edges",

@@ -2,8 +2,9 @@ import type { NextConfig } from "next";
 import { fixedSecurityHeaders } from "./lib/http/security-headers";
 
 const config: NextConfig = {
-  // Native / Node-only drivers are loaded at runtime, not bundled.
-  serverExternalPackages: ["@electric-sql/pglite", "pg", "ioredis"],
+  // Native / Node-only drivers are loaded at runtime, not bundled; so are the metrics, log and
+  // trace libraries, so that the front and the console's routes share one copy of each.
+  serverExternalPackages: ["@electric-sql/pglite", "pg", "ioredis", "prom-client", "pino", "pino-pretty", "@opentelemetry/api", "@opentelemetry/sdk-trace-base", "@opentelemetry/exporter-trace-otlp-http"],
   poweredByHeader: false,
   reactStrictMode: true,
   // A console route with a trailing slash is answered, not redirected (/v1 never reaches Next).

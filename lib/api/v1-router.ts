@@ -45,7 +45,12 @@ export type V1Answer = {
   stream?: AsyncGenerator<string>;
   /** Called by the front when the answer could not be written (the client closed first): no charge stands. */
   unanswered?: () => void;
+  /** The key and operation of the answer, for the front's request log and metrics. */
+  facts?: AnswerFacts;
 };
+
+/** What the front cannot read from an answer's bytes: the key /v1 authenticated (never its token) and the operation. */
+export type AnswerFacts = { keyId: string | null; operation: string | null };
 
 export type V1RouterDeps = {
   /** The process's services (lib/services.ts), or a test's own wiring. */
@@ -113,7 +118,7 @@ export const createV1Router = (registry: readonly Operation[], deps: V1RouterDep
         maxAgeS: maxAgeFromCacheControl(request.cacheControl ?? null),
       };
       const result = await runLookup(operation, input, services);
-      const answer = envelopeAnswer(result.status, result.body, result.headers, "operation");
+      const answer = { ...envelopeAnswer(result.status, result.body, result.headers, "operation"), facts: { keyId: result.keyId, operation: operation.id } };
       // A request with a usage record (any key that got past authentication) is released unanswered.
       return result.keyId === null ? answer : { ...answer, unanswered: () => services.settler.release(result.requestId) };
     } catch (error) {

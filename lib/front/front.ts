@@ -2,7 +2,7 @@ import type http from "node:http";
 import type { Duplex } from "node:stream";
 import { AUTH_ROUTES_PREFIX, withoutMalformedCallbackCookie, withoutMalformedCallbackUrl } from "@/lib/auth/callback-url";
 import { CLIENT_ADDRESS_HEADER, clientIp } from "@/lib/auth/client-ip";
-import type { V1Answer, V1Router } from "@/lib/api/v1-router";
+import type { V1Answer, V1Resource, V1Router } from "@/lib/api/v1-router";
 import { describeError, log } from "@/lib/log";
 import { BATCH_BODY_MAX_BYTES } from "@/lib/api/v1-batches";
 import { DomainError } from "@/lib/errors";
@@ -10,6 +10,7 @@ import { clientAddress } from "./client-address";
 import { compress, MIN_COMPRESSED_BYTES, negotiateEncoding, type Encoding } from "./compression";
 import { corsHeaders, isPreflight, preflightHeaders, type CorsPolicy } from "./cors";
 import { hasMalformedEscapes, isV1Path, readRequestTarget } from "./request-target";
+import { areaOf, observeRequest, type RequestObserver } from "./request-facts";
 
 /**
  * The process front: one node:http request listener. It owns the socket, so it is where the
@@ -34,6 +35,8 @@ export type FrontOptions = {
   everyAnswerHeaders?: Readonly<Record<string, string>>;
   /** The MCP server (lib/mcp), answered here beside /v1. */
   mcp?: { path: string; handle: NextHandler };
+  /** Told of every request once it is over (the request log, the HTTP metrics). */
+  observers?: readonly RequestObserver[];
 };
 
 /**
@@ -114,6 +117,10 @@ const sendStream = async (response: http.ServerResponse, status: number, headers
   }
   response.end();
 };
+
+/** The operation a /v1 answer outside the registry's lookups stands for, in the request log. */
+const resourceOperation = (resource: V1Resource): string | null =>
+  resource === "account" || resource === "openapi" || resource === "batches" ? resource : null;
 
 const mergeVary = (...values: (string | undefined)[]): string | undefined => {
   const names = values.flatMap((value) => (value ? value.split(",").map((name) => name.trim()) : [])).filter(Boolean);
@@ -209,6 +216,7 @@ export const createFront = (options: FrontOptions) => {
     response: http.ServerResponse,
     pathname: string,
     search: string,
+    setFacts: (facts: NonNullable<V1Answer["facts"]>) => void,
   ): Promise<void> => {
     const method = request.method ?? "GET";
     const origin = single(request.headers.origin);
@@ -233,6 +241,8 @@ export const createFront = (options: FrontOptions) => {
       cacheControl: single(request.headers["cache-control"]) ?? null,
       body: () => readBody(request, BATCH_BODY_MAX_BYTES),
     });
+    if (answer.facts) setFacts(answer.facts);
+    else setFacts({ keyId: null, operation: resourceOperation(answer.resource) });
     // A refused preflight is answered as OPTIONS always was (405), and without CORS headers.
     await send(request, response, answer, { cors: !preflight });
   };
@@ -248,6 +258,12 @@ export const createFront = (options: FrontOptions) => {
     for (const [name, value] of Object.entries(options.everyAnswerHeaders ?? {})) response.setHeader(name, value);
     const target = readRequestTarget(request.url ?? "/");
     const v1 = target.kind !== "invalid" && isV1Path(target.pathname);
+    const pathname = target.kind === "invalid" ? "(invalid)" : target.pathname;
+    const observed =
+      options.observers && options.observers.length > 0
+        ? observeRequest(request, response, { area: areaOf(pathname, v1, options.mcp?.path), pathname }, options.observers)
+        : null;
+    const setFacts = (facts: NonNullable<V1Answer["facts"]>) => observed?.setAnswerFacts(facts);
     try {
       if (request.method === "TRACE") {
         // Never echoed back (cross-site tracing); /v1 keeps its envelope.
@@ -267,7 +283,7 @@ export const createFront = (options: FrontOptions) => {
         return;
       }
       if (target.kind === "path" && v1) {
-        await answerV1(request, response, target.pathname, target.search);
+        await answerV1(request, response, target.pathname, target.search, setFacts);
         return;
       }
       if (target.kind === "path" && options.mcp !== undefined && target.pathname === options.mcp.path) {

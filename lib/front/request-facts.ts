@@ -1,0 +1,68 @@
+import type http from "node:http";
+import type { AnswerFacts } from "@/lib/api/v1-router";
+
+/**
+ * What the front knows of one request once it is over: the one record the request log line,
+ * the HTTP metrics and the trace are made from (observers in FrontOptions). Never the query
+ * string, a header's value or a body: a path, a status, ids the service made.
+ */
+export type RequestArea = "v1" | "mcp" | "probe" | "metrics" | "console";
+
+export type RequestFacts = {
+  area: RequestArea;
+  method: string;
+  /** The path without its query (inputs travel in the query: they stay out of logs). */
+  pathname: string;
+  /** The status sent; 499 when the client went away before an answer was written. */
+  status: number;
+  latencyMs: number;
+  /** The X-Request-Id of the answer, when it has one (every /v1 and console lookup answer does). */
+  requestId: string | null;
+  /** The key that /v1 authenticated; never its token. */
+  keyId: string | null;
+  /** The registry's operation id (or "account", "openapi", "batches") of a /v1 answer. */
+  operation: string | null;
+};
+
+export type RequestObserver = (facts: RequestFacts) => void;
+
+export const PROBE_PATHS: readonly string[] = ["/livez", "/readyz"];
+export const METRICS_PATH = "/metrics";
+
+export const areaOf = (pathname: string, v1: boolean, mcpPath: string | undefined): RequestArea => {
+  if (v1) return "v1";
+  if (mcpPath !== undefined && pathname === mcpPath) return "mcp";
+  if (PROBE_PATHS.includes(pathname)) return "probe";
+  if (pathname === METRICS_PATH) return "metrics";
+  return "console";
+};
+
+const headerText = (value: number | string | string[] | undefined): string | null =>
+  typeof value === "string" ? value : Array.isArray(value) ? (value[0] ?? null) : null;
+
+/**
+ * Calls `observers` once, when the response is finished or its connection closed first. The
+ * facts of a /v1 answer are handed over by `answerFacts` before the answer is written.
+ */
+export const observeRequest = (
+  request: http.IncomingMessage,
+  response: http.ServerResponse,
+  base: { area: RequestArea; pathname: string },
+  observers: readonly RequestObserver[],
+): { setAnswerFacts: (facts: AnswerFacts) => void } => {
+  const startedPerf = performance.now();
+  let answerFacts: AnswerFacts = { keyId: null, operation: null };
+  response.once("close", () => {
+    const facts: RequestFacts = {
+      ...base,
+      method: request.method ?? "GET",
+      status: response.writableFinished || response.headersSent ? response.statusCode : 499,
+      latencyMs: performance.now() - startedPerf,
+      requestId: headerText(response.getHeader("x-request-id")),
+      keyId: answerFacts.keyId,
+      operation: answerFacts.operation,
+    };
+    for (const observe of observers) observe(facts);
+  });
+  return { setAnswerFacts: (facts) => (answerFacts = facts) };
+};

@@ -1,0 +1,94 @@
+import client from "prom-client";
+
+/**
+ * Every metric the service exports, in one place: the names, their help, their labels and the
+ * bounded values each label takes (docs/monitoring.md "Metrics"). Domain code imports the
+ * metric it moves from here and nothing else of prom-client.
+ *
+ * Labels stay bounded: a channel, an operation id of the registry, a status code, a reason, a
+ * kind. Never a key id, a user, a workspace, an input or a path with ids in it.
+ *
+ * Kept on globalThis: Next loads a module once per route bundle, and the console's routes and
+ * the process front must count into the same registry the scrape reads.
+ */
+export const METRIC_PREFIX = "social_lookup_";
+
+/** Seconds; from a cache hit in memory to a slow upstream page. */
+const LATENCY_BUCKETS_S = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+const DB_BUCKETS_S = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
+
+const build = () => {
+  const registry = new client.Registry();
+  const counter = <L extends string>(name: string, help: string, labelNames: readonly L[]) =>
+    new client.Counter<L>({ name: `${METRIC_PREFIX}${name}`, help, labelNames, registers: [registry] });
+  const gauge = <L extends string>(name: string, help: string, labelNames: readonly L[]) =>
+    new client.Gauge<L>({ name: `${METRIC_PREFIX}${name}`, help, labelNames, registers: [registry] });
+  const histogram = <L extends string>(name: string, help: string, labelNames: readonly L[], buckets: number[]) =>
+    new client.Histogram<L>({ name: `${METRIC_PREFIX}${name}`, help, labelNames, buckets, registers: [registry] });
+
+  return {
+    registry,
+    // Lookups: one count per usage record, so the ledger and the counter agree exactly.
+    requests: counter("requests_total", "Lookups with a usage record, by channel, operation and final status.", ["channel", "operation", "status"]),
+    requestDuration: histogram("request_duration_seconds", "Lookup latency as the usage record has it, by channel and operation.", ["channel", "operation"], LATENCY_BUCKETS_S),
+    creditsCharged: counter("credits_charged_total", "Credits charged for lookups, by channel and operation.", ["channel", "operation"]),
+    refusals: counter("refusals_total", "Lookups refused before any work: 401 key, 402 credits, 403 access, 429 rate, by channel.", ["channel", "reason"]),
+    // The upstream provider.
+    upstreamRequests: counter("upstream_requests_total", "Calls to the upstream provider, by operation and outcome (ok, not_found, error).", ["operation", "outcome"]),
+    upstreamDuration: histogram("upstream_request_duration_seconds", "Upstream call latency, retries included, by operation.", ["operation"], LATENCY_BUCKETS_S),
+    upstreamErrors: counter("upstream_errors_total", "Failed upstream calls by kind: timeout, network, status_5xx, status_4xx, rate_limited, breaker_open, invalid_answer.", ["kind"]),
+    upstreamCircuitState: gauge("upstream_circuit_state", "The upstream circuit breaker: 0 closed, 1 half-open, 2 open (absent: no upstream).", []),
+    cacheLookups: counter("cache_lookups_total", "Upstream record cache lookups, by result (hit, miss, stale).", ["result"]),
+    singleFlightJoins: counter("single_flight_joins_total", "Lookups that joined an identical upstream call already in flight instead of making their own.", []),
+    // Batches.
+    batches: gauge("batches", "Batches of the whole service by state (queued, running), as the database has them.", ["state"]),
+    batchesRunningHere: gauge("batches_running_here", "Batches this instance runs now.", []),
+    batchLanesInFlight: gauge("batch_lanes_in_flight", "Batch lookups this instance has in flight now.", []),
+    batchInputsDone: counter("batch_inputs_done_total", "Batch inputs finished by this instance (rate: inputs per second), by outcome (ok, failed).", ["outcome"]),
+    // The database.
+    dbStatementDuration: histogram("db_statement_duration_seconds", "Statement latency seen by the app, queueing included, by database (pglite, postgres) and kind (query, long_read, transaction).", ["database", "kind"], DB_BUCKETS_S),
+    dbWorkerQueueDepth: gauge("db_worker_queue_depth", "Statements waiting for or running on the embedded database's thread.", []),
+    dbLongReadWaits: counter("db_long_read_waits_total", "Pages of long reads (exports, result files) that had to wait for the embedded database to be free.", []),
+    dbLongReadWaitSeconds: counter("db_long_read_wait_seconds_total", "Seconds pages of long reads waited for the embedded database.", []),
+    exportGateInUse: gauge("export_gate_in_use", "Long downloads (usage exports, batch results) streaming now.", []),
+    exportGateWaiting: gauge("export_gate_waiting", "Long downloads waiting for a slot.", []),
+    exportGateRefusals: counter("export_gate_refusals_total", "Long downloads refused with 429 because no slot freed in time.", []),
+    // The process front.
+    openConnections: gauge("open_connections", "Open client connections of this instance.", []),
+    connectionRefusals: counter("connection_refusals_total", "Connections closed at once by the front, by reason (max_connections, per_address).", ["reason"]),
+    httpRequests: counter("http_requests_total", "Every HTTP request the front answered, by area (v1, mcp, console, probe, metrics) and status class.", ["area", "status_class"]),
+    // The instance.
+    buildInfo: gauge("build_info", "1, labelled with this instance's version and Node.js version.", ["version", "node"]),
+    ready: gauge("ready", "1 while this instance is ready for traffic (GET /readyz answers 200), 0 otherwise.", []),
+    poolsLowCredits: gauge("pools_low_credits", "Workspace credit pools at or below their low-credit line (or empty), service-wide.", []),
+  };
+};
+
+export type Metrics = ReturnType<typeof build>;
+
+const holder = globalThis as typeof globalThis & { __socialLookupMetrics?: Metrics };
+
+/** The process's metrics, made on first use. */
+export const metrics = (): Metrics => {
+  holder.__socialLookupMetrics ??= build();
+  return holder.__socialLookupMetrics;
+};
+
+/** Node.js's own (event loop lag, heap, GC, CPU, handles) join the registry once, at start. */
+export const collectProcessMetrics = (): void => {
+  const { registry } = metrics();
+  if (registry.getSingleMetric("nodejs_eventloop_lag_seconds") !== undefined) return;
+  client.collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 20 });
+};
+
+/** The scrape: the Prometheus text format and its content type. */
+export const exposition = async (): Promise<{ contentType: string; body: string }> => {
+  const { registry } = metrics();
+  return { contentType: registry.contentType, body: await registry.metrics() };
+};
+
+/** Every metric name the registry exports (dashboards and alert rules may name only these). */
+export const exportedMetricNames = (): string[] => {
+  collectProcessMetrics();
+  return metrics().registry.getMetricsAsArray().map((metric) => metric.name);
+};

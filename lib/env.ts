@@ -148,6 +148,43 @@ const schema = z.object({
   EXPORT_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(2),
   DB_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(5000),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
+  /**
+   * json: one JSON object a line (what log collectors read); pretty: readable lines for a person;
+   * auto, the default: pretty when stdout is a terminal, json otherwise.
+   */
+  LOG_FORMAT: z.enum(["auto", "json", "pretty"]).default("auto"),
+  /** This instance's name in logs, traces and the system page; unset: the host name and the port. */
+  INSTANCE_ID: z
+    .string()
+    .trim()
+    .max(100)
+    .regex(/^[A-Za-z0-9._:-]*$/, "must be letters, digits and . _ : -")
+    .optional()
+    .transform((value) => (value === "" ? undefined : value)),
+  /** off: nothing is counted (/metrics answers 404, the system page has no figures). */
+  METRICS: z.enum(["on", "off"]).default("on"),
+  /** A port of its own for GET /metrics (on METRICS_HOST); unset, the default: no such listener. */
+  METRICS_PORT: z
+    .string()
+    .trim()
+    .optional()
+    .transform((value) => (value === undefined || value === "" ? undefined : value))
+    .pipe(z.coerce.number<string | undefined>().int().min(1).max(65535).optional()),
+  /** The interface of the METRICS_PORT listener: loopback unless the operator says otherwise. */
+  METRICS_HOST: z.string().trim().min(1).max(253).regex(/^[A-Za-z0-9.:_-]+$/, "must be an IP address or a host name").default("127.0.0.1"),
+  /** With it, GET /metrics on the main port answers a scraper that sends `Authorization: Bearer <token>`; unset: 404 there. */
+  METRICS_TOKEN: z
+    .string()
+    .optional()
+    .transform((value) => (value === "" ? undefined : value))
+    .refine((value) => value === undefined || value.length >= 16, { message: "must be at least 16 characters (or unset)" }),
+  /** On SIGTERM: how long requests in flight may take to finish before the process exits anyway. */
+  SHUTDOWN_TIMEOUT_S: z.coerce.number().int().min(1).max(3600).default(25),
+  /** On SIGTERM: how long /readyz answers 503 while still serving, so balancers stop sending before the listener closes. */
+  SHUTDOWN_DRAIN_DELAY_MS: z.coerce.number().int().min(0).max(600_000).default(0),
+  /** OpenTelemetry traces: the OTLP/HTTP collector (http://collector:4318); unset, the default: no traces, no cost. */
+  OTEL_EXPORTER_OTLP_ENDPOINT: optionalUrl(["http://", "https://"]),
+  OTEL_SERVICE_NAME: z.string().trim().min(1).max(100).default("social-lookup"),
   /** Batch lookups (lib/batches): accepted inputs per batch. */
   BATCH_MAX_INPUTS: z.coerce.number().int().min(1).max(1_000_000).default(10_000),
   /** Batches of one user that run at the same time (the others wait, queued). */

@@ -4,6 +4,7 @@ import { env } from "@/lib/env";
 import { secureDataDir } from "./data-dir";
 import { acquireLock, assertNotLocked, pgliteLockPath } from "./lock";
 import { startPgliteThread } from "./pglite-thread";
+import { observeStatement } from "./observe";
 import type { Db, Transaction } from "./types";
 import { startUpkeep } from "./upkeep";
 
@@ -28,7 +29,8 @@ const openPglite = async (dataDir: string): Promise<Db> => {
   try {
     const thread = await startPgliteThread(dbDir);
     const on = (tx?: number): Transaction => ({
-      query: <Row>(text: string, params: unknown[] = []) => thread.call<Row[]>({ op: "query", text, params, tx }),
+      query: <Row>(text: string, params: unknown[] = []) =>
+        observeStatement("pglite", "query", text, () => thread.call<Row[]>({ op: "query", text, params, tx })),
       exec: async (sql) => {
         await thread.call({ op: "exec", sql, tx });
       },
@@ -37,9 +39,10 @@ const openPglite = async (dataDir: string): Promise<Db> => {
       kind: "pglite",
       ...on(),
       longReads: {
-        query: <Row>(text: string, params: unknown[] = []) => thread.call<Row[]>({ op: "query", text, params, yielding: true }),
+        query: <Row>(text: string, params: unknown[] = []) =>
+          observeStatement("pglite", "long_read", text, () => thread.call<Row[]>({ op: "query", text, params, yielding: true })),
       },
-      transaction: async (work) => {
+      transaction: (work) => observeStatement("pglite", "transaction", "BEGIN", async () => {
         const tx = await thread.call<number>({ op: "begin" });
         let ended = false;
         try {
@@ -51,7 +54,7 @@ const openPglite = async (dataDir: string): Promise<Db> => {
           if (!ended) await thread.call({ op: "end", tx, commit: false }).catch(() => undefined);
           throw error;
         }
-      },
+      }),
       close: async () => {
         try {
           await thread.close();
@@ -81,21 +84,23 @@ const openPostgres = async (databaseUrl: string, timeoutMs: number): Promise<Db>
   });
   // An idle client that loses its server must not crash the process: the pool replaces it.
   pool.on("error", (error) => console.error(`[db] idle PostgreSQL client error: ${error.message}`));
-  const query = async <Row>(text: string, params?: unknown[]) => (await pool.query(text, params as unknown[])).rows as Row[];
+  const run = async <Row>(text: string, params?: unknown[]) => (await pool.query(text, params as unknown[])).rows as Row[];
+  const query = <Row>(text: string, params?: unknown[]) => observeStatement("postgres", "query", text, () => run<Row>(text, params));
+  const longRead = <Row>(text: string, params?: unknown[]) => observeStatement("postgres", "long_read", text, () => run<Row>(text, params));
   return {
     kind: "postgres",
     query,
-    longReads: { query },
+    longReads: { query: longRead },
     exec: async (sql) => {
       await pool.query(sql);
     },
-    transaction: async (work) => {
+    transaction: (work) => observeStatement("postgres", "transaction", "BEGIN", async () => {
       const client = await pool.connect();
       try {
         await client.query("BEGIN");
         const result = await work({
-          query: async <Row>(text: string, params?: unknown[]) =>
-            (await client.query(text, params as unknown[])).rows as Row[],
+          query: <Row>(text: string, params?: unknown[]) =>
+            observeStatement("postgres", "query", text, async () => (await client.query(text, params as unknown[])).rows as Row[]),
           exec: async (sql: string) => {
             await client.query(sql);
           },
@@ -108,7 +113,7 @@ const openPostgres = async (databaseUrl: string, timeoutMs: number): Promise<Db>
       } finally {
         client.release();
       }
-    },
+    }),
     close: () => pool.end(),
   };
 };

@@ -1,4 +1,5 @@
 import client from "prom-client";
+import { describeError, log } from "@/lib/log";
 
 /**
  * Every metric the service exports, in one place: the names, their help, their labels and the
@@ -81,8 +82,53 @@ export const collectProcessMetrics = (): void => {
   client.collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 20 });
 };
 
-/** The scrape: the Prometheus text format and its content type. */
+/**
+ * Work a scrape waits for before it renders: gauges read from elsewhere (the database's batch
+ * queue, low pools, the circuit breaker's time-based state). Each hook gets SCRAPE_HOOK_TIMEOUT_MS;
+ * one that fails or is slow leaves its gauges as they were, is logged at most once a minute,
+ * and never fails the scrape. Kept on globalThis for the same reason as the metrics.
+ */
+export type ScrapeHook = () => Promise<void> | void;
+
+const SCRAPE_HOOK_TIMEOUT_MS = 500;
+const HOOK_FAILURE_LOG_EVERY_MS = 60_000;
+
+type HookEntry = { hook: ScrapeHook; loggedAt: number };
+const hookHolder = globalThis as typeof globalThis & { __socialLookupScrapeHooks?: Set<HookEntry> };
+const scrapeHooks = (): Set<HookEntry> => {
+  hookHolder.__socialLookupScrapeHooks ??= new Set();
+  return hookHolder.__socialLookupScrapeHooks;
+};
+
+/** Runs `hook` before every scrape; the returned function unregisters it. */
+export const onScrape = (hook: ScrapeHook): (() => void) => {
+  const entry: HookEntry = { hook, loggedAt: Number.NEGATIVE_INFINITY };
+  scrapeHooks().add(entry);
+  return () => {
+    scrapeHooks().delete(entry);
+  };
+};
+
+const runHook = async (entry: HookEntry): Promise<void> => {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timedOut = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`scrape hook took longer than ${SCRAPE_HOOK_TIMEOUT_MS} ms`)), SCRAPE_HOOK_TIMEOUT_MS);
+  });
+  try {
+    await Promise.race([Promise.resolve().then(entry.hook), timedOut]);
+  } catch (error) {
+    const now = Date.now();
+    if (now - entry.loggedAt < HOOK_FAILURE_LOG_EVERY_MS) return;
+    entry.loggedAt = now;
+    log.warn("metrics: a scrape hook failed; its gauges keep their last values", { error: describeError(error) });
+  } finally {
+    clearTimeout(timer);
+  }
+};
+
+/** The scrape: the Prometheus text format and its content type, after every scrape hook. */
 export const exposition = async (): Promise<{ contentType: string; body: string }> => {
+  await Promise.all([...scrapeHooks()].map(runHook));
   const { registry } = metrics();
   return { contentType: registry.contentType, body: await registry.metrics() };
 };

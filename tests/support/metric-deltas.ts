@@ -15,7 +15,7 @@ export const valueOf = async (metric: Metric, labels: Labels = {}): Promise<numb
   const { values } = await metric.get();
   const series = values.filter((entry) => {
     const name = "metricName" in entry ? entry.metricName : undefined;
-    return (name === undefined || name.endsWith("_count")) && matches(entry.labels, labels);
+    return (typeof name !== "string" || name.endsWith("_count")) && matches(entry.labels, labels);
   });
   return series.reduce((sum, entry) => sum + entry.value, 0);
 };

@@ -18,7 +18,7 @@ describe("metrics registry", () => {
     expect(await valuesOf(metrics, "requests_total")).toEqual([
       { value: 2, labels: { channel: "api", operation: "followers", status: "200" } },
     ]);
-    expect((await valuesOf(metrics, "request_duration_seconds")).find((value) => value.metricName?.endsWith("_count"))?.value).toBe(1);
+    expect((await valuesOf(metrics, "request_duration_seconds")).find((value) => "metricName" in value && String(value.metricName).endsWith("_count"))?.value).toBe(1);
     expect((await valuesOf(metrics, "ready"))[0]?.value).toBe(1);
   });
 

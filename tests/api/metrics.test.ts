@@ -169,7 +169,7 @@ describe.each(targets)("GET /metrics on the $kind server", (target: ApiTarget) =
       // A small batch: two events found, one not.
       const inputs = [demoFixtures.eventIds[0] ?? "", demoFixtures.eventIds[1] ?? "", "1000000000000999"];
       const created = await v1(target, key.token, "/v1/batches", { method: "POST", body: JSON.stringify({ operation: "event_details_id", inputs }) });
-      expect(created.status).toBe(201);
+      expect(created.status).toBe(202);
       const batchId = ((await created.json()) as { id: string }).id;
       const deadline = Date.now() + 60_000;
       for (;;) {

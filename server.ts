@@ -7,6 +7,7 @@ import { env, EnvError } from "@/lib/env";
 import { limitConnections, serverTimeouts, type ConnectionLimits } from "@/lib/front/connections";
 import { answerHalfClosedRequests, createFront, MAX_HEADER_BYTES } from "@/lib/front/front";
 import { hostPort, listenOnHost } from "@/lib/front/listen";
+import { mainPortMetrics, metricsObservers, startMetricsListener, startProcessMetrics } from "@/lib/front/metrics-endpoint";
 import { pagePolicy, securityHeaders, transportSecurityHeaders } from "@/lib/http/security-headers";
 import { createMcpHandler, MCP_PATH } from "@/lib/mcp/http";
 import { buildOpenApiDocument } from "@/lib/openapi/document";
@@ -36,8 +37,11 @@ const main = async (): Promise<void> => {
     openApiDocument: () => buildOpenApiDocument(registry),
     batches: { db: getDb, publicUrl: config.publicUrl, wake: wakeBatchRunner },
   });
+  startProcessMetrics();
   const front = createFront({
     router,
+    metrics: mainPortMetrics(config),
+    observers: metricsObservers(config),
     next: (request, response) => nextHandler(request, response),
     trustedProxyHops: config.TRUSTED_PROXY_HOPS,
     cors: { allowedOrigins: config.CORS_ALLOWED_ORIGINS },
@@ -74,6 +78,8 @@ const main = async (): Promise<void> => {
   };
   const { servers, addresses, skipped } = await listenOnHost(createServer, config.HOST, config.PORT);
   for (const { address, reason } of skipped) console.log(`> Not listening on ${address} (${reason}: no such address on this machine)`);
+  const metricsListener = await startMetricsListener(config);
+  if (metricsListener !== null) console.log(`> Metrics on http://${hostPort(config.METRICS_HOST, config.METRICS_PORT ?? 0)}/metrics`);
   console.log(`> Ready on http://${hostPort(config.HOST, config.PORT)} (${dev ? "development" : "production"}; listening on ${addresses.join(" and ")})`);
 
   let stopping = false;

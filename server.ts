@@ -7,7 +7,9 @@ import { env, EnvError } from "@/lib/env";
 import { limitConnections, serverTimeouts, type ConnectionLimits } from "@/lib/front/connections";
 import { answerHalfClosedRequests, createFront, MAX_HEADER_BYTES } from "@/lib/front/front";
 import { hostPort, listenOnHost } from "@/lib/front/listen";
+import { requestLogObserver } from "@/lib/front/request-log";
 import { pagePolicy, securityHeaders, transportSecurityHeaders } from "@/lib/http/security-headers";
+import { log, routeConsoleToLog } from "@/lib/log";
 import { createMcpHandler, MCP_PATH } from "@/lib/mcp/http";
 import { buildOpenApiDocument } from "@/lib/openapi/document";
 import { registry } from "@/lib/operations";
@@ -25,6 +27,8 @@ import { services } from "@/lib/services";
 const SHUTDOWN_GRACE_MS = 10_000;
 
 const main = async (): Promise<void> => {
+  // Next's and its libraries' console lines become log lines too: one format on stdout.
+  routeConsoleToLog();
   const config = env();
   const dev = config.NODE_ENV !== "production";
   const app = next({ dev, hostname: config.HOST, port: config.PORT });
@@ -42,6 +46,7 @@ const main = async (): Promise<void> => {
     trustedProxyHops: config.TRUSTED_PROXY_HOPS,
     cors: { allowedOrigins: config.CORS_ALLOWED_ORIGINS },
     encodings: ["gzip"],
+    observers: [requestLogObserver()],
     baseHeaders: Object.fromEntries(securityHeaders(dev).map(({ key, value }) => [key, value])),
     nextPolicy: () => pagePolicy(dev),
     everyAnswerHeaders: Object.fromEntries(transportSecurityHeaders(config.PUBLIC_URL).map(({ key, value }) => [key, value])),
@@ -73,8 +78,11 @@ const main = async (): Promise<void> => {
     return server;
   };
   const { servers, addresses, skipped } = await listenOnHost(createServer, config.HOST, config.PORT);
-  for (const { address, reason } of skipped) console.log(`> Not listening on ${address} (${reason}: no such address on this machine)`);
-  console.log(`> Ready on http://${hostPort(config.HOST, config.PORT)} (${dev ? "development" : "production"}; listening on ${addresses.join(" and ")})`);
+  for (const { address, reason } of skipped) log.info(`Not listening on ${address} (${reason}: no such address on this machine)`, { address });
+  // The URL to open: tests and people read it from this line (the `url` field in JSON).
+  const url = `http://${hostPort(config.HOST, config.PORT)}`;
+  const mode = dev ? "development" : "production";
+  log.info(`Ready on ${url} (${mode}; listening on ${addresses.join(" and ")})`, { url, mode, addresses: addresses.join(" ") });
 
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {
@@ -94,6 +102,8 @@ const main = async (): Promise<void> => {
 };
 
 main().catch((error: unknown) => {
-  console.error(`error: ${error instanceof EnvError || error instanceof Error ? error.message : String(error)}`);
+  // A bad setting is the operator's to fix: its sentence, no stack. Anything else with its stack.
+  if (error instanceof EnvError) log.error(`error: ${error.message}`);
+  else log.error(`error: the server did not start: ${error instanceof Error ? error.message : String(error)}`, { err: error });
   process.exit(1);
 });

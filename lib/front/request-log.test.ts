@@ -50,6 +50,7 @@ describe("the request log", () => {
     expect(observe({ area: "probe", pathname: "/livez" })).toEqual([]);
     expect(observe({ area: "metrics", pathname: "/metrics" })).toEqual([]);
     expect(observe({ area: "console", pathname: "/_next/static/chunks/app.js" })).toEqual([]);
+    expect(observe({ area: "console", pathname: "/api/health" })).toEqual([]);
     expect(observe({ area: "probe", pathname: "/readyz", status: 503 }, "debug")[0]?.level).toBe("debug");
   });
 

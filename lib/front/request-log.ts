@@ -5,7 +5,7 @@ import type { RequestArea, RequestFacts, RequestObserver } from "./request-facts
  * The request log: one line when a request is over, from the facts the front hands its observers
  * (lib/front/request-facts.ts). What it holds: the request id, the channel, the operation, the
  * status, the latency, the key id (never the token), the method and the path without its query
- * (inputs travel in the query). Probes, metrics scrapes and Next's static files are at debug, so
+ * (inputs travel in the query). Probes, metrics scrapes, the health report and Next's static files are at debug, so
  * that a load balancer's or a browser's polling does not drown the rest.
  */
 export type RequestChannel = "api" | "mcp" | "console" | "probe" | "metrics";
@@ -25,11 +25,14 @@ export const loggedPath = (pathname: string): string => {
 
 const isStaticAsset = (pathname: string): boolean => pathname.startsWith("/_next/") || pathname === "/favicon.ico";
 
+/** The console's health report: what `npm start`, the tests and older load balancer settings poll. */
+const HEALTH_PATH = "/api/health";
+
 /** debug for what polls; warn for a 5xx (the failure itself is an error line with the same requestId); info otherwise. */
 export const requestLevel = (channel: RequestChannel, facts: RequestFacts): LogLevel => {
   if (channel === "probe" || channel === "metrics") return "debug";
   if (facts.status >= 500) return "warn";
-  if (isStaticAsset(facts.pathname)) return "debug";
+  if (isStaticAsset(facts.pathname) || facts.pathname === HEALTH_PATH) return "debug";
   return "info";
 };
 

@@ -5,9 +5,9 @@
  */
 export const register = async (): Promise<void> => {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
-  const [{ startBackgroundJobs }, { pipelineBatchLookup }] = await Promise.all([import("@/lib/jobs"), import("@/lib/api/batch-lookup")]);
+  const [{ startBackgroundJobs }, { pipelineBatchLookup }, { log }] = await Promise.all([import("@/lib/jobs"), import("@/lib/api/batch-lookup"), import("@/lib/log")]);
   // Batches run their lookups through the /v1 pipeline: the edge is handed down to the jobs here.
   await startBackgroundJobs({ batchLookup: pipelineBatchLookup }).catch((error: unknown) => {
-    console.error(`Background jobs did not start: ${error instanceof Error ? error.message : String(error)}`);
+    log.error("background jobs did not start", { err: error });
   });
 };

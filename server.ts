@@ -8,7 +8,9 @@ import { limitConnections, serverTimeouts, type ConnectionLimits } from "@/lib/f
 import { answerHalfClosedRequests, createFront, MAX_HEADER_BYTES } from "@/lib/front/front";
 import { hostPort, listenOnHost } from "@/lib/front/listen";
 import { mainPortMetrics, metricsObservers, startMetricsListener, startProcessMetrics } from "@/lib/front/metrics-endpoint";
+import { requestLogObserver } from "@/lib/front/request-log";
 import { pagePolicy, securityHeaders, transportSecurityHeaders } from "@/lib/http/security-headers";
+import { log, routeConsoleToLog } from "@/lib/log";
 import { createMcpHandler, MCP_PATH } from "@/lib/mcp/http";
 import { buildOpenApiDocument } from "@/lib/openapi/document";
 import { registry } from "@/lib/operations";
@@ -26,6 +28,8 @@ import { services } from "@/lib/services";
 const SHUTDOWN_GRACE_MS = 10_000;
 
 const main = async (): Promise<void> => {
+  // Next's and its libraries' console lines become log lines too: one format on stdout.
+  routeConsoleToLog();
   const config = env();
   const dev = config.NODE_ENV !== "production";
   const app = next({ dev, hostname: config.HOST, port: config.PORT });
@@ -41,7 +45,7 @@ const main = async (): Promise<void> => {
   const front = createFront({
     router,
     metrics: mainPortMetrics(config),
-    observers: metricsObservers(config),
+    observers: [requestLogObserver(), ...metricsObservers(config)],
     next: (request, response) => nextHandler(request, response),
     trustedProxyHops: config.TRUSTED_PROXY_HOPS,
     cors: { allowedOrigins: config.CORS_ALLOWED_ORIGINS },
@@ -77,10 +81,13 @@ const main = async (): Promise<void> => {
     return server;
   };
   const { servers, addresses, skipped } = await listenOnHost(createServer, config.HOST, config.PORT);
-  for (const { address, reason } of skipped) console.log(`> Not listening on ${address} (${reason}: no such address on this machine)`);
+  for (const { address, reason } of skipped) log.info(`Not listening on ${address} (${reason}: no such address on this machine)`, { address });
   const metricsListener = await startMetricsListener(config);
-  if (metricsListener !== null) console.log(`> Metrics on http://${hostPort(config.METRICS_HOST, config.METRICS_PORT ?? 0)}/metrics`);
-  console.log(`> Ready on http://${hostPort(config.HOST, config.PORT)} (${dev ? "development" : "production"}; listening on ${addresses.join(" and ")})`);
+  if (metricsListener !== null) log.info(`Metrics on http://${hostPort(config.METRICS_HOST, config.METRICS_PORT ?? 0)}/metrics`);
+  // The URL to open: tests and people read it from this line (the `url` field in JSON).
+  const url = `http://${hostPort(config.HOST, config.PORT)}`;
+  const mode = dev ? "development" : "production";
+  log.info(`Ready on ${url} (${mode}; listening on ${addresses.join(" and ")})`, { url, mode, addresses: addresses.join(" ") });
 
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {
@@ -100,6 +107,8 @@ const main = async (): Promise<void> => {
 };
 
 main().catch((error: unknown) => {
-  console.error(`error: ${error instanceof EnvError || error instanceof Error ? error.message : String(error)}`);
+  // A bad setting is the operator's to fix: its sentence, no stack. Anything else with its stack.
+  if (error instanceof EnvError) log.error(`error: ${error.message}`);
+  else log.error(`error: the server did not start: ${error instanceof Error ? error.message : String(error)}`, { err: error });
   process.exit(1);
 });

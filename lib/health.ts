@@ -1,4 +1,4 @@
-import { describeError, log } from "@/lib/log";
+import { log } from "@/lib/log";
 import type { DataConnector } from "@/lib/connectors/select";
 import { services } from "@/lib/services";
 
@@ -32,7 +32,7 @@ export const healthReport = async (): Promise<HealthReport> => {
       .query("SELECT 1")
       .then(() => "ok" as const)
       .catch((error: unknown) => {
-        log.warn("health: database unreachable", { error: describeError(error) });
+        log.warn("health: database unreachable", { err: error });
         return "down" as const;
       });
     return {
@@ -42,7 +42,7 @@ export const healthReport = async (): Promise<HealthReport> => {
       upstream: upstreamHealth(deps.connector),
     };
   } catch (error) {
-    log.warn("health: services unavailable", { error: describeError(error) });
+    log.warn("health: services unavailable", { err: error });
     return { status: "degraded", database: "down", redis: "absent", upstream: "absent" };
   }
 };

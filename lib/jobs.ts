@@ -87,7 +87,7 @@ export const startBackgroundJobs = async (deps: BackgroundJobDeps): Promise<void
     dataDir: config.dataDir,
   });
   if (admin.kind === "generated") {
-    console.log(`Created ${admin.email} with password ${admin.password} (also in ${admin.file}; change it after signing in)`);
+    log.warn(`created the administrator ${admin.email} with a generated password: it is in ${admin.file} (change it after signing in)`, { file: admin.file });
   }
   if (!started.has("alert-webhooks")) {
     started.add("alert-webhooks");

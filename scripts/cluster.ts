@@ -421,7 +421,8 @@ const main = async (): Promise<void> => {
     const child = spawnInstance({
       port,
       // One proxy (this one) appends the client to X-Forwarded-For in front of each instance.
-      env: { TRUSTED_PROXY_HOPS: "1", ...process.env, PUBLIC_URL: publicUrl },
+      // Each instance's output is piped through this terminal: pretty lines when it is one, named per instance.
+      env: { TRUSTED_PROXY_HOPS: "1", LOG_FORMAT: process.stdout.isTTY ? "pretty" : "json", INSTANCE_ID: `app-${index + 1}`, ...process.env, PUBLIC_URL: publicUrl },
       output: (line) => console.log(`${label} ${line}`),
     });
     child.on("exit", (code, signal) => {

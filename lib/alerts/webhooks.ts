@@ -256,7 +256,7 @@ export const startAlertWorker = (
   const loop = () => {
     if (stopped) return;
     running = tick()
-      .catch((error: unknown) => log.error("alert worker round failed", { error: describeError(error) }))
+      .catch((error: unknown) => log.error("alert worker round failed", { err: error }))
       .finally(() => {
         if (stopped) return;
         timer = setTimeout(loop, pollMs);

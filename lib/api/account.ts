@@ -1,5 +1,5 @@
 import type { AuthOutcome } from "@/lib/keys/authenticate";
-import { describeError, log } from "@/lib/log";
+import { log } from "@/lib/log";
 import type { AccountReader } from "@/lib/usage/account-reader";
 import { admit, type AdmitDeps, type Headers } from "./admit";
 import { errorBody, successBody } from "./envelope";
@@ -30,7 +30,7 @@ export const runAccount = async (
     headers,
   });
   const internal = (error: unknown, keyId: string | null, headers: Headers) => {
-    log.error("account request failed", { requestId, keyId, error: describeError(error) });
+    log.error("account request failed", { requestId, keyId, err: error });
     return fail(500, messages.internal, headers);
   };
 

@@ -17,10 +17,13 @@ import { batchView, createdBatchView } from "@/lib/batches/view";
 import { batchWebhookStatus } from "@/lib/batches/webhook";
 import type { Db } from "@/lib/db/client";
 import { env } from "@/lib/env";
-import { describeError, log } from "@/lib/log";
+import { log } from "@/lib/log";
 import { admit, type AdmitDeps, type Headers } from "./admit";
 import { errorBody, successBody } from "./envelope";
 import { messages, v1FailureOf, type ApiErrorCode } from "./errors";
+
+/** A batch action's line in the log (created, started and finished are the runner's and creation's). */
+const ACTION_DONE = { pause: "paused", resume: "resumed", cancel: "canceled" } as const;
 
 /**
  * Batches for scripts: /v1/batches with an API key, in the contract's envelope. The checks run in
@@ -151,7 +154,7 @@ export const runBatchRequest = async (route: BatchRoute, request: BatchRequest, 
     (error: unknown) => ({ ok: false as const, error }),
   );
   if (!admitted.ok) {
-    log.error("batch request failed", { requestId, error: describeError(admitted.error) });
+    log.error("batch request failed", { requestId, err: admitted.error });
     return fail(500, messages.internal, { "X-Request-Id": requestId });
   }
   const { admission } = admitted;
@@ -203,6 +206,7 @@ export const runBatchRequest = async (route: BatchRoute, request: BatchRequest, 
         }, deps.operations);
         deps.wake();
         const view = createdBatchView(created);
+        log.info("batch: created", { batchId: view.id, operation: body.operation, inputs: view.total, keyId: key.id, requestId });
         return ok(
           {
             id: view.id,
@@ -222,6 +226,7 @@ export const runBatchRequest = async (route: BatchRoute, request: BatchRequest, 
       case "action":
         // The batch as the action left it (a resumed batch is "queued" until a runner takes it).
         const changed = await changeBatch(db, viewer, route.id, route.action, { quota: batchQuotaOf(env()) });
+        log.info(`batch: ${ACTION_DONE[route.action]}`, { batchId: route.id, keyId: key.id, requestId });
         if (route.action === "resume") deps.wake();
         return ok(await withWebhook(changed));
       case "results": {
@@ -248,7 +253,7 @@ export const runBatchRequest = async (route: BatchRoute, request: BatchRequest, 
   } catch (error) {
     const failure = v1FailureOf(error);
     if (failure !== null) return fail(failure.status, failure.message, headers);
-    log.error("batch request failed", { requestId, keyId: key.id, error: describeError(error) });
+    log.error("batch request failed", { requestId, keyId: key.id, err: error });
     return fail(500, messages.internal, headers);
   }
 };

@@ -1,6 +1,6 @@
 import crypto from "node:crypto";
 import type { Operation } from "@/lib/operations";
-import { describeError, log } from "@/lib/log";
+import { log } from "@/lib/log";
 import { runAccount, type AccountDeps } from "./account";
 import { errorBody, JSON_CONTENT_TYPE } from "./envelope";
 import { messages, type ApiErrorCode } from "./errors";
@@ -145,7 +145,7 @@ export const createV1Router = (registry: readonly Operation[], deps: V1RouterDep
       return { ...answer, ...delivery(result, () => services.settler.release(result.requestId)) };
     } catch (error) {
       // The services could not start (e.g. database unreachable): still only the envelope.
-      log.error("pipeline unavailable", { operation: operation.id, error: describeError(error) });
+      log.error("pipeline unavailable", { operation: operation.id, err: error });
       return plainError(500, messages.internal, "operation");
     }
   };
@@ -155,7 +155,7 @@ export const createV1Router = (registry: readonly Operation[], deps: V1RouterDep
       const result = await runAccount({ authorization: request.authorization, clientAddress: request.clientAddress }, await deps.services());
       return envelopeAnswer(result.status, result.body, result.headers, "account");
     } catch (error) {
-      log.error("account endpoint unavailable", { error: describeError(error) });
+      log.error("account endpoint unavailable", { err: error });
       return plainError(500, messages.internal, "account");
     }
   };
@@ -182,7 +182,7 @@ export const createV1Router = (registry: readonly Operation[], deps: V1RouterDep
       if (result.stream) return { status: result.status, headers: { "Cache-Control": "no-store", ...result.headers }, body: "", resource: "batches", stream: result.stream };
       return envelopeAnswer(result.status, result.body, result.headers, "batches");
     } catch (error) {
-      log.error("batches endpoint unavailable", { error: describeError(error) });
+      log.error("batches endpoint unavailable", { err: error });
       return plainError(500, messages.internal, "batches");
     }
   };

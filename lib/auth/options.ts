@@ -2,6 +2,7 @@ import type { AuthOptions } from "next-auth";
 import CredentialsProvider from "next-auth/providers/credentials";
 import { env } from "@/lib/env";
 import { getDb } from "@/lib/database";
+import { log } from "@/lib/log";
 import { authSecret } from "@/lib/security/secrets";
 import { findUserWithPassword } from "@/lib/users/repository";
 import { ownOriginRedirect } from "./callback-url";
@@ -33,6 +34,23 @@ const pinOrigin = (publicUrl: string | undefined): void => {
   if (publicUrl !== undefined) process.env.NEXTAUTH_URL = `${new URL(publicUrl).origin}/api/auth`;
   else delete process.env.NEXTAUTH_URL;
   process.env.AUTH_TRUST_HOST = "true";
+};
+
+/**
+ * next-auth's complaints as log lines: the code and the error alone. Its default logger prints
+ * whatever it was handed (a provider's settings, a request's body) into the text.
+ */
+const errorIn = (metadata: unknown): Error | undefined => {
+  if (metadata instanceof Error) return metadata;
+  const nested = typeof metadata === "object" && metadata !== null ? (metadata as { error?: unknown }).error : undefined;
+  return nested instanceof Error ? nested : undefined;
+};
+
+const authLogger: NonNullable<AuthOptions["logger"]> = {
+  // Mostly a client's doing (a tampered or expired cookie, a refused callback): warn, not error.
+  error: (code, metadata) => log.warn(`sign-in library: ${code}`, { code, err: errorIn(metadata) }),
+  warn: (code) => log.warn(`sign-in library: ${code}`, { code }),
+  debug: (code) => log.debug(`sign-in library: ${code}`, { code }),
 };
 
 let cached: AuthOptions | undefined;
@@ -80,6 +98,7 @@ export const authOptions = (): AuthOptions => {
   }
   cached = {
     secret: authSecret(),
+    logger: authLogger,
     session: { strategy: "jwt", maxAge: SESSION_MAX_AGE_S },
     // An https console always gets Secure, __Secure- cookies, whatever a proxy forwarded.
     useSecureCookies: config.PUBLIC_URL?.startsWith("https://") ?? undefined,

@@ -4,7 +4,7 @@ import { clientIp } from "@/lib/auth/options";
 import { getDb, type Db } from "@/lib/database";
 import { env } from "@/lib/env";
 import { DomainError, isDomainError, type DomainErrorCode } from "@/lib/errors";
-import { describeError, log } from "@/lib/log";
+import { log } from "@/lib/log";
 import { MAX_JSON_BODY_BYTES, parseJsonBody, urlProblem } from "./input";
 import type { User } from "@/lib/users/repository";
 
@@ -196,7 +196,7 @@ const handle = async <Body>(
     return Response.json(result, { status: options.status ?? 200, headers: { "Cache-Control": "no-store" } });
   } catch (error) {
     if (isDomainError(error)) return errorResponse(statusOf[error.code], error.code, error.message);
-    log.error("console api failed", { path: new URL(request.url).pathname, error: describeError(error) });
+    log.error("console api failed", { path: new URL(request.url).pathname, err: error });
     return errorResponse(500, "internal", "Something went wrong on our side. Try again.");
   }
 };

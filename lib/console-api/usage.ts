@@ -4,7 +4,7 @@ import type { ConsoleContext } from "./handler";
 import { limitParam } from "./query";
 import { DomainError } from "@/lib/errors";
 import { principalOf } from "@/lib/keys/view";
-import { describeError, log } from "@/lib/log";
+import { log } from "@/lib/log";
 import { UTF8_BOM } from "@/lib/export/bom";
 import { dailyCsv, eventsCsv } from "@/lib/usage/csv";
 import { membersCsv } from "@/lib/usage/members-csv";
@@ -177,7 +177,7 @@ export const eventsResponse = async (context: Context): Promise<EventsResponse> 
 export const exportResponse = async (context: Context): Promise<Response> => {
   const query = parseUsageQuery(context.query);
   const resolved = await usageScope(context, query);
-  const onError = (error: unknown) => log.error("usage export failed", { userId: context.user.id, kind: query.kind, error: describeError(error) });
+  const onError = (error: unknown) => log.error("usage export failed", { userId: context.user.id, kind: query.kind, err: error });
   // A file handed to people: Excel reads it as UTF-8 only after a byte-order mark (key names, inputs).
   const csvOptions = { onError, leading: UTF8_BOM };
   let body: ReadableStream<Uint8Array>;

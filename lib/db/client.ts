@@ -1,6 +1,7 @@
 import path from "node:path";
 import type { Pool } from "pg";
 import { env } from "@/lib/env";
+import { log } from "@/lib/log";
 import { secureDataDir } from "./data-dir";
 import { acquireLock, assertNotLocked, pgliteLockPath } from "./lock";
 import { startPgliteThread } from "./pglite-thread";
@@ -23,7 +24,7 @@ const openPglite = async (dataDir: string): Promise<Db> => {
   assertNotLocked(lockPath);
   const secured = secureDataDir(dataDir);
   if (secured.tightened.length > 0) {
-    console.warn(`[db] DATA_DIR ${secured.dataDir} was readable by other users: made ${secured.tightened.length} entries owner-only.`);
+    log.warn(`db: DATA_DIR ${secured.dataDir} was readable by other users: made ${secured.tightened.length} entries owner-only`, { dataDir: secured.dataDir });
   }
   const release = acquireLock(lockPath);
   try {
@@ -83,7 +84,7 @@ const openPostgres = async (databaseUrl: string, timeoutMs: number): Promise<Db>
     statement_timeout: timeoutMs,
   });
   // An idle client that loses its server must not crash the process: the pool replaces it.
-  pool.on("error", (error) => console.error(`[db] idle PostgreSQL client error: ${error.message}`));
+  pool.on("error", (error) => log.error("db: idle PostgreSQL client error", { err: error }));
   const run = async <Row>(text: string, params?: unknown[]) => (await pool.query(text, params as unknown[])).rows as Row[];
   const query = <Row>(text: string, params?: unknown[]) => observeStatement("postgres", "query", text, () => run<Row>(text, params));
   const longRead = <Row>(text: string, params?: unknown[]) => observeStatement("postgres", "long_read", text, () => run<Row>(text, params));
@@ -137,7 +138,7 @@ export const openDatabase = async (options: OpenOptions, migrate: Migrate): Prom
   }
   if (db.kind !== "pglite" || options.upkeep === false) return db;
   // No autovacuum inside PGlite: its tables are analysed here (lib/db/upkeep.ts).
-  const stopUpkeep = startUpkeep(db.longReads, (error) => console.warn(`[db] analysing tables failed: ${String(error)}`));
+  const stopUpkeep = startUpkeep(db.longReads, (error) => log.warn("db: analysing tables failed", { err: error }));
   return {
     ...db,
     close: async () => {

@@ -3,7 +3,7 @@ import type { Duplex } from "node:stream";
 import { AUTH_ROUTES_PREFIX, withoutMalformedCallbackCookie, withoutMalformedCallbackUrl } from "@/lib/auth/callback-url";
 import { CLIENT_ADDRESS_HEADER, clientIp } from "@/lib/auth/client-ip";
 import type { V1Answer, V1Resource, V1Router } from "@/lib/api/v1-router";
-import { describeError, log } from "@/lib/log";
+import { log } from "@/lib/log";
 import { BATCH_BODY_MAX_BYTES } from "@/lib/api/v1-batches";
 import { DomainError } from "@/lib/errors";
 import { clientAddress } from "./client-address";
@@ -113,7 +113,7 @@ const sendStream = async (response: http.ServerResponse, status: number, headers
       });
     }
   } catch (error) {
-    log.error("results stream failed", { error: describeError(error) });
+    log.error("results stream failed", { err: error });
     response.destroy();
     return;
   } finally {
@@ -330,7 +330,7 @@ export const createFront = (options: FrontOptions) => {
       handOverPolicy(request, response, options.nextPolicy());
       await options.next(request, response);
     } catch (error) {
-      log.error("front failed", { path: target.kind === "invalid" ? null : target.pathname, error: describeError(error) });
+      log.error("front failed", { path: target.kind === "invalid" ? null : target.pathname, err: error });
       if (response.headersSent) {
         response.destroy();
         return;

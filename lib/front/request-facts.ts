@@ -40,6 +40,19 @@ export const areaOf = (pathname: string, v1: boolean, mcpPath: string | undefine
 const headerText = (value: number | string | string[] | undefined): string | null =>
   typeof value === "string" ? value : Array.isArray(value) ? (value[0] ?? null) : null;
 
+/** The X-Request-Id among writeHead's headers: an object, or a flat list of names and values. */
+const requestIdIn = (headers: unknown): string | null => {
+  if (Array.isArray(headers)) {
+    const index = headers.findIndex((item) => typeof item === "string" && item.toLowerCase() === "x-request-id");
+    return index === -1 ? null : headerText(headers[index + 1] as string | undefined);
+  }
+  if (typeof headers !== "object" || headers === null) return null;
+  for (const [name, value] of Object.entries(headers)) {
+    if (name.toLowerCase() === "x-request-id") return headerText(value as string | string[] | undefined);
+  }
+  return null;
+};
+
 /**
  * Calls `observers` once, when the response is finished or its connection closed first. The
  * facts of a /v1 answer are handed over by `answerFacts` before the answer is written.
@@ -52,13 +65,21 @@ export const observeRequest = (
 ): { setAnswerFacts: (facts: AnswerFacts) => void } => {
   const startedPerf = performance.now();
   let answerFacts: AnswerFacts = { keyId: null, operation: null };
+  // Headers handed to writeHead alone (no setHeader before) are not readable with getHeader
+  // afterwards: the request id is read as the head is written.
+  let writtenRequestId: string | null = null;
+  const writeHead = response.writeHead;
+  response.writeHead = function (this: http.ServerResponse, ...args: unknown[]) {
+    writtenRequestId ??= args.map(requestIdIn).find((id) => id !== null) ?? null;
+    return (writeHead as (...rest: unknown[]) => http.ServerResponse).apply(this, args);
+  } as typeof response.writeHead;
   response.once("close", () => {
     const facts: RequestFacts = {
       ...base,
       method: request.method ?? "GET",
       status: response.writableFinished || response.headersSent ? response.statusCode : 499,
       latencyMs: performance.now() - startedPerf,
-      requestId: headerText(response.getHeader("x-request-id")),
+      requestId: headerText(response.getHeader("x-request-id")) ?? writtenRequestId,
       keyId: answerFacts.keyId,
       operation: answerFacts.operation,
     };

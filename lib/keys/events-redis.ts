@@ -1,5 +1,5 @@
 import type { Redis } from "ioredis";
-import { describeError, log } from "@/lib/log";
+import { log } from "@/lib/log";
 import { attachKeyChangeTransport } from "./events";
 
 /**
@@ -13,13 +13,13 @@ const ALL = "*";
 export const connectKeyChangesOverRedis = (publisher: Redis, subscriber: Redis): void => {
   const notifyLocal = attachKeyChangeTransport((keyId) => {
     publisher.publish(CHANNEL, keyId ?? ALL).catch((error: unknown) => {
-      log.warn("key change not published (the 1 s key cache still bounds staleness)", { error: describeError(error) });
+      log.warn("key change not published (the 1 s key cache still bounds staleness)", { err: error });
     });
   });
   subscriber.on("message", (channel: string, message: string) => {
     if (channel === CHANNEL) notifyLocal(message === ALL ? null : message);
   });
   subscriber.subscribe(CHANNEL).catch((error: unknown) => {
-    log.warn("could not subscribe to key changes", { error: describeError(error) });
+    log.warn("could not subscribe to key changes", { err: error });
   });
 };

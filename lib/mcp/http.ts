@@ -15,7 +15,7 @@ import {
 import { authMessages } from "@/lib/api/errors";
 import { clientIp } from "@/lib/auth/client-ip";
 import type { AuthOutcome } from "@/lib/keys/authenticate";
-import { describeError, log } from "@/lib/log";
+import { log } from "@/lib/log";
 import type { Registry } from "@/lib/operations";
 import { batchTools, type BatchToolDeps } from "./batch-tools";
 import { duplicateRequestId, RequestMuxTransport } from "./request-mux";
@@ -234,7 +234,7 @@ export const createMcpHandler = (deps: McpHandlerDeps) => {
       await connected;
       jsonText(response, 200, await direct.exchange(plain, { authInfo }));
     } catch (error) {
-      log.error("mcp request failed", { error: describeError(error) });
+      log.error("mcp request failed", { err: error });
       if (!response.headersSent) rpcError(response, 500, -32603, "Internal server error");
       else response.destroy();
     }

@@ -74,7 +74,12 @@ describe("HOST", () => {
   // The suite's shared servers run with HOST unset: localhost, where `localhost` may resolve to
   // ::1 first (then a server on 127.0.0.1 alone refuses the URL it printed).
   it.each(inject("apiTargets"))("unset: the $kind server prints http://localhost:PORT and answers it on 127.0.0.1 and on [::1]", async (shared) => {
-    const readyLines = [...fs.readFileSync(shared.logFile, "utf8").matchAll(/^> Ready on (\S+) /gm)].map((match) => match[1]);
+    // The server's JSON line that says where it listens: its `url`.
+    const readyLines = fs
+      .readFileSync(shared.logFile, "utf8")
+      .split("\n")
+      .filter((line) => line.startsWith("{") && line.includes('"msg":"Ready on '))
+      .map((line) => (JSON.parse(line) as { url?: string }).url);
     expect(readyLines.at(-1)).toBe(`http://localhost:${shared.port}`);
     for (const loopback of ["127.0.0.1", "[::1]"]) {
       const answer = await fetch(`http://${loopback}:${shared.port}/api/health`);

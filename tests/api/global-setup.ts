@@ -3,6 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import type { TestProject } from "vitest/node";
 import { buildIsCurrent } from "@/lib/cli/build";
+import { demoRecordTexts, scanServerLog } from "@/tests/support/log-scan";
 import {
   EVENT_SITE_HOST,
   RESULTS_DIR,
@@ -28,7 +29,9 @@ import {
  * "pglite" (embedded database in a fresh temp DATA_DIR) always, "postgres" (a fresh schema on
  * 127.0.0.1:5432) when PostgreSQL is reachable. Keys are issued with the key CLI before the
  * servers start (the embedded database admits one process at a time). The teardown fails the
- * run when any issued token appears in a server log.
+ * run when a server log holds a secret of the run (a token or its signature, a password,
+ * AUTH_SECRET, a Bearer value) or a personal record's text, or a line that is not a JSON log line
+ * (tests/support/log-scan.ts).
  */
 type PostgresCleanup = { admin: PostgresAdmin; kind: "schema" | "database"; name: string };
 
@@ -73,6 +76,8 @@ const newTarget = async (kind: TargetKind, runId: string, extraEnv: Record<strin
       // metrics.test.ts scrapes GET /metrics on the main port and on a listener of its own.
       METRICS_TOKEN: randomSecret(32),
       METRICS_PORT: String(await freePort()),
+      // What a log collector reads; the teardown checks every line of it.
+      LOG_FORMAT: "json",
       ...extraEnv,
     },
     databaseUrl: extraEnv.DATABASE_URL ?? null,
@@ -143,11 +148,11 @@ const runSecrets = (targets: ApiTarget[]): [string, string][] =>
     [`METRICS_TOKEN of ${target.kind}`, target.env.METRICS_TOKEN ?? ""],
   ]);
 
-/** Labels of the run's secrets that appear in the target's server log. */
-const leakedSecrets = (target: ApiTarget, secrets: [string, string][]): string[] => {
+/** What is wrong with the target's server log: secrets of the run, record text, lines that are not the log's. */
+const logProblems = (target: ApiTarget, secrets: [string, string][]): string[] => {
   if (!fs.existsSync(target.logFile)) return [];
   const text = fs.readFileSync(target.logFile, "utf8");
-  return secrets.filter(([, secret]) => secret.length >= 16 && text.includes(secret)).map(([label]) => label);
+  return scanServerLog(text, { secrets, recordTexts: demoRecordTexts(target.publicUrl), expectRequestLines: true }).problems;
 };
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
@@ -164,11 +169,11 @@ export default async function setup(project: TestProject): Promise<() => Promise
     }
     const secrets = runSecrets(targets);
     const leaks = targets.flatMap((target) =>
-      leakedSecrets(target, secrets).map((label) => `${label} in ${path.relative(process.cwd(), target.logFile)}`),
+      logProblems(target, secrets).map((problem) => `${problem} (${path.relative(process.cwd(), target.logFile)})`),
     );
     for (const target of targets) fs.rmSync(target.runDir, { recursive: true, force: true });
     if (leaks.length > 0) {
-      const message = `SECURITY: secrets of the run appear in a server log: ${leaks.join(", ")}`;
+      const message = `SECURITY: a server log fails the log scan: ${leaks.join("; ")}`;
       console.error(`\n[api-suite] ${message}\n`);
       // Vitest reports an error thrown here but still exits 0: the exit code must say it too.
       process.exitCode = 1;

@@ -88,6 +88,8 @@ export const KEY_PLAN = {
   clientsPythonPoor: { credits: 3, qps: 100 },
   // snippets.test.ts: the API page's SDK and Python client snippets, run as written
   clientsSnippets: { credits: 10_000, qps: 100 },
+  // request-log.test.ts
+  requestLog: { credits: 1000, qps: 100 },
 } as const satisfies Record<string, KeySpec>;
 
 export type KeyName = keyof typeof KEY_PLAN;

@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { demoRecordTexts, scanServerLog } from "@/tests/support/log-scan";
 import { EVENT_SITE_HOST, RESULTS_DIR, freePort, randomSecret, startServer, stopServer, type ApiTarget, type IssuedKey, type KeyName, type TargetKind } from "./harness";
 
 /**
@@ -49,6 +50,7 @@ export const startOwnServer = async (options: OwnServerOptions): Promise<ApiTarg
       ...(publicUrl === null ? {} : { PUBLIC_URL: publicUrl }),
       EVENTSITE_HOSTS: EVENT_SITE_HOST,
       DATA_SOURCE: "store",
+      LOG_FORMAT: "json",
       ADMIN_EMAIL: `${options.label}@example.test`,
       ADMIN_PASSWORD: randomSecret(24),
       ...(options.databaseUrl === undefined ? {} : { DATABASE_URL: options.databaseUrl }),
@@ -69,9 +71,18 @@ export const startOwnServer = async (options: OwnServerOptions): Promise<ApiTarg
   return target;
 };
 
-/** Stops the server and removes its folder (the log stays in test-results). */
+/** The server's secrets by their variable's name: the secret, password, key and token settings (a provider key among them). */
+const SECRET_VARIABLE = /SECRET|PASSWORD|API_KEY|TOKEN/;
+
+/**
+ * Stops the server and removes its folder (the log stays in test-results), then scans its log
+ * like the suite's shared servers' (tests/support/log-scan.ts): a failure fails the test file.
+ */
 export const stopOwnServer = async (target: ApiTarget | undefined): Promise<void> => {
   if (target === undefined) return;
   await stopServer(target);
   fs.rmSync(target.runDir, { recursive: true, force: true });
+  const secrets = Object.entries(target.env).filter(([name]) => SECRET_VARIABLE.test(name));
+  const { problems } = scanServerLog(fs.readFileSync(target.logFile, "utf8"), { secrets, recordTexts: demoRecordTexts(target.publicUrl), expectRequestLines: false });
+  if (problems.length > 0) throw new Error(`SECURITY: the log of ${path.relative(process.cwd(), target.logFile)} fails the log scan: ${problems.join("; ")}`);
 };

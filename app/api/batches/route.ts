@@ -6,6 +6,7 @@ import { batchView, createdBatchView } from "@/lib/batches/view";
 import { consoleBatchRequest } from "@/lib/console-api/batch-request";
 import { consoleRoute } from "@/lib/console-api/handler";
 import { DomainError } from "@/lib/errors";
+import { log } from "@/lib/log";
 import { requireWorkspaceRole } from "@/lib/workspaces/access";
 import { activeWorkspaceId } from "@/lib/workspaces/active";
 
@@ -27,5 +28,7 @@ export const POST = consoleRoute({ body: consoleBatchRequest, status: 201 }, asy
   await requireWorkspaceRole(db, { id: user.id, role: "analyst" }, await activeWorkspaceId(db, user.id), "lookups.run");
   const created = await createBatch(db, user, body);
   wakeBatchRunner();
-  return createdBatchView(created);
+  const view = createdBatchView(created);
+  log.info("batch: created", { batchId: view.id, operation: body.operation, inputs: view.total, userId: user.id });
+  return view;
 });

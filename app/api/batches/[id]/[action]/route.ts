@@ -6,8 +6,12 @@ import { wakeBatchRunner } from "@/lib/batches/start";
 import { batchView, createdBatchView } from "@/lib/batches/view";
 import { consoleRoute, notFound } from "@/lib/console-api/handler";
 import { env } from "@/lib/env";
+import { log } from "@/lib/log";
 
 export const dynamic = "force-dynamic";
+
+/** A batch action's line in the log. */
+const ACTION_DONE = { pause: "paused", resume: "resumed", cancel: "canceled" } as const;
 
 const actionBody = z.object({
   /** With resume: a new cap (e.g. raised after the batch stopped at the old one). */
@@ -21,10 +25,12 @@ export const POST = consoleRoute({ body: actionBody }, async ({ user, params, db
   if (action === "retry") {
     const created = await retryFailed(db, user, id);
     wakeBatchRunner();
+    log.info("batch: created", { batchId: created.batch.id, operation: created.batch.operation, retryOf: id, userId: user.id });
     return Response.json(createdBatchView(created), { status: 201, headers: { "Cache-Control": "no-store" } });
   }
   if (action !== "pause" && action !== "resume" && action !== "cancel") throw notFound("No such batch action.");
   const row = await changeBatch(db, user, id, action, { maxCredits: body.maxCredits, quota: batchQuotaOf(env()) });
+  log.info(`batch: ${ACTION_DONE[action]}`, { batchId: id, userId: user.id });
   if (action === "resume") wakeBatchRunner();
   return batchView(row);
 });

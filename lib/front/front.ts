@@ -10,6 +10,7 @@ import { clientAddress } from "./client-address";
 import { compress, MIN_COMPRESSED_BYTES, negotiateEncoding, type Encoding } from "./compression";
 import { corsHeaders, isPreflight, preflightHeaders, type CorsPolicy } from "./cors";
 import { hasMalformedEscapes, isV1Path, readRequestTarget } from "./request-target";
+import { answerProbe, isProbePath, type Probes } from "./probes";
 import { areaOf, observeRequest, type RequestObserver } from "./request-facts";
 
 /**
@@ -37,6 +38,8 @@ export type FrontOptions = {
   mcp?: { path: string; handle: NextHandler };
   /** Told of every request once it is over (the request log, the HTTP metrics). */
   observers?: readonly RequestObserver[];
+  /** GET /livez and /readyz (lib/front/probes.ts), answered before Next and any sign-in. */
+  probes?: Probes;
 };
 
 /**
@@ -273,6 +276,10 @@ export const createFront = (options: FrontOptions) => {
       }
       if (target.kind === "invalid") {
         plain(response, 400, "Bad Request: the request target must be a path");
+        return;
+      }
+      if (target.kind === "path" && options.probes !== undefined && isProbePath(target.pathname)) {
+        await answerProbe(request, response, target.pathname, options.probes);
         return;
       }
       if (target.kind === "redirect" && v1) {

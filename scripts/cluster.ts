@@ -389,6 +389,9 @@ const USAGE = `usage: npm run start:cluster -- [--instances N] [--port PORT]
 Needs DATABASE_URL (PostgreSQL) and REDIS_URL: the instances share credits, usage, keys and
 sessions through PostgreSQL, and rate limits and key revocations through Redis.`;
 
+/** The proxy's health checks of its instances, as docs/scale.md advises a real balancer's. */
+const CLUSTER_PROBE: ReadinessProbing = { path: "/readyz", intervalMs: 1000, timeoutMs: 2000 };
+
 class UsageError extends Error {}
 /** The environment cannot run a cluster: said in one message, exit 1. */
 class ConfigError extends Error {}
@@ -485,7 +488,8 @@ const main = async (): Promise<void> => {
     const child = spawnInstance({
       port,
       // One proxy (this one) appends the client to X-Forwarded-For in front of each instance.
-      env: { TRUSTED_PROXY_HOPS: "1", ...process.env, PUBLIC_URL: publicUrl },
+      // Stopping, an instance keeps serving for two of the proxy's probe intervals and more.
+      env: { TRUSTED_PROXY_HOPS: "1", SHUTDOWN_DRAIN_DELAY_MS: String(3 * CLUSTER_PROBE.intervalMs), ...process.env, PUBLIC_URL: publicUrl },
       output: (line) => console.log(`${label} ${line}`),
     });
     child.on("exit", (code, signal) => {
@@ -494,7 +498,10 @@ const main = async (): Promise<void> => {
     return child;
   });
 
-  const proxy = createRoundRobinProxy(ports.map((port) => ({ host: "127.0.0.1", port })));
+  const proxy = createRoundRobinProxy(
+    ports.map((port) => ({ host: "127.0.0.1", port })),
+    { readiness: CLUSTER_PROBE },
+  );
   const stopAll = async (exitCode: number) => {
     if (stopping) return;
     stopping = true;

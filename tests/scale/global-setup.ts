@@ -44,8 +44,8 @@ const EVENT_SITE_HOST = "events.demo.test";
  * stopping instance keeps serving for several probe intervals, so the balancer has stopped
  * sending before the instance stops listening.
  */
-const BALANCER_PROBE = { path: "/readyz", intervalMs: 200, timeoutMs: 1500 };
-const DRAIN_DELAY_MS = 1500;
+const BALANCER_PROBE = { path: "/readyz", intervalMs: 200, timeoutMs: 500 };
+const DRAIN_DELAY_MS = 3000;
 const SHUTDOWN_TIMEOUT_S = 20;
 
 const log = (message: string) => console.log(`[scale-suite] ${message}`);

@@ -8,6 +8,7 @@ import { limitConnections, serverTimeouts, type ConnectionLimits } from "@/lib/f
 import { answerHalfClosedRequests, createFront, MAX_HEADER_BYTES } from "@/lib/front/front";
 import { hostPort, listenOnHost } from "@/lib/front/listen";
 import { createAnswerTracker, shutDown } from "@/lib/front/shutdown";
+import { mainPortMetrics, metricsObservers, startMetricsListener, startProcessMetrics } from "@/lib/front/metrics-endpoint";
 import { pagePolicy, securityHeaders, transportSecurityHeaders } from "@/lib/http/security-headers";
 import { createMcpHandler, MCP_PATH } from "@/lib/mcp/http";
 import { buildOpenApiDocument } from "@/lib/openapi/document";
@@ -37,8 +38,11 @@ const main = async (): Promise<void> => {
     openApiDocument: () => buildOpenApiDocument(registry),
     batches: { db: getDb, publicUrl: config.publicUrl, wake: wakeBatchRunner },
   });
+  startProcessMetrics();
   const front = createFront({
     router,
+    metrics: mainPortMetrics(config),
+    observers: metricsObservers(config),
     next: (request, response) => nextHandler(request, response),
     trustedProxyHops: config.TRUSTED_PROXY_HOPS,
     cors: { allowedOrigins: config.CORS_ALLOWED_ORIGINS },
@@ -79,10 +83,12 @@ const main = async (): Promise<void> => {
   };
   const { servers, addresses, skipped } = await listenOnHost(createServer, config.HOST, config.PORT);
   for (const { address, reason } of skipped) console.log(`> Not listening on ${address} (${reason}: no such address on this machine)`);
+  const metricsListener = await startMetricsListener(config);
+  if (metricsListener !== null) console.log(`> Metrics on http://${hostPort(config.METRICS_HOST, config.METRICS_PORT ?? 0)}/metrics`);
   console.log(`> Ready on http://${hostPort(config.HOST, config.PORT)} (${dev ? "development" : "production"}; listening on ${addresses.join(" and ")})`);
 
   // Every server this process listens on: shutdown closes each of them.
-  const listeners: http.Server[] = [...servers];
+  const listeners: http.Server[] = [...servers, ...(metricsListener === null ? [] : [metricsListener])];
 
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {

@@ -13,6 +13,7 @@ import { refillDueKeys, refillDuePools } from "@/lib/keys/refill";
 import { env } from "@/lib/env";
 import { services, type Services } from "@/lib/services";
 import { bootstrapAdmin } from "@/lib/users/bootstrap";
+import { watchLowPools } from "@/lib/workspaces/low-pools";
 
 /**
  * Background work of a server process, started once at boot (instrumentation.ts): warming the
@@ -109,6 +110,11 @@ export const startBackgroundJobs = async (deps: BackgroundJobDeps): Promise<void
     registerBatchWebhooks(events, config.publicUrl);
     const worker = startAlertWorker(getDb, { events });
     stops.set("alert-webhooks", () => worker.stop());
+  }
+  if (!started.has("low-pools-gauge")) {
+    started.add("low-pools-gauge");
+    // Read at scrape time: pools_low_credits is the service's, whichever instance is scraped.
+    watchLowPools(getDb);
   }
   stops.set("batch-runner", stopBatchRunner);
   await startBatchRunner(async () => {

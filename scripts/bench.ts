@@ -44,13 +44,15 @@ import { parseCliOptions } from "@/lib/cli/options";
  * /v1 lookup without and with gzip, on the same key's balance (GET /v1/account, free: it must cost
  * no more than the lookup), and on the same lookup as an MCP tool call; then the server's
  * CPU time per call of each, over rounds of the two loads in turns (CPU_ROUNDS); afterwards a check that every 200 was charged exactly once and
- * every request left exactly one usage row. The last line is `ratio=` (followers ÷ Next's ping).
+ * every request left exactly one usage row. The last line of this part is `ratio=` (followers ÷ Next's
+ * ping); then metrics and logs on against off (scripts/bench-metrics.ts) and the pooled case.
  */
-const USAGE = `usage: npm run bench -- [--duration S] [--connections N] [--keep] [--no-pool]
+const USAGE = `usage: npm run bench -- [--duration S] [--connections N] [--keep] [--no-pool] [--no-metrics]
   --duration S      seconds of load per route (default 10; each route is warmed up for 2 s first)
   --connections N   concurrent connections (default 50)
   --keep            keep the temporary data directory (database, server log)
-  --no-pool         leave out the pooled case (scripts/bench-pool.ts, run after the rest)`;
+  --no-pool         leave out the pooled case (scripts/bench-pool.ts, run after the rest)
+  --no-metrics      leave out metrics and logs on against off (scripts/bench-metrics.ts, run after the rest)`;
 
 const CREDITS_GRANTED = 100_000_000;
 const QPS_LIMIT = 100_000;
@@ -91,15 +93,22 @@ const tsxCli = path.join(root, "node_modules", "tsx", "dist", "cli.mjs");
 class BenchError extends Error {}
 
 let pooledCaseSkipped = false;
+let metricsCaseSkipped = false;
 let poolArgs: string[] = [];
 
 const parseOptions = () => {
   const values = parseCliOptions(
     USAGE,
-    { ...LOAD_OPTIONS, keep: { type: "boolean", default: false }, "no-pool": { type: "boolean", default: false } },
+    {
+      ...LOAD_OPTIONS,
+      keep: { type: "boolean", default: false },
+      "no-pool": { type: "boolean", default: false },
+      "no-metrics": { type: "boolean", default: false },
+    },
     (message) => new BenchError(message),
   );
   pooledCaseSkipped = values["no-pool"] === true;
+  metricsCaseSkipped = values["no-metrics"] === true;
   poolArgs = ["--duration", String(values.duration), "--connections", String(values.connections), ...(values.keep === true ? ["--keep"] : [])];
   try {
     return { ...readLoadOptions(values), keep: values.keep };
@@ -479,6 +488,12 @@ const main = async () => {
     console.log(`server_cpu_ms_per_call: v1=${v1Ms.toFixed(3)} mcp=${mcpMs.toFixed(3)} mcp_ratio=${(mcpMs / v1Ms).toFixed(2)} (${CPU_ROUNDS} interleaved rounds)`);
   }
   console.log(`ratio=${ratio.toFixed(2)}`);
+  // Metrics and JSON logs on against off (scripts/bench-metrics.ts): two servers of their own, after this one has stopped.
+  if (!metricsCaseSkipped) {
+    console.log("");
+    const measured = spawnSync(process.execPath, [tsxCli, "scripts/bench-metrics.ts", ...poolArgs], { cwd: root, stdio: "inherit" });
+    if (measured.status !== 0) process.exitCode = 1;
+  }
   // The pooled case (scripts/bench-pool.ts): its own servers, after this one has stopped.
   if (!pooledCaseSkipped) {
     console.log("");

@@ -6,6 +6,7 @@ import { describeError, log } from "@/lib/log";
 import type { Operation, PreparedLookup } from "@/lib/operations/define";
 import type { Services } from "@/lib/services";
 import { admit, type Headers } from "./admit";
+import { countLookup, countRefusal, type RecordedLookup, type RefusalReason } from "./lookup-metrics";
 import { errorBody, successBody } from "./envelope";
 import { messages, v1FailureOf, type ApiErrorCode } from "./errors";
 import { summariseQuery } from "@/lib/records/params";
@@ -27,6 +28,11 @@ export type PipelineInput = {
   maxAgeS?: number;
   /** `authorization` authenticated a moment ago in the same request (lib/api/admit.ts). */
   authenticated?: AuthOutcome;
+  /**
+   * The caller counts the lookup (`recorded`, lib/api/lookup-metrics.ts) once it knows whether
+   * the answer reached the client: /v1 releases an unanswered one, which makes its record 499.
+   */
+  countOnDelivery?: boolean;
 };
 
 export type PipelineResult = {
@@ -37,6 +43,10 @@ export type PipelineResult = {
   headers: Record<string, string>;
   requestId: string;
   keyId: string | null;
+  /** What the usage ledger holds for this lookup; null when it holds nothing (a 401, a settlement that failed). */
+  recorded: RecordedLookup | null;
+  /** A refusal before any work, counted in refusals_total. */
+  refusal: RefusalReason | null;
 };
 
 export type PipelineDeps = Pick<Services, "authenticator" | "limiter" | "settler" | "connector" | "cursors" | "eventSiteHosts">;
@@ -47,6 +57,8 @@ const reply = (status: ApiErrorCode, message: string, requestId: string, headers
   headers,
   requestId,
   keyId,
+  recorded: null,
+  refusal: status === 401 ? "401" : null,
 });
 
 /** The one place an unexpected failure becomes `500 Internal server error`, logged with the requestId. */
@@ -131,6 +143,7 @@ const reservation = (settle: () => Promise<Settlement>) => {
 };
 
 type Admitted = {
+  channel: Channel;
   operation: Operation;
   input: PipelineInput;
   deps: PipelineDeps;
@@ -144,8 +157,37 @@ type Admitted = {
 const ageHeader = (result: Extract<LookupResult, { found: true }>): Headers =>
   result.cache === "hit" && result.asOf ? { Age: String(Math.max(0, Math.floor((Date.now() - result.asOf.getTime()) / 1000))) } : {};
 
+/** Refusals before any work; a 429 of the data source (after work) is no refusal of the key's. */
+const refusalOf = (status: Settlement["status"], sourceAnswered: boolean): RefusalReason | null => {
+  if (status === 401 || status === 402 || status === 403) return String(status) as RefusalReason;
+  return status === 429 && !sourceAnswered ? "429" : null;
+};
+
+/** What the ledger holds once this settlement is written: its status, a charge only with a 200, its latency. */
+const recordedOf = (admitted: Admitted, settlement: Settlement): RecordedLookup => ({
+  channel: admitted.channel,
+  operation: admitted.operation.id,
+  status: settlement.status,
+  creditsCharged: settlement.status === 200 ? settlement.creditsCharged : 0,
+  latencyMs: settlement.latencyMs,
+});
+
 /** The settled answer as it goes out: credit headers, then the record or the error envelope. */
 const finish = (
+  admitted: Admitted,
+  settlement: Settlement,
+  headers: Headers,
+  result: LookupResult | null,
+  badRequest: string | null,
+  sourceAnswered = false,
+): PipelineResult => {
+  const answer = answerOf(admitted, settlement, headers, result, badRequest);
+  // A 401 of settlement (the key went away) writes no usage record.
+  const recorded = settlement.status === 401 ? null : recordedOf(admitted, settlement);
+  return { ...answer, recorded, refusal: refusalOf(settlement.status, sourceAnswered) };
+};
+
+const answerOf = (
   admitted: Admitted,
   settlement: Settlement,
   headers: Headers,
@@ -167,7 +209,16 @@ const finish = (
   };
   if (settlement.status === 200 && result?.found) {
     const withAsOf = result.asOf ? { ...charged, "X-Data-As-Of": result.asOf.toISOString(), ...ageHeader(result) } : charged;
-    return { status: 200, body: successBody(result.dataJson, requestId), dataJson: result.dataJson, headers: withAsOf, requestId, keyId: key.id };
+    return {
+      status: 200,
+      body: successBody(result.dataJson, requestId),
+      dataJson: result.dataJson,
+      headers: withAsOf,
+      requestId,
+      keyId: key.id,
+      recorded: null,
+      refusal: null,
+    };
   }
   // A 200 always comes with a found record; anything else is an error envelope.
   const status = settlement.status === 200 ? 500 : settlement.status;
@@ -211,13 +262,16 @@ const lookupAdmitted = async (admitted: Admitted, forbidden: string | null, rate
         ? { outcome: "commit", costCredits }
         : { outcome: "refund", costCredits, finalStatus: REFUND_STATUS[outcome] };
   try {
-    return finish(admitted, await settle(request), answerHeaders, result, null);
+    return finish(admitted, await settle(request), answerHeaders, result, null, answer.kind === "source_rate_limited");
   } catch (error) {
-    return internalError(error, operation, requestId, answerHeaders, key.id);
+    // A reservation's record exists already; unfinalised, it ends as an uncharged 500 (voided or swept).
+    const failed = internalError(error, operation, requestId, answerHeaders, key.id);
+    if (reservedSettlement === null) return failed;
+    return { ...failed, recorded: { ...recordedOf(admitted, reservedSettlement), status: 500, creditsCharged: 0 } };
   }
 };
 
-export const runLookup = async (operation: Operation, input: PipelineInput, deps: PipelineDeps): Promise<PipelineResult> => {
+const lookup = async (operation: Operation, input: PipelineInput, deps: PipelineDeps): Promise<PipelineResult> => {
   const requestId = crypto.randomUUID();
   const startedAt = Date.now();
   const startedPerf = performance.now();
@@ -245,8 +299,18 @@ export const runLookup = async (operation: Operation, input: PipelineInput, deps
   const settle = (request: Pick<SettleRequest, "outcome"> & Partial<SettleRequest>) => deps.settler.settle({ ...base, ...request });
   try {
     const forbidden = admission.kind === "forbidden" ? admission.message : null;
-    return await lookupAdmitted({ operation, input, deps, requestId, key, headers, settle }, forbidden, admission.kind === "rate_limited");
+    const admittedLookup = { channel: input.channel ?? "api", operation, input, deps, requestId, key, headers, settle } as const;
+    return await lookupAdmitted(admittedLookup, forbidden, admission.kind === "rate_limited");
   } catch (error) {
     return internalError(error, operation, requestId, headers, key.id);
   }
+};
+
+/** Counts the lookup into the metrics (lib/api/lookup-metrics.ts) unless its caller counts it on delivery. */
+export const runLookup = async (operation: Operation, input: PipelineInput, deps: PipelineDeps): Promise<PipelineResult> => {
+  const result = await lookup(operation, input, deps);
+  const channel = input.channel ?? "api";
+  if (result.refusal !== null) countRefusal(channel, result.refusal);
+  if (result.recorded !== null && input.countOnDelivery !== true) countLookup(result.recorded);
+  return result;
 };

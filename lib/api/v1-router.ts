@@ -6,7 +6,8 @@ import { errorBody, JSON_CONTENT_TYPE } from "./envelope";
 import { messages, type ApiErrorCode } from "./errors";
 import type { Db } from "@/lib/db/client";
 import { maxAgeFromCacheControl } from "./freshness";
-import { runLookup, type PipelineDeps } from "./pipeline";
+import { countLookup, isFreeRefusal, releasedLookup } from "./lookup-metrics";
+import { runLookup, type PipelineDeps, type PipelineResult } from "./pipeline";
 import { batchMethods, batchRoute, runBatchRequest } from "./v1-batches";
 
 /**
@@ -45,6 +46,8 @@ export type V1Answer = {
   stream?: AsyncGenerator<string>;
   /** Called by the front when the answer could not be written (the client closed first): no charge stands. */
   unanswered?: () => void;
+  /** Called by the front when the answer was written: the lookup is counted as its usage record stands. */
+  answered?: () => void;
   /** The key and operation of the answer, for the front's request log and metrics. */
   facts?: AnswerFacts;
 };
@@ -96,6 +99,25 @@ export const etagMatches = (ifNoneMatch: string | null, etag: string): boolean =
   return ifNoneMatch.split(",").some((candidate) => candidate.trim() === "*" || opaque(candidate) === opaque(etag));
 };
 
+/**
+ * What happens once the front knows whether a lookup's answer reached its client. Unanswered, a
+ * request with a usage record (any key that got past authentication) is released: its record
+ * becomes 499 — except a free refusal, which may lie folded in an aggregate record and stands as
+ * it is. Either way the lookup is counted as its record then stands (lib/api/lookup-metrics.ts).
+ */
+const delivery = (result: PipelineResult, release: () => void): Pick<V1Answer, "unanswered" | "answered"> => {
+  const { recorded } = result;
+  if (recorded === null) return result.keyId === null ? {} : { unanswered: release };
+  if (isFreeRefusal(recorded)) return { answered: () => countLookup(recorded), unanswered: () => countLookup(recorded) };
+  return {
+    answered: () => countLookup(recorded),
+    unanswered: () => {
+      release();
+      countLookup(releasedLookup(recorded));
+    },
+  };
+};
+
 export const createV1Router = (registry: readonly Operation[], deps: V1RouterDeps) => {
   const operations = new Map<string, Operation>(registry.map((operation) => [operation.path, operation]));
   let openApi: OpenApiAsset | undefined;
@@ -116,11 +138,11 @@ export const createV1Router = (registry: readonly Operation[], deps: V1RouterDep
         clientAddress: request.clientAddress,
         channel: "api" as const,
         maxAgeS: maxAgeFromCacheControl(request.cacheControl ?? null),
+        countOnDelivery: true,
       };
       const result = await runLookup(operation, input, services);
       const answer = { ...envelopeAnswer(result.status, result.body, result.headers, "operation"), facts: { keyId: result.keyId, operation: operation.id } };
-      // A request with a usage record (any key that got past authentication) is released unanswered.
-      return result.keyId === null ? answer : { ...answer, unanswered: () => services.settler.release(result.requestId) };
+      return { ...answer, ...delivery(result, () => services.settler.release(result.requestId)) };
     } catch (error) {
       // The services could not start (e.g. database unreachable): still only the envelope.
       log.error("pipeline unavailable", { operation: operation.id, error: describeError(error) });

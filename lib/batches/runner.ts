@@ -1,6 +1,7 @@
 import { summariseQuery } from "@/lib/records/params";
 import type { Db } from "@/lib/db/client";
 import { describeError, log } from "@/lib/log";
+import { metrics } from "@/lib/metrics/registry";
 import { batchLookupsPerProcess, batchTarget, createLatencyEstimate } from "./concurrency";
 import { createFairGate, type FairGate } from "./fair-gate";
 import type { Registry } from "@/lib/operations";
@@ -73,6 +74,12 @@ const ABANDONED_CHECK_MS = 60_000;
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 const outcomeOf = (status: number): InputOutcome => (status === 200 ? "succeeded" : status === 404 ? "not_found" : "failed");
+
+/** An input finished now (its last page recorded by this instance): a found or not-found answer is "ok". */
+const countInputDone = (recorded: boolean, result: AttemptResult): void => {
+  if (!recorded || result.outcome === null) return;
+  metrics().batchInputsDone.inc({ outcome: result.outcome === "failed" ? "failed" : "ok" });
+};
 
 /** What a finished lookup leaves in the batch: the page's answer and whether another page follows. */
 const resultOf = (
@@ -150,7 +157,8 @@ export const createRunner = (deps: RunnerDeps): Runner => {
         message: null,
         data,
       };
-      await recordAttempt(db, batch.id, item, item.attempt_id, resultOf(operation, batch, item, answer));
+      const result = resultOf(operation, batch, item, answer);
+      countInputDone(await recordAttempt(db, batch.id, item, item.attempt_id, result), result);
       log.info("batch: recovered a charged lookup after a restart", { batchId: batch.id, requestId: charged.request_id });
     }
   };
@@ -219,9 +227,11 @@ export const createRunner = (deps: RunnerDeps): Runner => {
           }
           return;
         }
-        await record({ item, attemptId, result: resultOf(operation, batch, item, answer) });
+        const result = resultOf(operation, batch, item, answer);
+        countInputDone(await record({ item, attemptId, result }), result);
       };
       const launch = (work: () => Promise<void>, item: OpenItem, attemptId: string, release: () => void) => {
+        metrics().batchLanesInFlight.inc();
         const lane = work()
           .catch(async (error: unknown) => {
             log.error("batch: lookup failed", { batchId: batch.id, error: describeError(error) });
@@ -229,6 +239,7 @@ export const createRunner = (deps: RunnerDeps): Runner => {
             await abandonAttempt(db, batch.id, item, attemptId).catch(() => undefined);
           })
           .finally(() => {
+            metrics().batchLanesInFlight.dec();
             release();
             lanes.delete(lane);
           });
@@ -323,11 +334,13 @@ export const createRunner = (deps: RunnerDeps): Runner => {
         const batch = await claimBatch(db, owner, deps.settings.leaseMs, deps.settings.perUser);
         if (batch === null) break;
         active.add(batch.id);
+        metrics().batchesRunningHere.inc();
         log.info("batch: running", { batchId: batch.id, operation: batch.operation, owner });
         void run(batch)
           .catch((error: unknown) => log.error("batch: runner failed", { batchId: batch.id, error: describeError(error) }))
           .finally(() => {
             active.delete(batch.id);
+            metrics().batchesRunningHere.dec();
             void tick();
           });
       }

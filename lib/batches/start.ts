@@ -2,6 +2,7 @@ import os from "node:os";
 import { getDb } from "@/lib/database";
 import { env, type Env } from "@/lib/env";
 import { releaseAllLeases } from "./lease";
+import { watchBatchQueue } from "./queue-gauge";
 import { createRunner, type Runner } from "./runner";
 import type { BatchServices } from "./services";
 
@@ -31,6 +32,7 @@ export const startBatchRunner = (services: () => Promise<BatchServices>): Promis
     const db = await getDb();
     // An embedded database belongs to this process alone: any lease in it is a dead process's.
     if (db.kind === "pglite") await releaseAllLeases(db);
+    watchBatchQueue(getDb);
     return createRunner({
       db: getDb,
       services,

@@ -164,7 +164,7 @@ export const pagedListSource = <Params, Entry, ProviderData, Data>(
       const row = await listPageRow(db, kind, owner, spec.page(params).number);
       if (!row) return { storeSource: null, fresh: null };
       const page = spec.showsTotal && row.total === null ? null : await servedPage(db, kind, owner, row, freshness);
-      if (!page) return { storeSource: row.source, fresh: null };
+      if (!page) return { storeSource: row.source, fresh: null, stale: row.source === UPSTREAM_SOURCE && row.fetched_at !== null };
       const shown: ListPage = { entries: page.entries, end: page.start + page.count, hasMore: page.hasMore, total: row.total ?? row.list_count };
       return { storeSource: row.source, fresh: { dataJson: spec.dataJson(params, shown, tools), asOf: page.fetchedAt } };
     },

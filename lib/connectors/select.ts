@@ -8,6 +8,7 @@ import type { StoreConnector } from "./store";
 import { createUpstreamClient, isClassified, isProviderFailure, type UpstreamKeyRejectedError } from "./upstream-client";
 import { createProviderConfig } from "./upstream-config";
 import { withSuppression, type SuppressionList } from "./suppression";
+import { trackCircuit } from "./upstream-metrics";
 import { createUpstreamGuard } from "./upstream-resilience";
 import { createUpstreamConnector, type CacheTtlOf, type UpstreamControl } from "./upstream";
 
@@ -82,17 +83,19 @@ export const selectConnector = (deps: {
       if (await getProviderKeyView(db, userId)) await recordProviderKeyError(db, userId, error.message);
     })().catch((failure: unknown) => log.warn("could not record a provider key refusal", { userId, error: describeError(failure) }));
   };
+  const guard = createUpstreamGuard({
+    threshold: settings.UPSTREAM_BREAKER_THRESHOLD,
+    cooldownMs: settings.UPSTREAM_BREAKER_COOLDOWN_MS,
+    maxConcurrency: settings.UPSTREAM_MAX_CONCURRENCY,
+    isFailure: isProviderFailure,
+    isValue: isClassified,
+  });
+  trackCircuit(guard);
   const client = createUpstreamClient({
     timeoutMs: settings.UPSTREAM_TIMEOUT_MS,
     retries: settings.UPSTREAM_RETRIES,
     maxRetryWaitMs: settings.UPSTREAM_MAX_RETRY_WAIT_MS,
-    guard: createUpstreamGuard({
-      threshold: settings.UPSTREAM_BREAKER_THRESHOLD,
-      cooldownMs: settings.UPSTREAM_BREAKER_COOLDOWN_MS,
-      maxConcurrency: settings.UPSTREAM_MAX_CONCURRENCY,
-      isFailure: isProviderFailure,
-      isValue: isClassified,
-    }),
+    guard,
     fetch: deps.fetch,
     now: deps.now,
     onKeyRejected,

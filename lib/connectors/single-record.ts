@@ -60,7 +60,8 @@ export const singleRecordSource = <Params, Item, ProviderData, Data>(
       );
       const row = rows[0];
       if (!row) return { storeSource: null, fresh: null };
-      if (row.source !== UPSTREAM_SOURCE || !isFresh(row.fetched_at, freshness)) return { storeSource: row.source, fresh: null };
+      if (row.source !== UPSTREAM_SOURCE) return { storeSource: row.source, fresh: null };
+      if (!isFresh(row.fetched_at, freshness)) return { storeSource: row.source, fresh: null, stale: row.fetched_at !== null };
       return { storeSource: row.source, fresh: { dataJson: spec.dataJson(row.record), asOf: new Date(row.fetched_at) } };
     },
     fetch: async (params, provider) => {

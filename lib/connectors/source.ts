@@ -15,8 +15,11 @@ import type { CursorCodec } from "./cursor";
 /** An answer's `data` as JSON text, and when its records were fetched. */
 export type SourceAnswer = { dataJson: string; asOf: Date };
 
-/** What the store holds for a subject: its records' source (null: nothing) and a fresh cached page. */
-export type CacheProbe = { storeSource: string | null; fresh: SourceAnswer | null };
+/**
+ * What the store holds for a subject: its records' source (null: nothing) and a fresh cached page;
+ * `stale` when the page asked for was cached from upstream but is older than the freshness allows.
+ */
+export type CacheProbe = { storeSource: string | null; fresh: SourceAnswer | null; stale?: boolean };
 
 /** How old a cached page may be, and the time now (ms). */
 export type Freshness = { ttlMs: number; now: number };

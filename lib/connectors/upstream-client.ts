@@ -25,9 +25,21 @@ export type { ProviderAnswer };
 export class UpstreamError extends Error {
   override name = "UpstreamError";
 }
+/**
+ * How an upstream call failed, as the metrics name it (upstream_errors_total{kind}). A call that
+ * found no slot of the concurrency cap in time counts as a timeout: it waited as long as one.
+ */
+export type UpstreamFailureKind = "timeout" | "network" | "status_5xx" | "status_4xx" | "rate_limited" | "breaker_open" | "invalid_answer";
+
 /** Timeouts, network errors, 5xx after the retries; the breaker being open; the cap's queue full. */
 export class UpstreamUnavailableError extends UpstreamError {
   override name = "UpstreamUnavailableError";
+  constructor(
+    message: string,
+    readonly failure: "timeout" | "network" | "status_5xx" | "breaker_open",
+  ) {
+    super(message);
+  }
 }
 /** The provider refused our provider key: 401 (invalid) or 402 (its quota is used up). */
 export class UpstreamKeyRejectedError extends UpstreamError {
@@ -40,9 +52,15 @@ export class UpstreamKeyRejectedError extends UpstreamError {
     super(message);
   }
 }
-/** The provider answered something we cannot use (not the contract's envelope or shapes). */
+/** The provider answered something we cannot use (not the contract's envelope or shapes; an unexpected 4xx). */
 export class UpstreamBadAnswerError extends UpstreamError {
   override name = "UpstreamBadAnswerError";
+  constructor(
+    message: string,
+    readonly failure: "invalid_answer" | "status_4xx" = "invalid_answer",
+  ) {
+    super(message);
+  }
 }
 /** No base URL or no shared key is configured (environment or admin settings). */
 export class UpstreamNotConfiguredError extends UpstreamError {
@@ -165,6 +183,9 @@ export const attemptOnce = async (deps: HttpDeps, credentials: ProviderCredentia
   }
 };
 
+/** attemptOnce's failed attempts: a timeout says "timed out", anything else is the network's. */
+const failureOfAttempt = (message: string): "timeout" | "network" => (message.startsWith("timed out") ? "timeout" : "network");
+
 const ownerField = (owner: KeyOwner): string => (owner.kind === "shared" ? "shared" : `user ${owner.userId}`);
 
 export const createUpstreamClient = (deps: {
@@ -221,19 +242,25 @@ export const createUpstreamClient = (deps: {
     });
 
     let attempts = 0;
+    // What the last attempt's failure was, for the metrics: the error thrown below carries it.
+    const last: { failure: "timeout" | "network" | "status_5xx" | "status_4xx" } = { failure: "network" };
     const attempt = async (): Promise<Classified> => {
       attempts += 1;
       const result = await attemptOnce({ fetch: deps.fetch, timeoutMs: deps.timeoutMs }, credentials, url);
-      return result.kind === "failed"
-        ? { kind: "retryable", message: result.message }
-        : classifyAnswer(result.status, result.text, parseRetryAfterMs(result.retryAfter, now()));
+      if (result.kind === "failed") {
+        last.failure = failureOfAttempt(result.message);
+        return { kind: "retryable", message: result.message };
+      }
+      last.failure = result.status >= 400 && result.status < 500 ? "status_4xx" : "status_5xx";
+      return classifyAnswer(result.status, result.text, parseRetryAfterMs(result.retryAfter, now()));
     };
 
     let classified: Classified;
     try {
       classified = await retrying.execute(() => deps.guard.run(attempt, deps.timeoutMs));
     } catch (error) {
-      if (error instanceof BreakerOpenError || error instanceof NoSlotError) throw new UpstreamUnavailableError(error.message);
+      if (error instanceof BreakerOpenError) throw new UpstreamUnavailableError(error.message, "breaker_open");
+      if (error instanceof NoSlotError) throw new UpstreamUnavailableError(error.message, "timeout");
       throw error;
     }
 
@@ -260,11 +287,14 @@ export const createUpstreamClient = (deps: {
       case "retryable":
         log.error("upstream failed", { ...where, attempts, error: classified.message });
         note(credentials.owner, "unavailable", classified.message);
-        throw new UpstreamUnavailableError(`upstream failed after ${attempts} attempt(s): ${classified.message}`);
+        throw new UpstreamUnavailableError(
+          `upstream failed after ${attempts} attempt(s): ${classified.message}`,
+          last.failure === "status_4xx" ? "status_5xx" : last.failure,
+        );
       case "bad_answer":
         log.error("upstream answered something unusable", { ...where, error: classified.message });
         note(credentials.owner, "bad_answer", classified.message);
-        throw new UpstreamBadAnswerError(classified.message);
+        throw new UpstreamBadAnswerError(classified.message, last.failure === "status_4xx" ? "status_4xx" : "invalid_answer");
     }
   };
 

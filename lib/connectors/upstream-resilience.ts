@@ -40,6 +40,8 @@ export type UpstreamGuard<T> = {
   isOpen(): boolean;
   breaker(): BreakerSnapshot;
   concurrency(): ConcurrencySnapshot;
+  /** Told whenever the breaker changes state (the metrics' gauge follows it). */
+  onStateChange(listener: () => void): void;
 };
 
 // Waiters are bounded by their wait time, not by a queue length.
@@ -115,6 +117,9 @@ export const createUpstreamGuard = <T>(options: {
         consecutiveFailures: consecutive.state,
         openUntil: current === "open" ? new Date(openedAt + options.cooldownMs).toISOString() : null,
       };
+    },
+    onStateChange: (listener) => {
+      breaker.onStateChange(() => listener());
     },
     concurrency: () => ({
       max: options.maxConcurrency,

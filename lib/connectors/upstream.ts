@@ -7,6 +7,7 @@ import type { StoreConnector } from "./store";
 import type { LookupContext, LookupResult } from "./types";
 import { UpstreamUnavailableError, type ProviderCredentials, type UpstreamClient, type UpstreamStatus } from "./upstream-client";
 import type { ProviderConfig } from "./upstream-config";
+import { countBreakerOpen, countCacheLookup, countSingleFlightJoin, observeFetch } from "./upstream-metrics";
 import type { BreakerSnapshot, ConcurrencySnapshot } from "./upstream-resilience";
 
 /**
@@ -106,14 +107,16 @@ export const createUpstreamConnector = (deps: {
     const arrivedAt = now();
     const probe = async () => source.probe(await deps.db(), params, freshness(deps.ttlOf(source.kind), context), tools);
     const first = await probe();
-    if (first.fresh) return hit(first.fresh);
-    if (deps.mode === "store-then-upstream" && first.storeSource !== null && first.storeSource !== "upstream") {
+    if (deps.mode === "store-then-upstream" && !first.fresh && first.storeSource !== null && first.storeSource !== "upstream") {
       return deps.store.lookup(source, params, context);
     }
+    countCacheLookup(first);
+    if (first.fresh) return hit(first.fresh);
     // Refusals that need no provider call come before any credit is reserved.
     const credentials = await deps.config.credentialsFor(context.keyOwnerId);
     if (deps.client.guard.isOpen()) {
-      throw new UpstreamUnavailableError("upstream circuit breaker is open: failing fast until its cool-down ends");
+      countBreakerOpen();
+      throw new UpstreamUnavailableError("upstream circuit breaker is open: failing fast until its cool-down ends", "breaker_open");
     }
     if (!(await context.reserve())) return { found: false };
 
@@ -125,10 +128,12 @@ export const createUpstreamConnector = (deps: {
       if (again.fresh) return miss(again.fresh);
       flight = joinable(key, arrivedAt);
     }
-    if (!flight) {
+    if (flight) countSingleFlightJoin();
+    else {
+      const observed = observeFetch();
       const provider: ProviderTools = {
         ...tools,
-        get: (path, query) => deps.client.get(credentials, path, query),
+        get: (path, query) => observed.get(path, () => deps.client.get(credentials, path, query)),
         db: deps.db,
         now,
         keep: (write) => storeQuietly(source.kind.cacheKind, write),
@@ -138,10 +143,14 @@ export const createUpstreamConnector = (deps: {
       flight = started;
       started.then(
         (result) => {
+          observed.found(result !== null);
           remember(key, result);
           flights.delete(key);
         },
-        () => flights.delete(key),
+        (error: unknown) => {
+          observed.failed(error);
+          flights.delete(key);
+        },
       );
     }
     return miss(await flight);

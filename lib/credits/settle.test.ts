@@ -46,7 +46,7 @@ describe.each(await testDatabases())("settling requests on $name", (database) =>
     const key = await newKey(10);
     const settler = createSettler(async () => db());
     const result = await settler.settle(request(key.id, "found", 4));
-    expect(result).toEqual({ status: 200, creditsCharged: 4, creditsRemaining: 6 });
+    expect(result).toEqual({ status: 200, creditsCharged: 4, creditsRemaining: 6, latencyMs: expect.any(Number) });
     expect(await usage(key.id)).toEqual([{ status: 200, credits_charged: 4 }]);
   });
 

@@ -33,6 +33,8 @@ export type Settlement = {
   status: 200 | 400 | 401 | 402 | 403 | 404 | 429 | 500;
   creditsCharged: number;
   creditsRemaining: number;
+  /** The latency written with the usage row (ms from the request's start to its settlement). */
+  latencyMs: number;
 };
 
 type Pending = {
@@ -123,6 +125,7 @@ export const createSettler = (db: () => Promise<Queryable>, options: { timeoutMs
     });
     if (batch.length === 0) return;
     const now = performance.now();
+    const latencies = batch.map(({ request }) => Math.max(0, Math.round(now - request.startedPerf)));
     const payload = batch.map(({ request, deadline }, ord) => ({
       ord,
       request_id: request.requestId,
@@ -131,7 +134,7 @@ export const createSettler = (db: () => Promise<Queryable>, options: { timeoutMs
       cost: request.costCredits,
       outcome: request.outcome,
       final_status: request.finalStatus ?? null,
-      latency_ms: Math.max(0, Math.round(now - request.startedPerf)),
+      latency_ms: latencies[ord] ?? 0,
       params_summary: request.paramsSummary,
       // Only a channel other than /v1's default is sent: the hot path's rows need no label.
       ...(request.channel !== undefined && request.channel !== "api" ? { channel: request.channel } : {}),
@@ -143,7 +146,7 @@ export const createSettler = (db: () => Promise<Queryable>, options: { timeoutMs
         JSON.stringify(payload),
       ]);
       const byId = new Map(rows.map((row) => [row.r_request_id, row]));
-      for (const pending of batch) {
+      for (const [ord, pending] of batch.entries()) {
         const row = byId.get(pending.request.requestId);
         if (!row) {
           pending.reject(new Error(`settle_requests returned no row for ${pending.request.requestId}`));
@@ -153,6 +156,7 @@ export const createSettler = (db: () => Promise<Queryable>, options: { timeoutMs
           status: row.r_status as Settlement["status"],
           creditsCharged: row.r_charged,
           creditsRemaining: Number(row.r_remaining),
+          latencyMs: latencies[ord] ?? 0,
         });
       }
     } catch (error) {

@@ -3,6 +3,8 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDb, type Db } from "@/lib/database";
+import { metrics } from "@/lib/metrics/registry";
+import { valueOf } from "@/tests/support/metric-deltas";
 
 /**
  * The embedded database on its worker thread, through the same Db interface as before: errors keep
@@ -88,6 +90,32 @@ describe("the embedded database on its own thread", () => {
     // At most the page already running goes before it; the pages queued before it wait (in order).
     expect(finished.indexOf("request")).toBeLessThanOrEqual(1);
     expect(finished.filter((name) => name !== "request")).toEqual(["page 1", "page 2", "page 3", "page 4", "page 5"]);
+  });
+
+  it("shows the calls waiting for or running on the thread as db_worker_queue_depth", async () => {
+    const { dbWorkerQueueDepth } = metrics();
+    const before = await valueOf(dbWorkerQueueDepth);
+    const statements = [1, 2, 3].map(() => db.query("SELECT pg_sleep(0.05)"));
+    expect(await valueOf(dbWorkerQueueDepth)).toBe(before + 3);
+    await Promise.all(statements);
+    expect(await valueOf(dbWorkerQueueDepth)).toBe(before);
+  });
+
+  it("counts a page of a long read that waited for other statements, with its wait, and not one that started at once", async () => {
+    const { dbLongReadWaits, dbLongReadWaitSeconds } = metrics();
+    const waitsBefore = await valueOf(dbLongReadWaits);
+    await db.longReads.query("SELECT 1 AS alone");
+    expect(await valueOf(dbLongReadWaits)).toBe(waitsBefore);
+
+    const secondsBefore = await valueOf(dbLongReadWaitSeconds);
+    const busy = db.query("SELECT pg_sleep(0.2)");
+    // The statement reaches the thread first.
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    const pages = [1, 2].map((index) => db.longReads.query("SELECT $1::integer AS page", [index]));
+    await Promise.all([busy, ...pages]);
+    expect(await valueOf(dbLongReadWaits)).toBe(waitsBefore + 2);
+    // Both waited behind the 200 ms statement, for the most of it.
+    expect((await valueOf(dbLongReadWaitSeconds)) - secondsBefore).toBeGreaterThan(0.2);
   });
 
   it("holds the data folder's lock while open and releases it on close", async () => {

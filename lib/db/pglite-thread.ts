@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
+import { metrics } from "@/lib/metrics/registry";
 
 /**
  * The embedded database on its own thread (lib/db/pglite-worker.mjs). Queries are posted to the
@@ -25,7 +26,8 @@ export interface PgliteThread {
 }
 
 type PlainError = { name: string; message: string } & Record<string, string>;
-type Reply = { id: number; ok: true; result: unknown } | { id: number; ok: false; error: PlainError };
+/** `waitedMs`: a page of a long read that had to wait for other statements, and how long (pglite-worker.mjs). */
+type Reply = { id: number; ok: true; result: unknown; waitedMs?: number } | { id: number; ok: false; error: PlainError };
 type Ready = { ready: true } | { ready: false; error: PlainError };
 
 /** An error from the worker, with its SQLSTATE `code` and the rest of PostgreSQL's fields. */
@@ -49,6 +51,8 @@ export const startPgliteThread = async (dbDir: string): Promise<PgliteThread> =>
   const pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
   let nextId = 1;
   let gone: Error | null = null;
+  // Moved by steps: every embedded database of the process (tests open several) adds its own calls.
+  const { dbWorkerQueueDepth, dbLongReadWaits, dbLongReadWaitSeconds } = metrics();
   // The worker keeps the process alive only while a call waits for it (CLIs exit when done).
   const holdWhileBusy = () => (pending.size > 0 ? worker.ref() : worker.unref());
 
@@ -68,13 +72,19 @@ export const startPgliteThread = async (dbDir: string): Promise<PgliteThread> =>
   const failAll = (error: Error) => {
     gone ??= error;
     for (const { reject } of pending.values()) reject(error);
+    dbWorkerQueueDepth.dec(pending.size);
     pending.clear();
   };
   worker.on("message", (reply: Reply) => {
     const waiting = pending.get(reply.id);
     if (!waiting) return;
     pending.delete(reply.id);
+    dbWorkerQueueDepth.dec();
     holdWhileBusy();
+    if (reply.ok && reply.waitedMs !== undefined) {
+      dbLongReadWaits.inc();
+      dbLongReadWaitSeconds.inc(reply.waitedMs / 1000);
+    }
     if (reply.ok) waiting.resolve(reply.result);
     else waiting.reject(new DatabaseThreadError(reply.error));
   });
@@ -88,8 +98,10 @@ export const startPgliteThread = async (dbDir: string): Promise<PgliteThread> =>
     nextId += 1;
     return new Promise<Result>((resolve, reject) => {
       pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
+      dbWorkerQueueDepth.inc();
       holdWhileBusy();
-      worker.postMessage({ id, ...message });
+      // A page of a long read carries when it was sent: the worker reports how long it waited.
+      worker.postMessage(message.op === "query" && message.yielding === true ? { id, ...message, sentAt: performance.timeOrigin + performance.now() } : { id, ...message });
     });
   };
 

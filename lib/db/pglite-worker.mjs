@@ -2,9 +2,10 @@
 // long query never stops the thread that serves requests. Plain JavaScript, so the same file loads
 // under tsx, vitest and Next's server bundle without a TypeScript loader in the worker.
 //
-// Messages in:  { id, op: "query", text, params, tx?, yielding? } | { id, op: "exec", sql, tx? }
+// Messages in:  { id, op: "query", text, params, tx?, yielding?, sentAt? } | { id, op: "exec", sql, tx? }
 //               | { id, op: "begin" } | { id, op: "end", tx, commit } | { id, op: "close" }
-// Messages out: { ready: true } | { ready: false, error } once, then { id, ok, result | error }.
+// Messages out: { ready: true } | { ready: false, error } once, then { id, ok, result | error, waitedMs? }:
+//               waitedMs on the answer to a yielding page that had to wait for others (metrics).
 import { parentPort, receiveMessageOnPort, workerData } from "node:worker_threads";
 import { PGlite } from "@electric-sql/pglite";
 
@@ -89,43 +90,49 @@ if (!port) throw new Error("lib/db/pglite-worker.mjs runs as a worker thread onl
 
 try {
   const db = await PGlite.create(workerData.dir);
-  const answer = (message) =>
+  const answer = (message, waitedMs) =>
     run(db, message).then(
-      (result) => port.postMessage({ id: message.id, ok: true, result }),
+      (result) => port.postMessage(waitedMs === undefined ? { id: message.id, ok: true, result } : { id: message.id, ok: true, result, waitedMs }),
       (error) => port.postMessage({ id: message.id, ok: false, error: plainError(error) }),
     );
   // Pages of long reads ("yielding") go one at a time, and only while no other statement runs or
   // waits: a request's query waits behind at most one page, however many exports stream. PGlite
   // computes synchronously, so messages that arrived meanwhile are taken off the port first.
+  // A page that could not start at once (another statement or page ran or waited when it came,
+  // or it arrived while the thread computed) says how long it waited since it was sent (sentAt:
+  // the epoch in ms, a clock both threads share); the thread counts it.
   const yielding = [];
   let others = 0;
   let pageRunning = false;
-  const take = (message) => {
+  const epochMs = () => performance.timeOrigin + performance.now();
+  const take = (message, arrivedBusy) => {
     if (message.yielding) {
-      yielding.push(message);
+      yielding.push({ message, blocked: arrivedBusy || others > 0 || pageRunning || yielding.length > 0 });
       return;
     }
     others += 1;
+    for (const page of yielding) page.blocked = true;
     void answer(message).finally(() => {
       others -= 1;
-      pump();
+      pump(true);
     });
   };
-  const pump = () => {
+  const pump = (afterWork) => {
     if (pageRunning) return;
-    for (let pending = receiveMessageOnPort(port); pending; pending = receiveMessageOnPort(port)) take(pending.message);
+    for (let pending = receiveMessageOnPort(port); pending; pending = receiveMessageOnPort(port)) take(pending.message, afterWork);
     if (others > 0) return;
     const next = yielding.shift();
     if (!next) return;
     pageRunning = true;
-    void answer(next).finally(() => {
+    const sentAt = typeof next.message.sentAt === "number" ? next.message.sentAt : epochMs();
+    void answer(next.message, next.blocked ? Math.max(0, epochMs() - sentAt) : undefined).finally(() => {
       pageRunning = false;
-      pump();
+      pump(true);
     });
   };
   port.on("message", (message) => {
-    take(message);
-    pump();
+    take(message, false);
+    pump(false);
   });
   port.postMessage({ ready: true });
 } catch (error) {

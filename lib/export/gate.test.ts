@@ -1,4 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { metrics } from "@/lib/metrics/registry";
+import { valueOf } from "@/tests/support/metric-deltas";
 import { createExportGate, releasingStream } from "./gate";
 
 describe("the export gate", () => {
@@ -54,5 +56,34 @@ describe("the export gate", () => {
     expect(released).toBe(1);
     await reader.cancel();
     expect(released).toBe(2);
+  });
+});
+
+describe("the export gate's metrics", () => {
+  it("shows slots in use and downloads waiting, and counts each refusal", async () => {
+    const { exportGateInUse, exportGateWaiting, exportGateRefusals } = metrics();
+    const base = { inUse: await valueOf(exportGateInUse), waiting: await valueOf(exportGateWaiting), refusals: await valueOf(exportGateRefusals) };
+    const now = async () => ({
+      inUse: (await valueOf(exportGateInUse)) - base.inUse,
+      waiting: (await valueOf(exportGateWaiting)) - base.waiting,
+      refusals: (await valueOf(exportGateRefusals)) - base.refusals,
+    });
+    const gate = createExportGate(1, 30, 1);
+    const held = await gate.enter();
+    expect(await now()).toEqual({ inUse: 1, waiting: 0, refusals: 0 });
+    const waiter = gate.enter();
+    expect(await now()).toEqual({ inUse: 1, waiting: 1, refusals: 0 });
+    // Too many waiting: refused at once.
+    expect(await gate.enter()).toBeNull();
+    expect(await now()).toEqual({ inUse: 1, waiting: 1, refusals: 1 });
+    // No slot frees within the wait: refused too.
+    expect(await waiter).toBeNull();
+    expect(await now()).toEqual({ inUse: 1, waiting: 0, refusals: 2 });
+    const next = gate.enter();
+    held?.();
+    const turn = await next;
+    expect(await now()).toEqual({ inUse: 1, waiting: 0, refusals: 2 });
+    turn?.();
+    expect(await now()).toEqual({ inUse: 0, waiting: 0, refusals: 2 });
   });
 });

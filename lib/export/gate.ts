@@ -1,4 +1,5 @@
 import { env } from "@/lib/env";
+import { metrics } from "@/lib/metrics/registry";
 
 /**
  * Long downloads (usage CSV exports, batch results) read the database page by page for as long
@@ -18,16 +19,27 @@ export const EXPORT_WAIT_MS = 5000;
 export const EXPORT_RETRY_AFTER_S = 10;
 
 export const createExportGate = (limit: number, waitMs: number, maxWaiting = limit * 4): ExportGate => {
+  // Moved by steps, not set: tests make gates of their own beside the process's one.
+  const { exportGateInUse, exportGateWaiting, exportGateRefusals } = metrics();
   let running = 0;
   const waiting: Array<(release: Release | null) => void> = [];
+  const refuse = (): null => {
+    exportGateRefusals.inc();
+    return null;
+  };
   const slot = (): Release => {
     let released = false;
     return () => {
       if (released) return;
       released = true;
       const next = waiting.shift();
-      if (next) next(slot());
-      else running -= 1;
+      if (next) {
+        exportGateWaiting.dec();
+        next(slot());
+      } else {
+        running -= 1;
+        exportGateInUse.dec();
+      }
     };
   };
   return {
@@ -37,9 +49,10 @@ export const createExportGate = (limit: number, waitMs: number, maxWaiting = lim
     enter: () => {
       if (running < limit) {
         running += 1;
+        exportGateInUse.inc();
         return Promise.resolve(slot());
       }
-      if (waiting.length >= maxWaiting) return Promise.resolve(null);
+      if (waiting.length >= maxWaiting) return Promise.resolve(refuse());
       return new Promise((resolve) => {
         const turn = (release: Release | null) => {
           clearTimeout(timer);
@@ -47,10 +60,14 @@ export const createExportGate = (limit: number, waitMs: number, maxWaiting = lim
         };
         const timer = setTimeout(() => {
           const index = waiting.indexOf(turn);
-          if (index >= 0) waiting.splice(index, 1);
-          resolve(null);
+          if (index >= 0) {
+            waiting.splice(index, 1);
+            exportGateWaiting.dec();
+          }
+          resolve(refuse());
         }, waitMs);
         waiting.push(turn);
+        exportGateWaiting.inc();
       });
     },
   };

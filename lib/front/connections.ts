@@ -1,4 +1,5 @@
 import type http from "node:http";
+import { metrics } from "@/lib/metrics/registry";
 import { plainAddress } from "./client-address";
 
 /**
@@ -31,22 +32,30 @@ export const serverTimeouts = (limits: ConnectionLimits): Pick<http.ServerOption
   connectionsCheckingInterval: Math.min(CHECK_INTERVAL_MS, limits.headersTimeoutMs),
 });
 
-/** Applies the connection caps to a server. */
+/**
+ * Applies the connection caps to a server, and counts what they do: the connections open now and
+ * the ones closed at once (node's "drop" beyond maxConnections, or the per-address cap).
+ */
 export const limitConnections = (server: http.Server, limits: ConnectionLimits): void => {
   server.maxConnections = limits.maxConnections;
   const { maxPerAddress } = limits;
-  if (maxPerAddress === null) return;
+  const { openConnections, connectionRefusals } = metrics();
+  server.on("drop", () => connectionRefusals.inc({ reason: "max_connections" }));
   const open = new Map<string, number>();
   // Before node's own listener: a refused connection never gets a parser.
   server.prependListener("connection", (socket) => {
     const address = plainAddress(socket.remoteAddress ?? "unknown");
     const count = open.get(address) ?? 0;
-    if (count >= maxPerAddress) {
+    if (maxPerAddress !== null && count >= maxPerAddress) {
+      connectionRefusals.inc({ reason: "per_address" });
       socket.destroy();
       return;
     }
-    open.set(address, count + 1);
+    openConnections.inc();
+    if (maxPerAddress !== null) open.set(address, count + 1);
     socket.once("close", () => {
+      openConnections.dec();
+      if (maxPerAddress === null) return;
       const left = (open.get(address) ?? 1) - 1;
       if (left <= 0) open.delete(address);
       else open.set(address, left);

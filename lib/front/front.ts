@@ -11,7 +11,7 @@ import { compress, MIN_COMPRESSED_BYTES, negotiateEncoding, type Encoding } from
 import { corsHeaders, isPreflight, preflightHeaders, type CorsPolicy } from "./cors";
 import { hasMalformedEscapes, isV1Path, readRequestTarget } from "./request-target";
 import { answerProbe, isProbePath, type Probes } from "./probes";
-import { areaOf, observeRequest, type RequestObserver } from "./request-facts";
+import { areaOf, METRICS_PATH, observeRequest, type RequestObserver } from "./request-facts";
 
 /**
  * The process front: one node:http request listener. It owns the socket, so it is where the
@@ -38,6 +38,8 @@ export type FrontOptions = {
   mcp?: { path: string; handle: NextHandler };
   /** Told of every request once it is over (the request log, the HTTP metrics). */
   observers?: readonly RequestObserver[];
+  /** GET /metrics on this port (lib/front/metrics-endpoint.ts); absent: an unknown page like any other. */
+  metrics?: NextHandler;
   /** GET /livez and /readyz (lib/front/probes.ts), answered before Next and any sign-in. */
   probes?: Probes;
 };
@@ -78,6 +80,8 @@ const plain = (response: http.ServerResponse, status: number, text: string, head
   });
   response.end(body);
 };
+
+const nothing = (): void => undefined;
 
 const single = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value[0] : value);
 
@@ -134,9 +138,9 @@ const mergeVary = (...values: (string | undefined)[]): string | undefined => {
  * `unwritten` runs when the answer did not reach the client: the response closed before all of it
  * was handed to the socket, or the client had ended its side (a half-close looks the same as a
  * reset until the answer is written: see answerHalfClosedRequests) and the socket then failed
- * (ECONNRESET/EPIPE) instead of closing cleanly after the answer.
+ * (ECONNRESET/EPIPE) instead of closing cleanly after the answer. Otherwise `written` runs.
  */
-const onUnwritten = (response: http.ServerResponse, unwritten: () => void): void => {
+const onUnwritten = (response: http.ServerResponse, unwritten: () => void, written: () => void): void => {
   const socket = response.socket;
   if (response.destroyed || socket === null) {
     unwritten();
@@ -144,12 +148,14 @@ const onUnwritten = (response: http.ServerResponse, unwritten: () => void): void
   }
   response.once("close", () => {
     if (!response.writableFinished) unwritten();
-    else if (!socket.readableEnded) return;
+    else if (!socket.readableEnded) written();
     else if (socket.destroyed) {
       if (socket.errored) unwritten();
+      else written();
     } else {
       socket.once("close", (hadError) => {
         if (hadError) unwritten();
+        else written();
       });
     }
   });
@@ -196,6 +202,8 @@ export const createFront = (options: FrontOptions) => {
       await sendStream(response, answer.status, headers, answer.stream);
       return;
     }
+    // Watched before compressing: if that fails, the 500 sent instead still counts as written.
+    if (answer.unanswered || answer.answered) onUnwritten(response, answer.unanswered ?? nothing, answer.answered ?? nothing);
     const vary = mergeVary(compressible ? "Accept-Encoding" : undefined, corsVary);
     if (vary) headers.Vary = vary;
     if (answer.status === 304) {
@@ -209,7 +217,6 @@ export const createFront = (options: FrontOptions) => {
       headers["Content-Encoding"] = encoding;
     }
     headers["Content-Length"] = String(body.length);
-    if (answer.unanswered) onUnwritten(response, answer.unanswered);
     response.writeHead(answer.status, headers);
     response.end(request.method === "HEAD" ? undefined : body);
   };
@@ -295,6 +302,10 @@ export const createFront = (options: FrontOptions) => {
       }
       if (target.kind === "path" && options.mcp !== undefined && target.pathname === options.mcp.path) {
         await options.mcp.handle(request, response);
+        return;
+      }
+      if (target.kind === "path" && options.metrics !== undefined && target.pathname === METRICS_PATH) {
+        await options.metrics(request, response);
         return;
       }
       if (target.kind === "path" && target.absoluteForm) {

@@ -1,4 +1,6 @@
 import client from "prom-client";
+import { env } from "@/lib/env";
+import { describeError, log } from "@/lib/log";
 
 /**
  * Every metric the service exports, in one place: the names, their help, their labels and the
@@ -17,16 +19,30 @@ export const METRIC_PREFIX = "social_lookup_";
 const LATENCY_BUCKETS_S = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 const DB_BUCKETS_S = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
 
-const build = () => {
+const nothing = (): void => undefined;
+const stoppedTimer = (): number => 0;
+const silentChild = { inc: nothing, dec: nothing, set: nothing, setToCurrentTime: nothing, observe: nothing, startTimer: () => stoppedTimer };
+
+/**
+ * METRICS=off: the same metrics (same names, same registry, so the names stay listed) whose
+ * moving methods do nothing — no label is read or hashed, nothing is kept — so callers need
+ * no `if` and pay one empty call on the hot path.
+ */
+const silence = <M extends client.Counter<string> | client.Gauge<string> | client.Histogram<string>>(metric: M): M =>
+  Object.assign(metric, { inc: nothing, dec: nothing, set: nothing, setToCurrentTime: nothing, observe: nothing, startTimer: () => stoppedTimer, labels: () => silentChild });
+
+const build = (enabled: boolean) => {
   const registry = new client.Registry();
+  const live = <M extends client.Counter<string> | client.Gauge<string> | client.Histogram<string>>(metric: M): M => (enabled ? metric : silence(metric));
   const counter = <L extends string>(name: string, help: string, labelNames: readonly L[]) =>
-    new client.Counter<L>({ name: `${METRIC_PREFIX}${name}`, help, labelNames, registers: [registry] });
+    live(new client.Counter<L>({ name: `${METRIC_PREFIX}${name}`, help, labelNames, registers: [registry] }));
   const gauge = <L extends string>(name: string, help: string, labelNames: readonly L[]) =>
-    new client.Gauge<L>({ name: `${METRIC_PREFIX}${name}`, help, labelNames, registers: [registry] });
+    live(new client.Gauge<L>({ name: `${METRIC_PREFIX}${name}`, help, labelNames, registers: [registry] }));
   const histogram = <L extends string>(name: string, help: string, labelNames: readonly L[], buckets: number[]) =>
-    new client.Histogram<L>({ name: `${METRIC_PREFIX}${name}`, help, labelNames, buckets, registers: [registry] });
+    live(new client.Histogram<L>({ name: `${METRIC_PREFIX}${name}`, help, labelNames, buckets, registers: [registry] }));
 
   return {
+    enabled,
     registry,
     // Lookups: one count per usage record, so the ledger and the counter agree exactly.
     requests: counter("requests_total", "Lookups with a usage record, by channel, operation and final status.", ["channel", "operation", "status"]),
@@ -68,21 +84,69 @@ export type Metrics = ReturnType<typeof build>;
 
 const holder = globalThis as typeof globalThis & { __socialLookupMetrics?: Metrics };
 
-/** The process's metrics, made on first use. */
+/** A registry of its own: counting (`enabled`) or, as with METRICS=off, doing nothing (tests). */
+export const createMetrics = (enabled: boolean): Metrics => build(enabled);
+
+/** The process's metrics, made on first use: counting unless METRICS=off. */
 export const metrics = (): Metrics => {
-  holder.__socialLookupMetrics ??= build();
+  holder.__socialLookupMetrics ??= build(env().METRICS === "on");
   return holder.__socialLookupMetrics;
 };
 
-/** Node.js's own (event loop lag, heap, GC, CPU, handles) join the registry once, at start. */
+/** Node.js's own (event loop lag, heap, GC, CPU, handles) join the registry once, at start (not with METRICS=off). */
 export const collectProcessMetrics = (): void => {
-  const { registry } = metrics();
-  if (registry.getSingleMetric("nodejs_eventloop_lag_seconds") !== undefined) return;
+  const { registry, enabled } = metrics();
+  if (!enabled || registry.getSingleMetric("nodejs_eventloop_lag_seconds") !== undefined) return;
   client.collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 20 });
 };
 
-/** The scrape: the Prometheus text format and its content type. */
+/**
+ * Work a scrape waits for before it renders: gauges read from elsewhere (the database's batch
+ * queue, low pools, the circuit breaker's time-based state). Each hook gets SCRAPE_HOOK_TIMEOUT_MS;
+ * one that fails or is slow leaves its gauges as they were, is logged at most once a minute,
+ * and never fails the scrape. Kept on globalThis for the same reason as the metrics.
+ */
+export type ScrapeHook = () => Promise<void> | void;
+
+const SCRAPE_HOOK_TIMEOUT_MS = 500;
+const HOOK_FAILURE_LOG_EVERY_MS = 60_000;
+
+type HookEntry = { hook: ScrapeHook; loggedAt: number };
+const hookHolder = globalThis as typeof globalThis & { __socialLookupScrapeHooks?: Set<HookEntry> };
+const scrapeHooks = (): Set<HookEntry> => {
+  hookHolder.__socialLookupScrapeHooks ??= new Set();
+  return hookHolder.__socialLookupScrapeHooks;
+};
+
+/** Runs `hook` before every scrape; the returned function unregisters it. */
+export const onScrape = (hook: ScrapeHook): (() => void) => {
+  const entry: HookEntry = { hook, loggedAt: Number.NEGATIVE_INFINITY };
+  scrapeHooks().add(entry);
+  return () => {
+    scrapeHooks().delete(entry);
+  };
+};
+
+const runHook = async (entry: HookEntry): Promise<void> => {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timedOut = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`scrape hook took longer than ${SCRAPE_HOOK_TIMEOUT_MS} ms`)), SCRAPE_HOOK_TIMEOUT_MS);
+  });
+  try {
+    await Promise.race([Promise.resolve().then(entry.hook), timedOut]);
+  } catch (error) {
+    const now = Date.now();
+    if (now - entry.loggedAt < HOOK_FAILURE_LOG_EVERY_MS) return;
+    entry.loggedAt = now;
+    log.warn("metrics: a scrape hook failed; its gauges keep their last values", { error: describeError(error) });
+  } finally {
+    clearTimeout(timer);
+  }
+};
+
+/** The scrape: the Prometheus text format and its content type, after every scrape hook. */
 export const exposition = async (): Promise<{ contentType: string; body: string }> => {
+  await Promise.all([...scrapeHooks()].map(runHook));
   const { registry } = metrics();
   return { contentType: registry.contentType, body: await registry.metrics() };
 };

@@ -70,6 +70,9 @@ const newTarget = async (kind: TargetKind, runId: string, extraEnv: Record<strin
       // A configured admin: start.ts would otherwise print a generated password into the log.
       ADMIN_EMAIL: "api-suite@example.test",
       ADMIN_PASSWORD: randomSecret(24),
+      // metrics.test.ts scrapes GET /metrics on the main port and on a listener of its own.
+      METRICS_TOKEN: randomSecret(32),
+      METRICS_PORT: String(await freePort()),
       ...extraEnv,
     },
     databaseUrl: extraEnv.DATABASE_URL ?? null,
@@ -137,6 +140,7 @@ const runSecrets = (targets: ApiTarget[]): [string, string][] =>
     ]),
     [`AUTH_SECRET of ${target.kind}`, target.env.AUTH_SECRET ?? ""],
     [`ADMIN_PASSWORD of ${target.kind}`, target.env.ADMIN_PASSWORD ?? ""],
+    [`METRICS_TOKEN of ${target.kind}`, target.env.METRICS_TOKEN ?? ""],
   ]);
 
 /** Labels of the run's secrets that appear in the target's server log. */

@@ -42,5 +42,5 @@ COPY --chown=app:app lib ./lib
 USER app
 EXPOSE 3000
 HEALTHCHECK --interval=10s --timeout=3s --retries=5 \
-  CMD node -e "fetch('http://127.0.0.1:3000/api/health').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"
+  CMD node -e "fetch('http://127.0.0.1:3000/readyz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"
 CMD ["node", "node_modules/tsx/dist/cli.mjs", "server.ts"]

@@ -7,13 +7,16 @@ import { env, EnvError } from "@/lib/env";
 import { limitConnections, serverTimeouts, type ConnectionLimits } from "@/lib/front/connections";
 import { answerHalfClosedRequests, createFront, MAX_HEADER_BYTES } from "@/lib/front/front";
 import { hostPort, listenOnHost } from "@/lib/front/listen";
+import { createAnswerTracker, shutDown } from "@/lib/front/shutdown";
 import { mainPortMetrics, metricsObservers, startMetricsListener, startProcessMetrics } from "@/lib/front/metrics-endpoint";
 import { requestLogObserver } from "@/lib/front/request-log";
 import { pagePolicy, securityHeaders, transportSecurityHeaders } from "@/lib/http/security-headers";
 import { log, routeConsoleToLog } from "@/lib/log";
 import { createMcpHandler, MCP_PATH } from "@/lib/mcp/http";
 import { buildOpenApiDocument } from "@/lib/openapi/document";
+import { stopBackgroundJobs } from "@/lib/jobs";
 import { registry } from "@/lib/operations";
+import { readiness, startDraining } from "@/lib/readiness";
 import { services } from "@/lib/services";
 
 /**
@@ -25,8 +28,6 @@ import { services } from "@/lib/services";
  * `tsx server.ts` with NODE_ENV=production serves the `next build` output; without it, Next's
  * development server.
  */
-const SHUTDOWN_GRACE_MS = 10_000;
-
 const main = async (): Promise<void> => {
   // Next's and its libraries' console lines become log lines too: one format on stdout.
   routeConsoleToLog();
@@ -53,6 +54,7 @@ const main = async (): Promise<void> => {
     baseHeaders: Object.fromEntries(securityHeaders(dev).map(({ key, value }) => [key, value])),
     nextPolicy: () => pagePolicy(dev),
     everyAnswerHeaders: Object.fromEntries(transportSecurityHeaders(config.PUBLIC_URL).map(({ key, value }) => [key, value])),
+    probes: { readiness },
     mcp: { path: MCP_PATH, handle: createMcpHandler({
         registry,
         services,
@@ -68,9 +70,12 @@ const main = async (): Promise<void> => {
     maxConnections: config.MAX_CONNECTIONS,
     maxPerAddress: config.TRUSTED_PROXY_HOPS === 0 ? config.MAX_CONNECTIONS_PER_ADDRESS : null,
   };
+  // Once stopping, answers close their connections (lib/front/shutdown.ts).
+  const answers = createAnswerTracker();
   // One server per listening address (HOST=localhost, the default: 127.0.0.1 and ::1), alike.
   const createServer = (): http.Server => {
     const server = http.createServer({ maxHeaderSize: MAX_HEADER_BYTES, ...serverTimeouts(limits) }, (request, response) => {
+      answers.track(response);
       void front.handleRequest(request, response);
     });
     limitConnections(server, limits);
@@ -89,18 +94,35 @@ const main = async (): Promise<void> => {
   const mode = dev ? "development" : "production";
   log.info(`Ready on ${url} (${mode}; listening on ${addresses.join(" and ")})`, { url, mode, addresses: addresses.join(" ") });
 
+  // Every server this process listens on: shutdown closes each of them.
+  const listeners: http.Server[] = [...servers, ...(metricsListener === null ? [] : [metricsListener])];
+
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {
     if (stopping) return;
     stopping = true;
-    console.log(`> ${signal}: finishing requests in flight, then stopping`);
-    // In-flight requests finish (each lookup settles its charge before it answers); idle
-    // keep-alive connections are closed so close() can complete.
-    // Then the embedded database closes on its thread and its lock file is removed.
-    const closed = servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve())));
-    void Promise.all(closed).then(() => closeDb().finally(() => process.exit(0)));
-    for (const server of servers) server.closeIdleConnections();
-    setTimeout(() => process.exit(0), SHUTDOWN_GRACE_MS).unref();
+    log.info(`${signal}: not ready from now on; finishing requests in flight, then stopping`, { signal });
+    void shutDown({
+      // A balancer is told by /readyz; a person pressing Ctrl-C wants it to stop now.
+      drainDelayMs: signal === "SIGTERM" ? config.SHUTDOWN_DRAIN_DELAY_MS : 0,
+      timeoutMs: config.SHUTDOWN_TIMEOUT_S * 1000,
+      listeners,
+      answers,
+      startDraining,
+      stopBackgroundJobs,
+      drainSettler: async () => (await services()).settler.drain(),
+      // The embedded database closes on its thread and its lock file is removed.
+      closeDatabase: closeDb,
+    }).then(
+      (outcome) => {
+        if (outcome === "forced") log.warn("stopped before everything in flight had finished (see the shutdown warnings above)");
+        process.exit(outcome === "clean" ? 0 : 1);
+      },
+      (error: unknown) => {
+        log.error(`shutdown failed: ${error instanceof Error ? error.message : String(error)}`, { err: error });
+        process.exit(1);
+      },
+    );
   };
   process.on("SIGTERM", () => stop("SIGTERM"));
   process.on("SIGINT", () => stop("SIGINT"));

@@ -7,7 +7,7 @@ import { describeError, log } from "@/lib/log";
 import { createWebhookEvents } from "@/lib/alerts/webhook-events";
 import { startAlertWorker } from "@/lib/alerts/webhooks";
 import type { BatchLookup } from "@/lib/batches/services";
-import { startBatchRunner } from "@/lib/batches/start";
+import { startBatchRunner, stopBatchRunner } from "@/lib/batches/start";
 import { registerBatchWebhooks } from "@/lib/batches/webhook";
 import { refillDueKeys, refillDuePools } from "@/lib/keys/refill";
 import { env } from "@/lib/env";
@@ -27,16 +27,31 @@ const RESERVATION_TIMEOUT = "2 minutes";
 const REFILL_EVERY_MS = 30_000;
 
 type Job = () => Promise<void>;
-const holder = globalThis as typeof globalThis & { __socialLookupJobs?: Set<string> };
+/**
+ * On globalThis: instrumentation starts the jobs inside Next's bundle, and server.ts, which stops
+ * them, loads its own copy of this module. `stops` holds how to stop each job that was started.
+ */
+const holder = globalThis as typeof globalThis & { __socialLookupJobs?: Set<string>; __socialLookupJobStops?: Map<string, () => Promise<void>> };
 const started = (holder.__socialLookupJobs ??= new Set<string>());
+const stops = (holder.__socialLookupJobStops ??= new Map<string, () => Promise<void>>());
 
 export const every = (name: string, intervalMs: number, job: Job): void => {
   if (started.has(name)) return;
   started.add(name);
-  const run = () =>
-    job().catch((error: unknown) => log.warn(`background job ${name} failed`, { error: describeError(error) }));
-  setInterval(run, intervalMs).unref();
-  void run();
+  let stopped = false;
+  let running: Promise<void> = Promise.resolve();
+  const run = () => {
+    if (stopped) return;
+    running = job().catch((error: unknown) => log.warn(`background job ${name} failed`, { error: describeError(error) }));
+  };
+  const timer = setInterval(run, intervalMs);
+  timer.unref();
+  stops.set(name, async () => {
+    stopped = true;
+    clearInterval(timer);
+    await running;
+  });
+  run();
 };
 
 export const sweepStaleReservations = async (): Promise<number> => {
@@ -93,13 +108,15 @@ export const startBackgroundJobs = async (deps: BackgroundJobDeps): Promise<void
     started.add("alert-webhooks");
     const events = createWebhookEvents();
     registerBatchWebhooks(events, config.publicUrl);
-    startAlertWorker(getDb, { events });
+    const worker = startAlertWorker(getDb, { events });
+    stops.set("alert-webhooks", () => worker.stop());
   }
   if (!started.has("low-pools-gauge")) {
     started.add("low-pools-gauge");
     // Read at scrape time: pools_low_credits is the service's, whichever instance is scraped.
     watchLowPools(getDb);
   }
+  stops.set("batch-runner", stopBatchRunner);
   await startBatchRunner(async () => {
     const ready = await services();
     return { lookup: deps.batchLookup(ready), connector: ready.connector, cursors: ready.cursors, eventSiteHosts: ready.eventSiteHosts };
@@ -112,4 +129,17 @@ export const startBackgroundJobs = async (deps: BackgroundJobDeps): Promise<void
     await refillDueKeys(await getDb());
     await refillDuePools(await getDb());
   });
+};
+
+/**
+ * Stops every background job this process started, each letting the round it is in finish: the
+ * batch runner ends its lookups in flight and releases its batches (another instance takes them
+ * over at once), the webhook worker ends its deliveries. A job that fails to stop is logged.
+ */
+export const stopBackgroundJobs = async (): Promise<void> => {
+  const running = [...stops.entries()];
+  stops.clear();
+  await Promise.all(
+    running.map(([name, stop]) => stop().catch((error: unknown) => log.warn(`background job ${name} did not stop cleanly`, { error: describeError(error) }))),
+  );
 };

@@ -28,8 +28,20 @@ export type RoundRobinProxy = {
   server: http.Server;
   /** Requests the proxy could not place on any instance (answered 502). */
   failures(): number;
+  /** Why the last of them failed (at most 20): the instance's port and the error code. */
+  failureReasons(): string[];
+  /** Per instance, in the order given: whether its last readiness probe passed (all true without `readiness`). */
+  ready(): boolean[];
   close(): Promise<void>;
 };
+
+/**
+ * Active health checks, as a real balancer does them (docs/scale.md "The load balancer"): each
+ * instance's `path` (GET /readyz) is asked every `intervalMs` on a connection of its own; an
+ * instance whose last answer was not 200 (or that did not answer within `timeoutMs`) is sent no
+ * new request. When no instance is ready every one is tried: better a refusal than a 502 from here.
+ */
+export type ReadinessProbing = { path: string; intervalMs: number; timeoutMs: number };
 
 /** Hop-by-hop headers (RFC 9110 §7.6.1) describe one connection and are never forwarded. */
 const HOP_BY_HOP = new Set([
@@ -105,18 +117,36 @@ const badGateway = (response: http.ServerResponse): void => {
  */
 export const createRoundRobinProxy = (
   upstreams: readonly Upstream[],
-  options: { maxSockets?: number } = {},
+  options: { maxSockets?: number; readiness?: ReadinessProbing } = {},
 ): RoundRobinProxy => {
   if (upstreams.length === 0) throw new Error("the proxy needs at least one instance");
   // Idle sockets are dropped before Node's default 5 s server keep-alive timeout closes them under us.
+  // A stopping instance answers `Connection: close`, so no request is written onto a socket it is closing.
   const agent = new http.Agent({ keepAlive: true, maxSockets: options.maxSockets ?? 256, timeout: 4000 });
   let turn = 0;
   let failed = 0;
+  const reasons: string[] = [];
+  const fail = (reason: string) => {
+    failed += 1;
+    reasons.push(reason);
+    if (reasons.length > 20) reasons.shift();
+  };
+  const probing = options.readiness === undefined ? null : startReadinessProbes(upstreams, options.readiness);
 
-  const place = (request: http.IncomingMessage, response: http.ServerResponse, first: number, tried: number): void => {
-    const upstream = upstreams[(first + tried) % upstreams.length];
-    if (!upstream || tried >= upstreams.length) {
-      failed += 1;
+  /** The instances to try, from the one whose turn it is: the ready ones first, then the others. */
+  const order = (first: number): Upstream[] => {
+    const rotated = upstreams.map((_, offset) => (first + offset) % upstreams.length);
+    const ready = probing?.ready() ?? upstreams.map(() => true);
+    return [...rotated.filter((index) => ready[index]), ...rotated.filter((index) => !ready[index])].flatMap((index) => {
+      const upstream = upstreams[index];
+      return upstream ? [upstream] : [];
+    });
+  };
+
+  const place = (request: http.IncomingMessage, response: http.ServerResponse, candidates: readonly Upstream[], tried: number): void => {
+    const upstream = candidates[tried];
+    if (!upstream) {
+      fail("no instance took the connection");
       badGateway(response);
       return;
     }
@@ -145,10 +175,10 @@ export const createRoundRobinProxy = (
     });
     outgoing.on("error", (error: NodeJS.ErrnoException) => {
       if (!taken && NEVER_CONNECTED.has(error.code ?? "")) {
-        place(request, response, first, tried + 1);
+        place(request, response, candidates, tried + 1);
         return;
       }
-      failed += 1;
+      fail(`${upstream.port} ${error.code ?? error.message}${taken ? " after connecting" : ""}${outgoing.reusedSocket ? " (reused connection)" : ""}`);
       badGateway(response);
     });
     response.on("close", () => {
@@ -159,20 +189,54 @@ export const createRoundRobinProxy = (
   const server = http.createServer((request, response) => {
     const first = turn;
     turn = (turn + 1) % upstreams.length;
-    place(request, response, first, 0);
+    place(request, response, order(first), 0);
   });
   server.keepAliveTimeout = 10_000;
 
   return {
     server,
     failures: () => failed,
+    failureReasons: () => [...reasons],
+    ready: () => probing?.ready() ?? upstreams.map(() => true),
     close: () =>
       new Promise<void>((resolve) => {
+        probing?.stop();
         server.close(() => resolve());
         server.closeAllConnections();
         agent.destroy();
       }),
   };
+};
+
+/** Asks each instance's readiness path in turn, never two probes of one instance at once; until its first answer an instance counts as ready. */
+const startReadinessProbes = (upstreams: readonly Upstream[], probing: ReadinessProbing) => {
+  const ready = upstreams.map(() => true);
+  const inFlight = upstreams.map(() => false);
+  const probe = (index: number) => {
+    const upstream = upstreams[index];
+    if (!upstream || inFlight[index]) return;
+    inFlight[index] = true;
+    const settle = (isReady: boolean) => {
+      if (!inFlight[index]) return;
+      inFlight[index] = false;
+      ready[index] = isReady;
+    };
+    // A connection of its own (agent: false): a probe never waits behind traffic or reuses a closing socket.
+    const request = http.get({ host: upstream.host, port: upstream.port, path: probing.path, agent: false, timeout: probing.timeoutMs }, (answer) => {
+      answer.resume();
+      answer.on("end", () => settle(answer.statusCode === 200));
+      answer.on("error", () => settle(false));
+    });
+    request.on("timeout", () => {
+      settle(false);
+      request.destroy();
+    });
+    request.on("error", () => settle(false));
+  };
+  const timer = setInterval(() => upstreams.forEach((_, index) => probe(index)), probing.intervalMs);
+  timer.unref();
+  upstreams.forEach((_, index) => probe(index));
+  return { ready: () => [...ready], stop: () => clearInterval(timer) };
 };
 
 export const listen = (server: http.Server, port: number, host = "127.0.0.1"): Promise<void> =>
@@ -325,6 +389,9 @@ const USAGE = `usage: npm run start:cluster -- [--instances N] [--port PORT]
 Needs DATABASE_URL (PostgreSQL) and REDIS_URL: the instances share credits, usage, keys and
 sessions through PostgreSQL, and rate limits and key revocations through Redis.`;
 
+/** The proxy's health checks of its instances, as docs/scale.md advises a real balancer's. */
+const CLUSTER_PROBE: ReadinessProbing = { path: "/readyz", intervalMs: 1000, timeoutMs: 2000 };
+
 class UsageError extends Error {}
 /** The environment cannot run a cluster: said in one message, exit 1. */
 class ConfigError extends Error {}
@@ -421,8 +488,16 @@ const main = async (): Promise<void> => {
     const child = spawnInstance({
       port,
       // One proxy (this one) appends the client to X-Forwarded-For in front of each instance.
-      // Each instance's output is piped through this terminal: pretty lines when it is one, named per instance.
-      env: { TRUSTED_PROXY_HOPS: "1", LOG_FORMAT: process.stdout.isTTY ? "pretty" : "json", INSTANCE_ID: `app-${index + 1}`, ...process.env, PUBLIC_URL: publicUrl },
+      // Each instance's output is piped through this terminal: pretty lines when it is one, named per
+      // instance. Stopping, an instance keeps serving for two of the proxy's probe intervals and more.
+      env: {
+        TRUSTED_PROXY_HOPS: "1",
+        LOG_FORMAT: process.stdout.isTTY ? "pretty" : "json",
+        INSTANCE_ID: `app-${index + 1}`,
+        SHUTDOWN_DRAIN_DELAY_MS: String(3 * CLUSTER_PROBE.intervalMs),
+        ...process.env,
+        PUBLIC_URL: publicUrl,
+      },
       output: (line) => console.log(`${label} ${line}`),
     });
     child.on("exit", (code, signal) => {
@@ -431,7 +506,10 @@ const main = async (): Promise<void> => {
     return child;
   });
 
-  const proxy = createRoundRobinProxy(ports.map((port) => ({ host: "127.0.0.1", port })));
+  const proxy = createRoundRobinProxy(
+    ports.map((port) => ({ host: "127.0.0.1", port })),
+    { readiness: CLUSTER_PROBE },
+  );
   const stopAll = async (exitCode: number) => {
     if (stopping) return;
     stopping = true;

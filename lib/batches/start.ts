@@ -51,6 +51,16 @@ export const startBatchRunner = (services: () => Promise<BatchServices>): Promis
   return holder.__socialLookupBatchRunner;
 };
 
+/**
+ * Claims nothing more, lets the lookups in flight end and be recorded, and releases each running
+ * batch's lease, so another instance takes it over at its next poll rather than when the lease
+ * would have lapsed (shutdown, server.ts).
+ */
+export const stopBatchRunner = async (): Promise<void> => {
+  const runner = holder.__socialLookupBatchRunner;
+  if (runner !== undefined) await (await runner).stop();
+};
+
 /** Starts looking for work now rather than at the next poll (a batch was created or resumed). */
 export const wakeBatchRunner = (): void => {
   void holder.__socialLookupBatchRunner?.then((runner) => runner.wake());

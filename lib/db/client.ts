@@ -9,7 +9,7 @@ import { observeStatement } from "./observe";
 import type { Db, Transaction } from "./types";
 import { startUpkeep } from "./upkeep";
 
-export type { Db, Queryable, Transaction } from "./types";
+export type { Db, EmbeddedWorkerState, Queryable, Transaction } from "./types";
 
 /**
  * `upkeep: false` leaves out the embedded database's background analysis (lib/db/upkeep.ts) —
@@ -38,6 +38,7 @@ const openPglite = async (dataDir: string): Promise<Db> => {
     });
     return {
       kind: "pglite",
+      embeddedWorker: () => (thread.alive() ? "alive" : "stopped"),
       ...on(),
       longReads: {
         query: <Row>(text: string, params: unknown[] = []) =>
@@ -90,6 +91,7 @@ const openPostgres = async (databaseUrl: string, timeoutMs: number): Promise<Db>
   const longRead = <Row>(text: string, params?: unknown[]) => observeStatement("postgres", "long_read", text, () => run<Row>(text, params));
   return {
     kind: "postgres",
+    embeddedWorker: () => "absent",
     query,
     longReads: { query: longRead },
     exec: async (sql) => {

@@ -18,6 +18,8 @@ export type ThreadCall =
   | { op: "close" };
 
 export interface PgliteThread {
+  /** False once the worker has exited or failed, or the database was closed: every call then fails. */
+  alive(): boolean;
   call<Result>(message: ThreadCall): Promise<Result>;
   /** Closes the database in the worker, then ends the worker. */
   close(): Promise<void>;
@@ -104,6 +106,7 @@ export const startPgliteThread = async (dbDir: string): Promise<PgliteThread> =>
   };
 
   return {
+    alive: () => gone === null,
     call,
     close: async () => {
       if (gone) return;

@@ -13,8 +13,16 @@ export interface Transaction extends Queryable {
   exec(sql: string): Promise<void>;
 }
 
+/**
+ * The embedded database's worker thread (lib/db/pglite-thread.ts): "stopped" once it exited or
+ * failed (every statement then fails until the process restarts); "absent" on PostgreSQL.
+ */
+export type EmbeddedWorkerState = "alive" | "stopped" | "absent";
+
 export interface Db extends Transaction {
   readonly kind: "pglite" | "postgres";
+  /** Read by the readiness check (lib/readiness.ts); no statement is sent. */
+  embeddedWorker(): EmbeddedWorkerState;
   /**
    * For long reads read page by page (exports, batch results): on the embedded database each of
    * their statements waits until no other statement is running or waiting, so a page never

@@ -10,6 +10,7 @@ import { clientAddress } from "./client-address";
 import { compress, MIN_COMPRESSED_BYTES, negotiateEncoding, type Encoding } from "./compression";
 import { corsHeaders, isPreflight, preflightHeaders, type CorsPolicy } from "./cors";
 import { hasMalformedEscapes, isV1Path, readRequestTarget } from "./request-target";
+import { answerProbe, isProbePath, type Probes } from "./probes";
 import { areaOf, METRICS_PATH, observeRequest, type RequestObserver } from "./request-facts";
 
 /**
@@ -39,6 +40,8 @@ export type FrontOptions = {
   observers?: readonly RequestObserver[];
   /** GET /metrics on this port (lib/front/metrics-endpoint.ts); absent: an unknown page like any other. */
   metrics?: NextHandler;
+  /** GET /livez and /readyz (lib/front/probes.ts), answered before Next and any sign-in. */
+  probes?: Probes;
 };
 
 /**
@@ -280,6 +283,10 @@ export const createFront = (options: FrontOptions) => {
       }
       if (target.kind === "invalid") {
         plain(response, 400, "Bad Request: the request target must be a path");
+        return;
+      }
+      if (target.kind === "path" && options.probes !== undefined && isProbePath(target.pathname)) {
+        await answerProbe(request, response, target.pathname, options.probes);
         return;
       }
       if (target.kind === "redirect" && v1) {

@@ -281,6 +281,11 @@ const writeState = (target: ApiTarget, state: ServerState): void => {
 
 export const serverPid = (target: ApiTarget): number | null => readState(target).pid;
 
+/** How each server this test process started ended, by its pid (tests/api/probes.test.ts reads a SIGTERM's exit code). */
+const serverExits = new Map<number, Promise<{ code: number | null; signal: NodeJS.Signals | null }>>();
+
+export const serverExit = (pid: number): Promise<{ code: number | null; signal: NodeJS.Signals | null }> | undefined => serverExits.get(pid);
+
 export type StartMode =
   /** `tsx scripts/start.ts`: builds when needed, migrates, seeds an empty store, serves. */
   | "start-script"
@@ -348,6 +353,7 @@ export const startServer = async (
   if (pid === undefined) throw new Error(`could not spawn the ${target.kind} server`);
   child.unref();
   writeState(target, { pid });
+  serverExits.set(pid, new Promise((resolve) => child.once("exit", (code, signal) => resolve({ code, signal }))));
   let exitCode: number | null = null;
   child.on("exit", (code, signal) => {
     exitCode = code ?? (signal ? 1 : 0);

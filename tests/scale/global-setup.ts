@@ -6,7 +6,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
 import type { TestProject } from "vitest/node";
-import { freePort, inheritedEnv, randomSecret, runLogged, signalGroup } from "@/lib/cli/processes";
+import { freePort, groupAlive, inheritedEnv, randomSecret, runLogged, signalGroup } from "@/lib/cli/processes";
 import {
   createRoundRobinProxy,
   listen,
@@ -39,6 +39,14 @@ const POSTGRES = { host: "127.0.0.1", port: 5432, user: "postgres", database: "t
 const INSTANCES = 3;
 const DB_TIMEOUT_MS = 2000;
 const EVENT_SITE_HOST = "events.demo.test";
+/**
+ * The balancer's health checks and the instances' drain delay (rolling-restart.test.ts): a
+ * stopping instance keeps serving for several probe intervals, so the balancer has stopped
+ * sending before the instance stops listening.
+ */
+const BALANCER_PROBE = { path: "/readyz", intervalMs: 200, timeoutMs: 500 };
+const DRAIN_DELAY_MS = 3000;
+const SHUTDOWN_TIMEOUT_S = 20;
 
 const log = (message: string) => console.log(`[scale-suite] ${message}`);
 
@@ -186,6 +194,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
       // batch-takeover.test.ts: a killed instance's batch is taken over within 3 s.
       BATCH_LEASE_MS: "3000",
       DATABASE_URL: databaseUrl,
+      SHUTDOWN_DRAIN_DELAY_MS: String(DRAIN_DELAY_MS),
+      SHUTDOWN_TIMEOUT_S: String(SHUTDOWN_TIMEOUT_S),
     };
 
     // The build: current or made now (never while someone else's `next build` runs), then copied.
@@ -237,8 +247,38 @@ export default async function setup(project: TestProject): Promise<() => Promise
       return { signalledAtEpochMs };
     };
 
+    /**
+     * SIGTERM, as an orchestrator stops an instance, and its exit: the code, and how long it took
+     * (SIGKILL, and an error, when it outlives its own shutdown timeout by far).
+     */
+    const terminateInstance = async (instance: Instance): Promise<{ exitCode: number | null; signal: string | null; stoppedInMs: number }> => {
+      const child = instance.child;
+      const pid = child?.pid;
+      if (!child || pid === undefined || !alive(instance)) throw new Error(`instance ${instance.index} is not running`);
+      const exited = new Promise<{ exitCode: number | null; signal: string | null }>((resolve) =>
+        child.once("exit", (code, signal) => resolve({ exitCode: code, signal })),
+      );
+      const startedAt = Date.now();
+      signalGroup(pid, "SIGTERM");
+      const bound = new Promise<null>((resolve) => setTimeout(() => resolve(null), DRAIN_DELAY_MS + (SHUTDOWN_TIMEOUT_S + 15) * 1000).unref());
+      const result = await Promise.race([exited, bound]);
+      if (result === null) {
+        await stopInstance(pid, 0);
+        instance.child = null;
+        throw new Error(`instance ${instance.index + 1} did not stop after SIGTERM:\n${tail(instance.logFile)}`);
+      }
+      const goneBy = Date.now() + 10_000;
+      while (groupAlive(pid) && Date.now() < goneBy) await new Promise((resolve) => setTimeout(resolve, 50));
+      instance.child = null;
+      return { ...result, stoppedInMs: Date.now() - startedAt };
+    };
+
     await Promise.all(instances.map(startInstance));
-    proxy = createRoundRobinProxy(instances.map((instance) => ({ host: "127.0.0.1", port: instance.port })));
+    proxy = createRoundRobinProxy(
+      instances.map((instance) => ({ host: "127.0.0.1", port: instance.port })),
+      { readiness: BALANCER_PROBE },
+    );
+    const balancer = proxy;
     await listen(proxy.server, proxyPort);
     log(`${INSTANCES} instances healthy on ports ${instances.map((instance) => instance.port).join(", ")} behind ${proxyUrl} (${Date.now() - startedAt} ms)`);
 
@@ -257,6 +297,9 @@ export default async function setup(project: TestProject): Promise<() => Promise
     };
     const actions: Record<string, (argument: string | undefined) => Promise<unknown>> = {
       "GET status": async () => ({
+        balancerReady: balancer.ready(),
+        balancerFailures: balancer.failures(),
+        balancerFailureReasons: balancer.failureReasons(),
         pgCut: tcpProxies.some((tcpProxy) => tcpProxy.isCut()),
         redisPid: activeRedis.pid(),
         instances: instances.map((instance) => ({
@@ -270,6 +313,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
       "POST redis/kill": () => activeRedis.kill(),
       "POST redis/start": () => activeRedis.start(),
       "POST instances/kill": (argument) => killInstance(instanceAt(argument)),
+      "POST instances/terminate": (argument) => terminateInstance(instanceAt(argument)),
       "POST instances/start": (argument) => startInstance(instanceAt(argument)),
       "POST instances/pg-cut": async (argument) => instanceAt(argument).databaseProxy.cut(),
       "POST instances/pg-restore": async (argument) => instanceAt(argument).databaseProxy.restore(),

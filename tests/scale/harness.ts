@@ -199,6 +199,11 @@ export const mapConcurrent = async <Item, Result>(
 // Fault controls (served by the global setup, which owns every process of the cluster)
 
 export type ClusterStatus = {
+  /** Per instance: whether the test balancer's last /readyz probe of it passed. */
+  balancerReady: boolean[];
+  /** Requests the balancer answered 502 (no instance took them). */
+  balancerFailures: number;
+  balancerFailureReasons: string[];
   pgCut: boolean;
   redisPid: number | null;
   instances: { index: number; port: number; pid: number | null }[];
@@ -220,6 +225,9 @@ export const control = {
   killInstance: async (index: number): Promise<{ signalledAtEpochMs: number | null }> =>
     (await controlCall("POST", `instances/${index}/kill`)) as { signalledAtEpochMs: number | null },
   startInstance: (index: number) => controlCall("POST", `instances/${index}/start`),
+  /** SIGTERM, as an orchestrator stops an instance; resolves once it has exited, with its exit code. */
+  terminateInstance: async (index: number): Promise<{ exitCode: number | null; signal: string | null; stoppedInMs: number }> =>
+    (await controlCall("POST", `instances/${index}/terminate`)) as { exitCode: number | null; signal: string | null; stoppedInMs: number },
   /** Only this instance's network to PostgreSQL goes silent (or heals): its requests wait on the database. */
   cutInstancePostgres: (index: number) => controlCall("POST", `instances/${index}/pg-cut`),
   restoreInstancePostgres: (index: number) => controlCall("POST", `instances/${index}/pg-restore`),

@@ -7,13 +7,18 @@ import { cluster, skipped } from "./harness";
 /**
  * The round-robin proxy of `npm run start:cluster` (scripts/cluster.ts), against small echo
  * servers: requests taken in turn, Host kept, the client appended to X-Forwarded-For, bodies
- * streamed both ways, an instance that refuses connections skipped, Next's internal headers kept
+ * streamed both ways, an instance that refuses connections skipped, one whose /readyz fails
+ * sent nothing, Next's internal headers kept
  * away from /v1. Then once through the real cluster.
  */
 type Echo = { name: string; port: number; server: http.Server };
 
-const startEcho = async (name: string): Promise<Echo> => {
+const startEcho = async (name: string, readyzStatus = 200): Promise<Echo> => {
   const server = http.createServer((request, response) => {
+    if (request.url === "/readyz") {
+      response.writeHead(readyzStatus).end();
+      return;
+    }
     const chunks: Buffer[] = [];
     request.on("data", (chunk: Buffer) => chunks.push(chunk));
     request.on("end", () => {
@@ -110,6 +115,32 @@ describe.skipIf(skipped())("the round-robin proxy of start:cluster", () => {
     ]);
     const page = (await through(proxyPort, "/events", { headers: internal })).echoed.headers;
     expect([page.rsc, page["x-middleware-subrequest"]]).toEqual(["1", undefined]);
+  });
+
+  it("with readiness probing, sends nothing to an instance whose /readyz answers 503 while another is ready", async () => {
+    const ready = await startEcho("ready");
+    const draining = await startEcho("draining", 503);
+    const probing = createRoundRobinProxy(
+      [
+        { host: "127.0.0.1", port: draining.port },
+        { host: "127.0.0.1", port: ready.port },
+      ],
+      { readiness: { path: "/readyz", intervalMs: 50, timeoutMs: 500 } },
+    );
+    await listen(probing.server, 0);
+    const address = probing.server.address();
+    const port = address !== null && typeof address === "object" ? address.port : 0;
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(probing.ready()).toEqual([false, true]);
+      const names: string[] = [];
+      for (let round = 0; round < 4; round += 1) names.push((await through(port, "/v1/pinsite/followers")).echoed.name);
+      expect(names).toEqual(["ready", "ready", "ready", "ready"]);
+    } finally {
+      await probing.close();
+      ready.server.close();
+      draining.server.close();
+    }
   });
 
   it("serves the cluster: /v1 answers the envelope even with RSC: 1", async () => {

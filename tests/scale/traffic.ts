@@ -1,11 +1,12 @@
-import { bearer, FOLLOWERS, instanceFor, send, type Answer, type IssuedKey } from "./harness";
+import { bearer, cluster, FOLLOWERS, instanceFor, send, type Answer, type IssuedKey } from "./harness";
 
 /**
  * Steady traffic for the fault tests: `workers` loops, each sending the next followers lookup as
- * soon as its last one was answered, to the instances in turn, until stopped. Every answer is
- * kept with when it was sent, relative to the start.
+ * soon as its last one was answered, to the instances in turn (or, `viaBalancer`, to the test
+ * balancer in front of them), until stopped. Every answer is kept with when it was sent,
+ * relative to the start.
  */
-export type Sample = { sentAtMs: number; doneAtMs: number; instance: number; answer: Answer };
+export type Sample = { sentAtMs: number; doneAtMs: number; /** -1: through the balancer (it chose). */ instance: number; answer: Answer };
 
 export type Traffic = {
   /** Milliseconds since the traffic started. */
@@ -19,7 +20,11 @@ export type Traffic = {
 /** A client-side limit far above any timeout of the server: reaching it means the server hung. */
 export const HANG_MS = 15_000;
 
-export const startTraffic = (key: IssuedKey, options: { workers: number; path?: string; onlyInstance?: number }): Traffic => {
+export const startTraffic = (
+  key: IssuedKey,
+  options: { workers: number; path?: string; onlyInstance?: number; viaBalancer?: boolean },
+): Traffic => {
+  const balancerPort = Number(new URL(cluster().proxyUrl).port);
   const startedAt = performance.now();
   const startedAtEpochMs = Date.now();
   const now = () => performance.now() - startedAt;
@@ -30,10 +35,10 @@ export const startTraffic = (key: IssuedKey, options: { workers: number; path?: 
     while (running) {
       const target = options.onlyInstance ?? sequence;
       sequence += 1;
-      const instance = instanceFor(target);
+      const instance = options.viaBalancer ? null : instanceFor(target);
       const sentAtMs = now();
-      const answer = await send(instance.port, options.path ?? FOLLOWERS, { headers: bearer(key.token), timeoutMs: HANG_MS });
-      samples.push({ sentAtMs, doneAtMs: now(), instance: instance.index, answer });
+      const answer = await send(instance?.port ?? balancerPort, options.path ?? FOLLOWERS, { headers: bearer(key.token), timeoutMs: HANG_MS });
+      samples.push({ sentAtMs, doneAtMs: now(), instance: instance?.index ?? -1, answer });
     }
   };
   const workers = Array.from({ length: options.workers }, worker);

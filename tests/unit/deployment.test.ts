@@ -115,6 +115,14 @@ describe("deployment files", () => {
     for (const name of ["app-1", "app-2", "postgres", "redis"]) expect(services[name]?.healthcheck, `${name} has a healthcheck`).toBeDefined();
   });
 
+  it("the image's and compose's health checks ask /readyz, and compose waits out the shutdown timeout", () => {
+    expect(read("Dockerfile")).toMatch(/^ {2}CMD node -e "fetch\('http:\/\/127\.0\.0\.1:3000\/readyz'\)/m);
+    const app = readCompose().services?.["app-1"] as (ComposeService & { healthcheck?: { test?: string[] }; stop_grace_period?: string }) | undefined;
+    expect(app?.healthcheck?.test?.join(" ")).toContain("http://127.0.0.1:3000/readyz");
+    const graceS = Number(/^(\d+)s$/.exec(app?.stop_grace_period ?? "")?.[1]);
+    expect(graceS).toBeGreaterThan(parseEnv({}).SHUTDOWN_TIMEOUT_S + 5);
+  });
+
   it("the values compose sets literally are valid for the env module", () => {
     const literal = Object.fromEntries([...appVariables(readCompose())].filter(([, value]) => !value.includes("${")));
     expect(() => parseEnv(literal)).not.toThrow();

@@ -12,6 +12,7 @@ import { createMcpHandler, MCP_PATH } from "@/lib/mcp/http";
 import { buildOpenApiDocument } from "@/lib/openapi/document";
 import { registry } from "@/lib/operations";
 import { services } from "@/lib/services";
+import { startTracing, stopTracing } from "@/lib/tracing/start";
 
 /**
  * The process: a node:http front that answers /v1 itself (lib/front, lib/api/v1-router) and
@@ -26,6 +27,8 @@ const SHUTDOWN_GRACE_MS = 10_000;
 
 const main = async (): Promise<void> => {
   const config = env();
+  // Before Next and the front: the batch runner (started by Next's instrumentation) traces too.
+  await startTracing();
   const dev = config.NODE_ENV !== "production";
   const app = next({ dev, hostname: config.HOST, port: config.PORT });
   const nextHandler = app.getRequestHandler();
@@ -85,7 +88,7 @@ const main = async (): Promise<void> => {
     // keep-alive connections are closed so close() can complete.
     // Then the embedded database closes on its thread and its lock file is removed.
     const closed = servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve())));
-    void Promise.all(closed).then(() => closeDb().finally(() => process.exit(0)));
+    void Promise.all(closed).then(() => Promise.allSettled([closeDb(), stopTracing()]).finally(() => process.exit(0)));
     for (const server of servers) server.closeIdleConnections();
     setTimeout(() => process.exit(0), SHUTDOWN_GRACE_MS).unref();
   };

@@ -11,6 +11,7 @@ import { compress, MIN_COMPRESSED_BYTES, negotiateEncoding, type Encoding } from
 import { corsHeaders, isPreflight, preflightHeaders, type CorsPolicy } from "./cors";
 import { hasMalformedEscapes, isV1Path, readRequestTarget } from "./request-target";
 import { areaOf, observeRequest, type RequestObserver } from "./request-facts";
+import { traceRequest } from "./request-span";
 
 /**
  * The process front: one node:http request listener. It owns the socket, so it is where the
@@ -247,7 +248,15 @@ export const createFront = (options: FrontOptions) => {
     await send(request, response, answer, { cors: !preflight });
   };
 
-  const handleRequest = async (request: http.IncomingMessage, response: http.ServerResponse): Promise<void> => {
+  // With traces on, each request is handled inside its span (lib/front/request-span.ts).
+  const handleRequest = (request: http.IncomingMessage, response: http.ServerResponse): Promise<void> =>
+    traceRequest(request, options.observers, (observers) => handleObserved(request, response, observers));
+
+  const handleObserved = async (
+    request: http.IncomingMessage,
+    response: http.ServerResponse,
+    observers: readonly RequestObserver[] | undefined,
+  ): Promise<void> => {
     // Whatever a client wrote under this name is replaced: only the front knows the peer.
     request.headers[CLIENT_ADDRESS_HEADER] = clientAddress(
       request.socket.remoteAddress,
@@ -260,8 +269,8 @@ export const createFront = (options: FrontOptions) => {
     const v1 = target.kind !== "invalid" && isV1Path(target.pathname);
     const pathname = target.kind === "invalid" ? "(invalid)" : target.pathname;
     const observed =
-      options.observers && options.observers.length > 0
-        ? observeRequest(request, response, { area: areaOf(pathname, v1, options.mcp?.path), pathname }, options.observers)
+      observers && observers.length > 0
+        ? observeRequest(request, response, { area: areaOf(pathname, v1, options.mcp?.path), pathname }, observers)
         : null;
     const setFacts = (facts: NonNullable<V1Answer["facts"]>) => observed?.setAnswerFacts(facts);
     try {

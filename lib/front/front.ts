@@ -10,7 +10,7 @@ import { clientAddress } from "./client-address";
 import { compress, MIN_COMPRESSED_BYTES, negotiateEncoding, type Encoding } from "./compression";
 import { corsHeaders, isPreflight, preflightHeaders, type CorsPolicy } from "./cors";
 import { hasMalformedEscapes, isV1Path, readRequestTarget } from "./request-target";
-import { areaOf, observeRequest, type RequestObserver } from "./request-facts";
+import { areaOf, observeRequest, type HandedFacts, type RequestObserver } from "./request-facts";
 import { traceRequest } from "./request-span";
 
 /**
@@ -217,7 +217,7 @@ export const createFront = (options: FrontOptions) => {
     response: http.ServerResponse,
     pathname: string,
     search: string,
-    setFacts: (facts: NonNullable<V1Answer["facts"]>) => void,
+    setFacts: (facts: HandedFacts) => void,
   ): Promise<void> => {
     const method = request.method ?? "GET";
     const origin = single(request.headers.origin);
@@ -242,8 +242,9 @@ export const createFront = (options: FrontOptions) => {
       cacheControl: single(request.headers["cache-control"]) ?? null,
       body: () => readBody(request, BATCH_BODY_MAX_BYTES),
     });
-    if (answer.facts) setFacts(answer.facts);
-    else setFacts({ keyId: null, operation: resourceOperation(answer.resource) });
+    const requestId = answer.headers["X-Request-Id"] ?? null;
+    if (answer.facts) setFacts({ ...answer.facts, requestId });
+    else setFacts({ keyId: null, operation: resourceOperation(answer.resource), requestId });
     // A refused preflight is answered as OPTIONS always was (405), and without CORS headers.
     await send(request, response, answer, { cors: !preflight });
   };
@@ -272,7 +273,7 @@ export const createFront = (options: FrontOptions) => {
       observers && observers.length > 0
         ? observeRequest(request, response, { area: areaOf(pathname, v1, options.mcp?.path), pathname }, observers)
         : null;
-    const setFacts = (facts: NonNullable<V1Answer["facts"]>) => observed?.setAnswerFacts(facts);
+    const setFacts = (facts: HandedFacts) => observed?.setAnswerFacts(facts);
     try {
       if (request.method === "TRACE") {
         // Never echoed back (cross-site tracing); /v1 keeps its envelope.

@@ -41,6 +41,12 @@ const headerText = (value: number | string | string[] | undefined): string | nul
   typeof value === "string" ? value : Array.isArray(value) ? (value[0] ?? null) : null;
 
 /**
+ * What the writer of an answer hands over: its key and operation, and the X-Request-Id it sends
+ * (node:http keeps no copy of headers given straight to writeHead, so getHeader cannot see it).
+ */
+export type HandedFacts = AnswerFacts & { requestId?: string | null };
+
+/**
  * Calls `observers` once, when the response is finished or its connection closed first. The
  * facts of a /v1 answer are handed over by `answerFacts` before the answer is written.
  */
@@ -49,16 +55,16 @@ export const observeRequest = (
   response: http.ServerResponse,
   base: { area: RequestArea; pathname: string },
   observers: readonly RequestObserver[],
-): { setAnswerFacts: (facts: AnswerFacts) => void } => {
+): { setAnswerFacts: (facts: HandedFacts) => void } => {
   const startedPerf = performance.now();
-  let answerFacts: AnswerFacts = { keyId: null, operation: null };
+  let answerFacts: HandedFacts = { keyId: null, operation: null };
   response.once("close", () => {
     const facts: RequestFacts = {
       ...base,
       method: request.method ?? "GET",
       status: response.writableFinished || response.headersSent ? response.statusCode : 499,
       latencyMs: performance.now() - startedPerf,
-      requestId: headerText(response.getHeader("x-request-id")),
+      requestId: answerFacts.requestId ?? headerText(response.getHeader("x-request-id")),
       keyId: answerFacts.keyId,
       operation: answerFacts.operation,
     };

@@ -2,7 +2,7 @@ import type http from "node:http";
 import { ATTR } from "@/lib/tracing/attributes";
 import { startRequestSpan } from "@/lib/tracing/spans";
 import { batchRoute, BATCHES_PATH } from "@/lib/api/v1-batches";
-import type { RequestArea, RequestFacts, RequestObserver } from "./request-facts";
+import { METRICS_PATH, PROBE_PATHS, type RequestArea, type RequestFacts, type RequestObserver } from "./request-facts";
 
 /**
  * The trace span of one request (traces on): started when the request arrives — continuing a
@@ -11,7 +11,8 @@ import type { RequestArea, RequestFacts, RequestObserver } from "./request-facts
  *
  * Named by route, never by a raw path with ids or inputs: a /v1 lookup by its registry path
  * ("GET /v1/pinsite/followers"), a batch by its route ("GET /v1/batches/{id}/results"), the
- * console by what it is ("GET /api/*", "GET /_next/*", "GET (page)"). Its attributes are the
+ * console by what it is ("GET /api/*", "GET /_next/*", "GET (page)"); the probes and /metrics
+ * have none. Its attributes are the
  * method, the path without its query, the status, and the ids the service made: request id
  * (the answer's X-Request-Id), operation, channel, key id.
  */
@@ -59,7 +60,7 @@ export const requestRoute = (facts: RequestFacts): { route: string; exact: boole
     case "console":
       return { route: consoleRoute(facts.pathname), exact: false };
     default:
-      // The MCP endpoint, the probes and /metrics are fixed paths.
+      // The MCP endpoint (and the probes and /metrics, were they traced) are fixed paths.
       return { route: facts.pathname, exact: true };
   }
 };
@@ -83,6 +84,9 @@ export const traceRequest = (
   observers: readonly RequestObserver[] | undefined,
   handle: (observers: readonly RequestObserver[] | undefined) => Promise<void>,
 ): Promise<void> => {
+  // A balancer's probes and a scraper's polls, every few seconds, would each make a trace of their own.
+  const path = (request.url ?? "/").split("?", 1)[0] ?? "/";
+  if (PROBE_PATHS.includes(path) || path === METRICS_PATH) return handle(observers);
   const method = methodOf(request.method ?? "GET");
   const span = startRequestSpan(method, request.headers);
   if (span === null) return handle(observers);

@@ -18,6 +18,7 @@ import { stopBackgroundJobs } from "@/lib/jobs";
 import { registry } from "@/lib/operations";
 import { readiness, startDraining } from "@/lib/readiness";
 import { services } from "@/lib/services";
+import { startTracing, stopTracing } from "@/lib/tracing/start";
 
 /**
  * The process: a node:http front that answers /v1 itself (lib/front, lib/api/v1-router) and
@@ -32,6 +33,8 @@ const main = async (): Promise<void> => {
   // Next's and its libraries' console lines become log lines too: one format on stdout.
   routeConsoleToLog();
   const config = env();
+  // Before Next and the front: the batch runner (started by Next's instrumentation) traces too.
+  await startTracing();
   const dev = config.NODE_ENV !== "production";
   const app = next({ dev, hostname: config.HOST, port: config.PORT });
   const nextHandler = app.getRequestHandler();
@@ -111,8 +114,10 @@ const main = async (): Promise<void> => {
       startDraining,
       stopBackgroundJobs,
       drainSettler: async () => (await services()).settler.drain(),
-      // The embedded database closes on its thread and its lock file is removed.
-      closeDatabase: closeDb,
+      // The embedded database closes on its thread and its lock file is removed; the last spans are sent.
+      closeDatabase: async () => {
+        await Promise.all([closeDb(), stopTracing().catch(() => undefined)]);
+      },
     }).then(
       (outcome) => {
         if (outcome === "forced") log.warn("stopped before everything in flight had finished (see the shutdown warnings above)");

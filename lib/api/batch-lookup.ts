@@ -1,4 +1,6 @@
 import type { BatchLookup, BatchPageAnswer } from "@/lib/batches/services";
+import { ATTR } from "@/lib/tracing/attributes";
+import { withSpan } from "@/lib/tracing/spans";
 import { runLookup, type PipelineDeps, type PipelineResult } from "./pipeline";
 
 /**
@@ -26,13 +28,26 @@ const pageAnswerOf = (result: PipelineResult): BatchPageAnswer => {
   };
 };
 
+/**
+ * Each lookup is a trace of its own (no HTTP request carries it; the runner may have been woken
+ * inside one that is long over), named by its operation and carrying its request id: the same
+ * id as its usage record and its line in the results.
+ */
 export const pipelineBatchLookup =
   (deps: PipelineDeps): BatchLookup =>
-  async (operation, page) =>
-    pageAnswerOf(
-      await runLookup(
-        operation,
-        { authorization: `Bearer ${page.token}`, query: page.query, clientAddress: null, channel: "batch", maxAgeS: page.maxAgeS },
-        deps,
-      ),
+  (operation, page) =>
+    withSpan(
+      `batch lookup ${operation.path}`,
+      { [ATTR.channel]: "batch", [ATTR.operation]: operation.id },
+      async (span) => {
+        const result = await runLookup(
+          operation,
+          { authorization: `Bearer ${page.token}`, query: page.query, clientAddress: null, channel: "batch", maxAgeS: page.maxAgeS },
+          deps,
+        );
+        span.setAttributes({ [ATTR.requestId]: result.requestId, [ATTR.keyId]: result.keyId, [ATTR.httpResponseStatusCode]: result.status });
+        if (result.status >= 500) span.fail(String(result.status));
+        return pageAnswerOf(result);
+      },
+      { parent: "none" },
     );

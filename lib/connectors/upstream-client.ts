@@ -1,5 +1,7 @@
 import { DelegateBackoff, handleWhenResult, retry, type IRetryBackoffContext } from "cockatiel";
 import { describeError, log } from "@/lib/log";
+import { ATTR } from "@/lib/tracing/attributes";
+import { NO_SPAN, tracingEnabled, withSpan, type TraceSpan } from "@/lib/tracing/spans";
 import type { ProviderAnswer } from "./source";
 import { sourceRateLimited } from "./types";
 import { BreakerOpenError, NoSlotError, type UpstreamGuard } from "./upstream-resilience";
@@ -224,7 +226,15 @@ export const createUpstreamClient = (deps: {
     return isClassified(value) && value.kind === "rate_limited" ? value.retryAfterMs : backoffMs(context.attempt - 1);
   };
 
-  const get = async (credentials: ProviderCredentials, path: string, query: Record<string, string>): Promise<ProviderAnswer> => {
+  // One span per call, retries included; the query (the inputs) and the key stay out of it.
+  const get = (credentials: ProviderCredentials, path: string, query: Record<string, string>): Promise<ProviderAnswer> => {
+    if (!tracingEnabled()) return getWithRetries(credentials, path, query);
+    const { host, pathname } = new URL(providerUrl(credentials.baseUrl, path, {}));
+    const attributes = { [ATTR.httpRequestMethod]: "GET", [ATTR.urlPath]: pathname, [ATTR.serverAddress]: host };
+    return withSpan(`upstream GET ${pathname}`, attributes, (span) => getWithRetries(credentials, path, query, span), { kind: "client" });
+  };
+
+  const getWithRetries = async (credentials: ProviderCredentials, path: string, query: Record<string, string>, span: TraceSpan = NO_SPAN): Promise<ProviderAnswer> => {
     const url = providerUrl(credentials.baseUrl, path, query);
     const where = { path: url.pathname, owner: ownerField(credentials.owner) };
     const retrying = retry(handleWhenResult(worthRetrying), {
@@ -247,6 +257,7 @@ export const createUpstreamClient = (deps: {
     const attempt = async (): Promise<Classified> => {
       attempts += 1;
       const result = await attemptOnce({ fetch: deps.fetch, timeoutMs: deps.timeoutMs }, credentials, url);
+      span.setAttributes({ [ATTR.httpRequestResendCount]: attempts - 1, [ATTR.httpResponseStatusCode]: result.kind === "response" ? result.status : null });
       if (result.kind === "failed") {
         last.failure = failureOfAttempt(result.message);
         return { kind: "retryable", message: result.message };
@@ -264,6 +275,7 @@ export const createUpstreamClient = (deps: {
       throw error;
     }
 
+    span.setAttributes({ [ATTR.upstreamOutcome]: classified.kind });
     switch (classified.kind) {
       case "data":
       case "not_found":

@@ -11,7 +11,8 @@ import { compress, MIN_COMPRESSED_BYTES, negotiateEncoding, type Encoding } from
 import { corsHeaders, isPreflight, preflightHeaders, type CorsPolicy } from "./cors";
 import { hasMalformedEscapes, isV1Path, readRequestTarget } from "./request-target";
 import { answerProbe, isProbePath, type Probes } from "./probes";
-import { areaOf, METRICS_PATH, observeRequest, type RequestObserver } from "./request-facts";
+import { areaOf, METRICS_PATH, observeRequest, type HandedFacts, type RequestObserver } from "./request-facts";
+import { traceRequest } from "./request-span";
 
 /**
  * The process front: one node:http request listener. It owns the socket, so it is where the
@@ -226,7 +227,7 @@ export const createFront = (options: FrontOptions) => {
     response: http.ServerResponse,
     pathname: string,
     search: string,
-    setFacts: (facts: NonNullable<V1Answer["facts"]>) => void,
+    setFacts: (facts: HandedFacts) => void,
   ): Promise<void> => {
     const method = request.method ?? "GET";
     const origin = single(request.headers.origin);
@@ -251,13 +252,22 @@ export const createFront = (options: FrontOptions) => {
       cacheControl: single(request.headers["cache-control"]) ?? null,
       body: () => readBody(request, BATCH_BODY_MAX_BYTES),
     });
-    if (answer.facts) setFacts(answer.facts);
-    else setFacts({ keyId: null, operation: resourceOperation(answer.resource) });
+    const requestId = answer.headers["X-Request-Id"] ?? null;
+    if (answer.facts) setFacts({ ...answer.facts, requestId });
+    else setFacts({ keyId: null, operation: resourceOperation(answer.resource), requestId });
     // A refused preflight is answered as OPTIONS always was (405), and without CORS headers.
     await send(request, response, answer, { cors: !preflight });
   };
 
-  const handleRequest = async (request: http.IncomingMessage, response: http.ServerResponse): Promise<void> => {
+  // With traces on, each request is handled inside its span (lib/front/request-span.ts).
+  const handleRequest = (request: http.IncomingMessage, response: http.ServerResponse): Promise<void> =>
+    traceRequest(request, options.observers, (observers) => handleObserved(request, response, observers));
+
+  const handleObserved = async (
+    request: http.IncomingMessage,
+    response: http.ServerResponse,
+    observers: readonly RequestObserver[] | undefined,
+  ): Promise<void> => {
     // Whatever a client wrote under this name is replaced: only the front knows the peer.
     request.headers[CLIENT_ADDRESS_HEADER] = clientAddress(
       request.socket.remoteAddress,
@@ -270,10 +280,10 @@ export const createFront = (options: FrontOptions) => {
     const v1 = target.kind !== "invalid" && isV1Path(target.pathname);
     const pathname = target.kind === "invalid" ? "(invalid)" : target.pathname;
     const observed =
-      options.observers && options.observers.length > 0
-        ? observeRequest(request, response, { area: areaOf(pathname, v1, options.mcp?.path), pathname }, options.observers)
+      observers && observers.length > 0
+        ? observeRequest(request, response, { area: areaOf(pathname, v1, options.mcp?.path), pathname }, observers)
         : null;
-    const setFacts = (facts: NonNullable<V1Answer["facts"]>) => observed?.setAnswerFacts(facts);
+    const setFacts = (facts: HandedFacts) => observed?.setAnswerFacts(facts);
     try {
       if (request.method === "TRACE") {
         // Never echoed back (cross-site tracing); /v1 keeps its envelope.

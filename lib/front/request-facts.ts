@@ -54,6 +54,12 @@ const requestIdIn = (headers: unknown): string | null => {
 };
 
 /**
+ * What the writer of an answer hands over: its key and operation, and the X-Request-Id it sends
+ * (node:http keeps no copy of headers given straight to writeHead, so getHeader cannot see it).
+ */
+export type HandedFacts = AnswerFacts & { requestId?: string | null };
+
+/**
  * Calls `observers` once, when the response is finished or its connection closed first. The
  * facts of a /v1 answer are handed over by `answerFacts` before the answer is written.
  */
@@ -62,9 +68,9 @@ export const observeRequest = (
   response: http.ServerResponse,
   base: { area: RequestArea; pathname: string },
   observers: readonly RequestObserver[],
-): { setAnswerFacts: (facts: AnswerFacts) => void } => {
+): { setAnswerFacts: (facts: HandedFacts) => void } => {
   const startedPerf = performance.now();
-  let answerFacts: AnswerFacts = { keyId: null, operation: null };
+  let answerFacts: HandedFacts = { keyId: null, operation: null };
   // Headers handed to writeHead alone (no setHeader before) are not readable with getHeader
   // afterwards: the request id is read as the head is written.
   let writtenRequestId: string | null = null;
@@ -79,7 +85,7 @@ export const observeRequest = (
       method: request.method ?? "GET",
       status: response.writableFinished || response.headersSent ? response.statusCode : 499,
       latencyMs: performance.now() - startedPerf,
-      requestId: headerText(response.getHeader("x-request-id")) ?? writtenRequestId,
+      requestId: answerFacts.requestId ?? headerText(response.getHeader("x-request-id")) ?? writtenRequestId,
       keyId: answerFacts.keyId,
       operation: answerFacts.operation,
     };

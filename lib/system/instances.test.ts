@@ -25,6 +25,7 @@ describe.each(await testDatabases())("service_instances on $name", (database) =>
     identity: who,
     metricsMode: "on",
     registry: metrics().registry,
+    refresh: async () => undefined,
     readiness: async () => ({ ready: true, checks: [{ name: "database", ok: true, detail: "answers" }] }),
     now: Date.now,
     ...overrides,
@@ -80,7 +81,7 @@ describe.each(await testDatabases())("service_instances on $name", (database) =>
     const e = identity("host-e:3000", "eeee0001");
     await publishSnapshot(deps(e, { metricsMode: "off", readiness: () => Promise.reject(new Error("database closed")) }), newPublisherState());
     const row = (await listInstances(db(), e)).instances.find((instance) => instance.current);
-    expect(row?.snapshot).toMatchObject({ metrics: "off", figures: null, readiness: null, readinessError: "database closed" });
+    expect(row?.snapshot).toMatchObject({ metrics: "off", figures: null, readiness: null, readinessError: "failed (Error)" });
   });
 
   it("shows a row whose snapshot this version cannot read, without figures", async () => {

@@ -1,6 +1,6 @@
 import type { Db } from "@/lib/database";
 import { env } from "@/lib/env";
-import { metrics } from "@/lib/metrics/registry";
+import { exposition, metrics } from "@/lib/metrics/registry";
 import { readiness } from "@/lib/readiness";
 import { instanceIdentity, type InstanceIdentity } from "./identity";
 import { readFamilies, type FamilySource } from "./metric-families";
@@ -24,6 +24,8 @@ export type PublishDeps = {
   identity: InstanceIdentity;
   metricsMode: "on" | "off";
   registry: FamilySource;
+  /** Brings gauges read from elsewhere up to date before they are read, as a scrape does. */
+  refresh: () => Promise<unknown>;
   readiness: () => Promise<{ ready: boolean; checks: readonly { name: string; ok: boolean; detail: string }[] }>;
   now: () => number;
 };
@@ -32,9 +34,13 @@ const checkedReadiness = async (deps: PublishDeps) => {
   try {
     return await deps.readiness();
   } catch (error) {
-    return { error: error instanceof Error ? error.message : String(error) };
+    // The error's class only: a driver's message may quote a URL or a password.
+    return { error: error instanceof Error && /^[A-Za-z]{1,40}$/.test(error.name) ? `failed (${error.name})` : "failed" };
   }
 };
+
+/** A refresh that fails leaves the gauges as they were: the snapshot is still worth writing. */
+const refreshed = (deps: PublishDeps): Promise<unknown> => deps.refresh().catch(() => undefined);
 
 /** One snapshot of this instance, its samples kept in `state` for the next one. */
 export const takeSnapshot = async (deps: PublishDeps, database: Db["kind"], state: PublisherState): Promise<SystemSnapshot> => {
@@ -49,7 +55,7 @@ export const takeSnapshot = async (deps: PublishDeps, database: Db["kind"], stat
     database,
     readiness: health,
     metrics: deps.metricsMode,
-    families: deps.metricsMode === "on" ? await readFamilies(deps.registry) : new Map(),
+    families: deps.metricsMode === "on" ? await refreshed(deps).then(() => readFamilies(deps.registry)) : new Map(),
     samples: state.samples.length > 0 ? state.samples : [zeroSample(deps.identity.startedAtMs)],
   });
   state.samples = samples;
@@ -86,6 +92,9 @@ export const publishSystemSnapshot = async (db: () => Promise<Db>): Promise<void
       identity: instanceIdentity(),
       metricsMode: env().METRICS,
       registry: metrics().registry,
+      // What a scrape runs first (the batch queue's gauges, read from the database), then renders:
+      // the system page reads the figures a scrape would, at the same freshness.
+      refresh: exposition,
       readiness,
       now: Date.now,
     },

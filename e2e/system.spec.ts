@@ -31,7 +31,7 @@ test("an admin opens Admin → System, sees this instance ready, and its figures
 
   const mine = page.locator('[data-testid="instance-card"][data-current="true"]');
   await expect(mine).toHaveCount(1);
-  await expect(mine).toHaveAccessibleName(/:\d+, start [0-9a-f]{8}$/);
+  await expect(mine).toHaveAccessibleName(/:\d+\s*, start [0-9a-f]{8}$/);
   await expect(mine.getByText("This instance")).toBeVisible();
   await expect(mine.getByText("Ready", { exact: true })).toBeVisible();
   await expect(mine.getByRole("list", { name: "Readiness checks" })).toContainText("database: passing");

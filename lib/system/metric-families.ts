@@ -17,8 +17,6 @@ export const METRIC = {
   batches: "social_lookup_batches",
   batchesRunningHere: "social_lookup_batches_running_here",
   dbWorkerQueueDepth: "social_lookup_db_worker_queue_depth",
-  eventLoopLag: "nodejs_eventloop_lag_seconds",
-  eventLoopLagP99: "nodejs_eventloop_lag_p99_seconds",
 } as const;
 
 export const SNAPSHOT_METRICS: readonly string[] = Object.values(METRIC);

@@ -1,6 +1,7 @@
 import type { Db } from "@/lib/database";
 import { env } from "@/lib/env";
-import { exposition, metrics } from "@/lib/metrics/registry";
+import { metrics } from "@/lib/metrics/registry";
+import { eventLoopDelaySinceLast } from "./event-loop";
 import { readiness } from "@/lib/readiness";
 import { instanceIdentity, type InstanceIdentity } from "./identity";
 import { readFamilies, type FamilySource } from "./metric-families";
@@ -56,6 +57,7 @@ export const takeSnapshot = async (deps: PublishDeps, database: Db["kind"], stat
     readiness: health,
     metrics: deps.metricsMode,
     families: deps.metricsMode === "on" ? await refreshed(deps).then(() => readFamilies(deps.registry)) : new Map(),
+    eventLoop: deps.metricsMode === "on" ? eventLoopDelaySinceLast() : null,
     samples: state.samples.length > 0 ? state.samples : [zeroSample(deps.identity.startedAtMs)],
   });
   state.samples = samples;
@@ -92,9 +94,9 @@ export const publishSystemSnapshot = async (db: () => Promise<Db>): Promise<void
       identity: instanceIdentity(),
       metricsMode: env().METRICS,
       registry: metrics().registry,
-      // What a scrape runs first (the batch queue's gauges, read from the database), then renders:
-      // the system page reads the figures a scrape would, at the same freshness.
-      refresh: exposition,
+      // Not the scrape itself (exposition): rendering runs every collect, and some reset what the
+      // next scrape reports. Gauges a scrape refreshes first keep the values of the last scrape.
+      refresh: async () => undefined,
       readiness,
       now: Date.now,
     },

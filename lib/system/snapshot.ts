@@ -16,13 +16,13 @@ export type SnapshotInput = {
   readiness: { ready: boolean; checks: readonly SnapshotReadinessCheck[] } | { error: string };
   metrics: "on" | "off";
   families: Families;
+  /** The event loop's delay since the last snapshot (lib/system/event-loop.ts); null: not measured yet. */
+  eventLoop: { meanMs: number; p99Ms: number } | null;
   /** The samples kept since the last snapshot, oldest first. */
   samples: readonly TrafficSample[];
 };
 
 export type SnapshotResult = { snapshot: SystemSnapshot; samples: TrafficSample[] };
-
-const ms = (seconds: number | null): number | null => (seconds === null ? null : seconds * 1000);
 
 const figuresOf = (input: SnapshotInput, latest: TrafficSample): SnapshotFigures => {
   const baseline = baselineOf(input.samples, input.nowMs) ?? latest;
@@ -34,8 +34,8 @@ const figuresOf = (input: SnapshotInput, latest: TrafficSample): SnapshotFigures
     batchesRunningHere: gaugeOf(input.families, METRIC.batchesRunningHere),
     // PostgreSQL has no embedded worker: its gauge would only ever say 0.
     dbWorkerQueueDepth: input.database === "pglite" ? gaugeOf(input.families, METRIC.dbWorkerQueueDepth) : null,
-    eventLoopLagMs: ms(gaugeOf(input.families, METRIC.eventLoopLag)),
-    eventLoopLagP99Ms: ms(gaugeOf(input.families, METRIC.eventLoopLagP99)),
+    eventLoopLagMs: input.eventLoop?.meanMs ?? null,
+    eventLoopLagP99Ms: input.eventLoop?.p99Ms ?? null,
   };
 };
 

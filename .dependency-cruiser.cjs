@@ -49,8 +49,8 @@ const layers = [
   },
   {
     name: "services",
-    what: "the process's wiring: the request pipeline's services, background jobs, health and readiness",
-    folders: ["lib/services.ts", "lib/jobs.ts", "lib/health.ts", "lib/readiness.ts"],
+    what: "the process's wiring: the request pipeline's services, readiness, the system page's snapshots, background jobs, health",
+    folders: ["lib/services.ts", "lib/readiness.ts", "lib/system", "lib/jobs.ts", "lib/health.ts"],
   },
   {
     name: "edges",

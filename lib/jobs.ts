@@ -12,6 +12,7 @@ import { registerBatchWebhooks } from "@/lib/batches/webhook";
 import { refillDueKeys, refillDuePools } from "@/lib/keys/refill";
 import { env } from "@/lib/env";
 import { services, type Services } from "@/lib/services";
+import { publishSystemSnapshot, SNAPSHOT_EVERY_MS } from "@/lib/system/publisher";
 import { bootstrapAdmin } from "@/lib/users/bootstrap";
 import { watchLowPools } from "@/lib/workspaces/low-pools";
 
@@ -129,6 +130,8 @@ export const startBackgroundJobs = async (deps: BackgroundJobDeps): Promise<void
     await refillDueKeys(await getDb());
     await refillDuePools(await getDb());
   });
+  // The system page: this instance's snapshot in the database, where every instance reads it.
+  every("system-snapshot", SNAPSHOT_EVERY_MS, () => publishSystemSnapshot(getDb));
 };
 
 /**

@@ -144,9 +144,14 @@ const runHook = async (entry: HookEntry): Promise<void> => {
   }
 };
 
+/** Brings the gauges read from elsewhere up to date, as a scrape does first (the system page's snapshot too). */
+export const runScrapeHooks = async (): Promise<void> => {
+  await Promise.all([...scrapeHooks()].map(runHook));
+};
+
 /** The scrape: the Prometheus text format and its content type, after every scrape hook. */
 export const exposition = async (): Promise<{ contentType: string; body: string }> => {
-  await Promise.all([...scrapeHooks()].map(runHook));
+  await runScrapeHooks();
   const { registry } = metrics();
   return { contentType: registry.contentType, body: await registry.metrics() };
 };

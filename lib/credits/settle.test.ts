@@ -83,6 +83,7 @@ describe.each(await testDatabases())("settling requests on $name", (database) =>
         status: Number(outcome),
         creditsCharged: 0,
         creditsRemaining: 5,
+        latencyMs: expect.any(Number),
       });
     }
     expect((await usage(key.id)).map((row) => row.status).sort()).toEqual([400, 429, 500]);

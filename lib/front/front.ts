@@ -13,6 +13,7 @@ import { hasMalformedEscapes, isV1Path, readRequestTarget } from "./request-targ
 import { answerProbe, isProbePath, type Probes } from "./probes";
 import { areaOf, METRICS_PATH, observeRequest, type HandedFacts, type RequestObserver } from "./request-facts";
 import { traceRequest } from "./request-span";
+import { plain } from "./plain-answer";
 
 /**
  * The process front: one node:http request listener. It owns the socket, so it is where the
@@ -71,16 +72,6 @@ export const MAX_HEADER_BYTES = 16 * 1024;
 
 const ALL_METHODS = "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS";
 
-const plain = (response: http.ServerResponse, status: number, text: string, headers: Record<string, string> = {}): void => {
-  const body = Buffer.from(`${text}\n`);
-  response.writeHead(status, {
-    ...headers,
-    "Content-Type": "text/plain; charset=utf-8",
-    "Content-Length": String(body.length),
-    "X-Content-Type-Options": "nosniff",
-  });
-  response.end(body);
-};
 
 const nothing = (): void => undefined;
 

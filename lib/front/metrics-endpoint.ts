@@ -7,6 +7,7 @@ import { describeError, log } from "@/lib/log";
 import { collectProcessMetrics, exposition, metrics } from "@/lib/metrics/registry";
 import { readiness } from "@/lib/readiness";
 import { METRICS_PATH, type RequestFacts, type RequestObserver } from "./request-facts";
+import { plain } from "./plain-answer";
 
 /**
  * GET /metrics, the Prometheus scrape (docs/monitoring.md "Metrics"). Never open by default:
@@ -17,17 +18,9 @@ import { METRICS_PATH, type RequestFacts, type RequestObserver } from "./request
  */
 export type MetricsHandler = (request: http.IncomingMessage, response: http.ServerResponse) => Promise<void>;
 
-const plain = (response: http.ServerResponse, status: number, text: string, headers: Record<string, string> = {}): void => {
-  const body = Buffer.from(`${text}\n`);
-  response.writeHead(status, {
-    ...headers,
-    "Content-Type": "text/plain; charset=utf-8",
-    "Content-Length": String(body.length),
-    "Cache-Control": "no-store",
-    "X-Content-Type-Options": "nosniff",
-  });
-  response.end(body);
-};
+/** Every answer of the scrape endpoint, refusals too, is never cached. */
+const NO_STORE = { "Cache-Control": "no-store" };
+
 
 const digest = (text: string): Buffer => crypto.createHash("sha256").update(text).digest();
 
@@ -56,11 +49,11 @@ export const metricsHandler =
   (token: string | undefined): MetricsHandler =>
   async (request, response) => {
     if (request.method !== "GET" && request.method !== "HEAD") {
-      plain(response, 405, "Method Not Allowed", { Allow: "GET, HEAD" });
+      plain(response, 405, "Method Not Allowed", { ...NO_STORE, Allow: "GET, HEAD" });
       return;
     }
     if (token !== undefined && !bearerMatches(request.headers.authorization, token)) {
-      plain(response, 401, "Unauthorized: send Authorization: Bearer <METRICS_TOKEN>", { "WWW-Authenticate": 'Bearer realm="metrics"' });
+      plain(response, 401, "Unauthorized: send Authorization: Bearer <METRICS_TOKEN>", { ...NO_STORE, "WWW-Authenticate": 'Bearer realm="metrics"' });
       return;
     }
     try {
@@ -68,7 +61,7 @@ export const metricsHandler =
     } catch (error) {
       log.error("metrics scrape failed", { error: describeError(error) });
       if (response.headersSent) response.destroy();
-      else plain(response, 500, "Internal Server Error");
+      else plain(response, 500, "Internal Server Error", { ...NO_STORE });
     }
   };
 
@@ -85,7 +78,7 @@ export const startMetricsListener = async (
   const server = http.createServer((request, response) => {
     const pathname = (request.url ?? "/").split("?")[0];
     if (pathname === METRICS_PATH) void handle(request, response);
-    else plain(response, 404, "Not Found");
+    else plain(response, 404, "Not Found", { ...NO_STORE });
   });
   // A scrape must never keep the process up once the main listeners are closed.
   server.unref();

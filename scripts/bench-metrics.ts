@@ -29,7 +29,7 @@ import {
 import { countersOf, sumSamples } from "./bench-metrics-lib";
 
 /**
- * The operators' case of `npm run bench` (docs/performance.md "Metrics and logs"): what counting
+ * The operators' case of `npm run bench` (docs/performance.md "Metrics and JSON logs on against off"): what counting
  * and JSON request logs cost. Two production servers of the same build, each on a fresh embedded
  * database, side by side: "on" (METRICS=on, METRICS_TOKEN set and GET /metrics scraped every
  * second while it is loaded, LOG_FORMAT=json, LOG_LEVEL=info) and "off" (METRICS=off,

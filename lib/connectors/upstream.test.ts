@@ -26,6 +26,7 @@ import { selectConnector, type DataConnector, type UpstreamSettings } from "./se
 import { createStoreConnector } from "./store";
 import { createSuppressionList } from "./suppression";
 import { suppressedSubjects } from "@/lib/privacy/suppressions";
+import { log } from "@/lib/log";
 import { upsertEvents } from "./store-records";
 
 /**
@@ -267,7 +268,7 @@ describe("upstream connector: error mapping", () => {
   it("answers 500 for the provider's 402 (our provider key is used up), charges nothing and raises the admin status", async () => {
     const { services, connector } = build();
     const { key, token } = await newKey(10);
-    const errors = vi.spyOn(console, "error").mockImplementation(() => undefined);
+    const errors = vi.spyOn(log, "error").mockImplementation(() => undefined);
     provider.always({ status: 402, body: { code: 402, message: "apiKey quota is not enough", data: null } });
     const result = await call(services, eventById, token, { event_id: event(2).event_id });
     expect(result.status).toBe(500);
@@ -277,7 +278,8 @@ describe("upstream connector: error mapping", () => {
     const status = connector.upstream?.status();
     expect(status?.status).toBe("key_rejected");
     expect(status?.lastError?.message).toMatch(/402/);
-    const logged = errors.mock.calls.map((args) => String(args[0])).join("\n");
+    // Each line as written: its message and its facts.
+    const logged = errors.mock.calls.map((args) => JSON.stringify(args)).join("\n");
     expect(logged).toMatch(/refused our provider key/);
     expect(logged).not.toContain(SHARED_KEY);
   });
@@ -537,13 +539,13 @@ describe("upstream connector: per-user provider keys", () => {
     const { services } = build({ UPSTREAM_KEY_MODE: "per-user", UPSTREAM_API_KEY: undefined });
     const carol = await user(`carol-${crypto.randomUUID()}@example.test`);
     const { key, token } = await newKey(100, carol.id);
-    const errors = vi.spyOn(console, "error").mockImplementation(() => undefined);
+    const errors = vi.spyOn(log, "error").mockImplementation(() => undefined);
     const result = await call(services, eventById, token, { event_id: event(21).event_id });
     expect(result.status).toBe(500);
     expect(body(result).message).toBe("Internal server error");
     expect(provider.calls).toHaveLength(0);
     expect(await creditsOf(key.id)).toBe(100);
-    expect(errors.mock.calls.map((args) => String(args[0])).join("\n")).toContain(`no provider key for user ${carol.id}`);
+    expect(errors.mock.calls.map((args) => JSON.stringify(args)).join("\n")).toContain(`no provider key for user ${carol.id}`);
   });
 
   it("records the provider's refusal of a user's key for their settings page", async () => {

@@ -24,7 +24,9 @@ const openPglite = async (dataDir: string): Promise<Db> => {
   assertNotLocked(lockPath);
   const secured = secureDataDir(dataDir);
   if (secured.tightened.length > 0) {
-    log.warn(`db: DATA_DIR ${secured.dataDir} was readable by other users: made ${secured.tightened.length} entries owner-only`, { dataDir: secured.dataDir });
+    // console, not the log: a CLI opens the database too, and its stdout is its answer (the server
+    // turns console lines into log lines).
+    console.warn(`[db] DATA_DIR ${secured.dataDir} was readable by other users: made ${secured.tightened.length} entries owner-only.`);
   }
   const release = acquireLock(lockPath);
   try {

@@ -61,6 +61,9 @@ export default defineConfig({
       DATA_DIR: dataDir,
       PUBLIC_URL: baseURL,
       NODE_ENV: "production",
+      // The specs walk the invitation page's set-a-password path, which this setting opens (the API
+      // suite covers the default, where the service administrator makes every account).
+      INVITATION_SIGNUP: "on",
     },
   },
 });

@@ -159,6 +159,16 @@ test("invite → join → lookups on the pool → usage by member → removed: k
       const asViewer = await member.request.get(`/api/console/lookup/event_details_id?event_id=${EVENT_ID}`);
       expect(asViewer.status()).toBe(403);
       expect(await asViewer.text()).toContain("cannot run lookups");
+      // Their key is suspended, not revoked: /v1 refuses it, charging nothing, and their Keys page
+      // still lists it, marked, with a way to revoke it.
+      expect((await v1Event(member, token)).status()).toBe(401);
+      expect(await poolOf(page, teamId)).toBe(POOL - 2 * EVENT_COST);
+      await member.goto("/keys");
+      const suspended = member.getByTestId("keys-suspended");
+      await expect(suspended).toContainText("Team script");
+      await expect(suspended.getByText("Suspended", { exact: true })).toBeVisible();
+      await expect(suspended).toContainText("Your role here is viewer, which runs no lookups");
+      await expect(suspended.getByRole("button", { name: "Revoke Team script" })).toBeVisible();
 
       // Removed: the dialog says what removal does; then their key and their console are refused.
       await page.getByRole("button", { name: `Remove ${inviteeEmail}` }).click();

@@ -161,6 +161,12 @@ const schema = z.object({
     .regex(/^[A-Za-z0-9._:-]*$/, "must be letters, digits and . _ : -")
     .optional()
     .transform((value) => (value === "" ? undefined : value)),
+  /**
+   * on: someone invited at an address that has no account makes one by accepting the invitation
+   * (setting a password). off, the default: accounts come from the service administrator; such an
+   * invitation is accepted once the administrator made the account (docs/teams.md "Who makes accounts").
+   */
+  INVITATION_SIGNUP: z.enum(["on", "off"]).default("off"),
   /** off: nothing is counted (/metrics answers 404, the system page has no figures). */
   METRICS: z.enum(["on", "off"]).default("on"),
   /** A port of its own for GET /metrics (on METRICS_HOST); unset, the default: no such listener. */

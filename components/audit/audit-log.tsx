@@ -16,6 +16,7 @@ const actionLabels: Record<string, { label: string; variant: BadgeVariant }> = {
   "key.credits": { label: "Credits added", variant: "accent" },
   "key.console": { label: "Console key chosen", variant: "neutral" },
   "user.create": { label: "User created", variant: "success" },
+  "user.reclaim": { label: "Invited account reclaimed", variant: "warning" },
   "user.disable": { label: "User disabled", variant: "danger" },
   "user.enable": { label: "User enabled", variant: "success" },
   "user.password": { label: "Password reset", variant: "warning" },

@@ -145,8 +145,13 @@ function Invitation({ token, signedInEmail }: { token: string; signedInEmail: st
             Sign in to join
           </Link>
         </div>
-      ) : (
+      ) : invitation.signUpOpen ? (
         <SetPasswordAndJoin token={token} preview={invitation} />
+      ) : (
+        <p className="text-sm text-muted" data-testid="invitation-no-account">
+          There is no account for {invitation.email} yet, and on this service accounts are made by its administrator. Ask them to create
+          yours, then open this link again to join.
+        </p>
       )}
     </div>
   );

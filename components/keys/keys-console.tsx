@@ -51,7 +51,8 @@ export function KeysConsole({ initialMe }: KeysConsoleProps) {
   const mayMakeKeys = !team || isAdmin || (team.role !== null && roleMay(team.role, "keys.own"));
   const keys = useQuery({
     ...keysQuery(team ? { workspaceId: team.id } : isAdmin ? scope : "mine"),
-    enabled: !workspaces.isPending && mayMakeKeys,
+    // A viewer makes no keys, but sees (and may revoke) those they made before a demotion: suspended.
+    enabled: !workspaces.isPending && (mayMakeKeys || team !== undefined),
   });
   const me = useQuery({ ...meQuery(), initialData: initialMe });
   const showOwner = isAdmin && scope === "all" && !team;
@@ -88,7 +89,30 @@ export function KeysConsole({ initialMe }: KeysConsoleProps) {
       {!mayMakeKeys ? (
         <p className="rounded-xl border border-dashed border-border-strong p-6 text-sm text-muted" data-testid="keys-viewer">
           As a viewer of {team?.name} you make no keys and run no lookups; its usage and audit log are open to you.
+          {keys.data !== undefined && keys.data.length > 0
+            ? " The keys you made here before are suspended (below) until an owner or admin makes you an analyst or above again; you may revoke them."
+            : null}
         </p>
+      ) : null}
+
+      {!mayMakeKeys && team && keys.data !== undefined && keys.data.length > 0 ? (
+        <section aria-labelledby="suspended-keys-heading" className="flex flex-col gap-4" data-testid="keys-suspended">
+          <h2 id="suspended-keys-heading" className="text-lg font-semibold tracking-tight">
+            Your keys in {team.name}
+          </h2>
+          <p role="status" data-testid="key-notice" className="text-sm font-medium text-success empty:hidden">
+            {notice}
+          </p>
+          <KeysTable
+            keys={keys.data}
+            viewerId={initialMe.id}
+            isAdmin={isAdmin}
+            showOwner={false}
+            ownerEmails={ownerEmails}
+            team
+            onAction={openAction}
+          />
+        </section>
       ) : null}
 
       {mayMakeKeys ? (

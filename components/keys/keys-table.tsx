@@ -65,7 +65,8 @@ const keyActions = ({ key, own, isAdmin }: { key: ApiKeyView; own: boolean; isAd
     { action: "limits", label: named("Limits", key.name), testId: `limits-${key.id}`, allowed: true },
     { action: "revoke", label: named("Revoke", key.name), testId: `revoke-${key.id}`, allowed: true, danger: true },
   ];
-  return actions.filter((action) => action.allowed);
+  // A suspended key spends nothing until its maker is promoted again: revoking it is all there is to do.
+  return actions.filter((action) => action.allowed && (key.suspended === null || action.action === "revoke"));
 };
 
 /*
@@ -170,6 +171,12 @@ export function KeysTable({ keys, viewerId, isAdmin, showOwner, ownerEmails, tea
                 <td className={cellClass}>
                   <MobileLabel>Status</MobileLabel>
                   <KeyStatusBadge apiKey={key} />
+                  {active && key.suspended ? (
+                    <p className="mt-1 max-w-60 text-xs text-muted" data-testid={`key-suspended-${key.id}`}>
+                      {own ? "Your" : "Its maker's"} role here is {key.suspended.role}, which runs no lookups: the key answers as revoked until
+                      an owner or admin makes {own ? "you" : "them"} an analyst or above again.
+                    </p>
+                  ) : null}
                 </td>
                 <td className={cx(cellClass, "xl:min-w-44")}>
                   {key.poolId !== null ? (

@@ -11,6 +11,7 @@ export type AuditAction =
   | "key.refill"
   | "key.refill_stopped"
   | "user.create"
+  | "user.reclaim"
   | "user.disable"
   | "user.enable"
   | "user.password"

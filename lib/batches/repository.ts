@@ -1,5 +1,6 @@
 import type { Db, Queryable } from "@/lib/db/client";
 import { DomainError } from "@/lib/errors";
+import { roleMay, WORKSPACE_ROLES } from "@/lib/workspaces/roles";
 import { claimBatchRoom, quotaHolderOf, type BatchQuota } from "./quota";
 
 /**
@@ -183,19 +184,28 @@ export const insertBatch = async (db: Db, batch: NewBatch): Promise<BatchRow> =>
 export type Viewer = { id: string | null; role: "admin" | "analyst"; keyId?: string };
 
 /**
- * A console viewer's own batches are those of their active workspace (docs/teams.md): another
- * workspace's batch is not found, like another user's.
+ * A console viewer's batches are those of their active workspace (docs/teams.md): their own, and
+ * every one of the workspace when their role there manages batches (owners and admins: a removed
+ * member's handed-over batch among them). Another workspace's batch is not found, like another
+ * user's.
  */
 const inActiveWorkspace = (userParam: string) => `workspace_id IS NOT DISTINCT FROM COALESCE(
   (SELECT m.workspace_id FROM users u JOIN workspace_members m ON m.workspace_id = u.active_workspace_id AND m.user_id = u.id
    WHERE u.id = ${userParam}::text),
   (SELECT w.id FROM workspaces w WHERE w.personal_user_id = ${userParam}::text))`;
 
+/** The roles that manage every batch of their workspace (the role table decides). */
+const BATCH_MANAGERS = WORKSPACE_ROLES.filter((role) => roleMay(role, "batches.manage"));
+
+const visibleInActiveWorkspace = (userParam: string, managersParam: string) => `${inActiveWorkspace(userParam)} AND (user_id = ${userParam}
+  OR EXISTS (SELECT 1 FROM workspace_members mm
+             WHERE mm.workspace_id = batches.workspace_id AND mm.user_id = ${userParam}::text AND mm.role = ANY(${managersParam}::text[])))`;
+
 export const findBatch = async (db: Queryable, viewer: Viewer, id: string): Promise<BatchRow> => {
   const rows = await db.query<BatchRow>(
     `SELECT ${BATCH_COLUMNS} FROM batches
-     WHERE id = $1 AND CASE WHEN $4::text IS NULL THEN $2::boolean OR (user_id = $3 AND ${inActiveWorkspace("$3")}) ELSE key_id = $4 END`,
-    [id, viewer.role === "admin" && viewer.keyId === undefined, viewer.id, viewer.keyId ?? null],
+     WHERE id = $1 AND CASE WHEN $4::text IS NULL THEN $2::boolean OR (${visibleInActiveWorkspace("$3", "$5")}) ELSE key_id = $4 END`,
+    [id, viewer.role === "admin" && viewer.keyId === undefined, viewer.id, viewer.keyId ?? null, BATCH_MANAGERS],
   );
   const row = rows[0];
   // Another analyst's batch does not exist for this viewer: same answer as a wrong id.
@@ -221,9 +231,9 @@ export const batchTokenSealed = async (db: Queryable, batchId: string): Promise<
 export const listBatches = async (db: Queryable, viewer: Viewer, scope: "mine" | "all"): Promise<BatchRow[]> => {
   const everyone = viewer.role === "admin" && scope === "all";
   const rows = await db.query<BatchRow>(
-    `SELECT ${BATCH_COLUMNS} FROM batches WHERE ($1::boolean OR (user_id = $2 AND ${inActiveWorkspace("$2")}))
+    `SELECT ${BATCH_COLUMNS} FROM batches WHERE ($1::boolean OR (${visibleInActiveWorkspace("$2", "$3")}))
      ORDER BY created_at DESC, id DESC LIMIT ${LIST_LIMIT}`,
-    [everyone, viewer.id],
+    [everyone, viewer.id, BATCH_MANAGERS],
   );
   return rows.map(normaliseBatch);
 };

@@ -6,12 +6,12 @@ import { DomainError } from "@/lib/errors";
 import { sealBatchToken } from "@/lib/batches/payer";
 import { refillField } from "@/lib/keys/policy-input";
 import { createKey } from "@/lib/keys/repository";
-import { keysRevoked } from "@/lib/keys/workspace-console";
+import { keysChanged } from "@/lib/keys/workspace-console";
 import { hashPassword } from "@/lib/users/passwords";
 import { createUser, EmailTakenError, spendAllowance, type User } from "@/lib/users/repository";
 import { memberRole, requireWorkspaceRole, type Membership } from "@/lib/workspaces/access";
 import { acceptInvitation, pendingInvitation, type Invitation } from "@/lib/workspaces/invitations";
-import { removeMember, type Member } from "@/lib/workspaces/members";
+import { memberBudgetLeft, removeMember, type Member } from "@/lib/workspaces/members";
 import { addPoolCredits, type Workspace } from "@/lib/workspaces/repository";
 import { WORKSPACE_ROLES, type WorkspaceRole } from "@/lib/workspaces/roles";
 
@@ -138,19 +138,24 @@ const HANDOVER_KEY_QPS = 5;
 /**
  * Removes a member and lets their open batches finish under the workspace: they move to a new key
  * of no one, drawing from the pool, whose token is only ever sealed into those batches (never
- * shown). The revoked keys are forgotten by every instance at once.
+ * shown). That key spends on the member's behalf: its usage is theirs, and a monthly budget they
+ * had bounds it — what was left of it this month, as the key's own monthly cap. The revoked keys
+ * are forgotten by every instance at once.
  */
 export const removeMemberAndHandOver = async (db: Db, secret: string, actor: Actor, membership: Membership, userId: string) => {
   const removal = await db.transaction(async (tx) => {
+    const budget = membership.workspace.personal ? null : await memberBudgetLeft(tx, membership.workspace.id, userId);
     const removed = await removeMember(tx, actor, membership, userId);
     if (removed.openBatchIds.length > 0) {
       const issued = await createKey(tx, secret, {
         name: `Batches of ${removed.member.email} (removed)`,
         ownerId: null,
+        onBehalfOf: userId,
         credits: 0,
         qpsLimit: HANDOVER_KEY_QPS,
         expiresAt: null,
         workspaceId: membership.workspace.id,
+        cap: budget === null ? null : { credits: budget, period: "month" },
       });
       for (const batchId of removed.openBatchIds) {
         await tx.query("UPDATE batches SET key_id = $2, token_sealed = $3, updated_at = now() WHERE id = $1", [
@@ -162,7 +167,7 @@ export const removeMemberAndHandOver = async (db: Db, secret: string, actor: Act
     }
     return removed;
   });
-  keysRevoked(removal.revokedKeyIds);
+  keysChanged(removal.revokedKeyIds);
   return removal;
 };
 
@@ -185,6 +190,15 @@ export const fundPool = (db: Db, user: User, ip: string, workspaceId: string, cr
     return workspace;
   });
 
+/** Whether an invitation may make an account (INVITATION_SIGNUP; docs/teams.md "Who makes accounts"). */
+export const invitationSignUp = (): boolean => env().INVITATION_SIGNUP === "on";
+
+const noAccountYet = (email: string): DomainError =>
+  new DomainError(
+    "forbidden",
+    `There is no account for ${email} yet, and on this service accounts are made by its administrator: ask them to create one, then open this link again to join.`,
+  );
+
 /**
  * POST /api/invitations/accept: the signed-in invitee joins; a visitor whose address has no
  * account yet sets a password (and a name) and joins with a new account, then signs in. A
@@ -203,6 +217,7 @@ export const acceptAs = async (
   const pending = await pendingInvitation(db, body.token);
   const email = pending.invitation.email;
   if (pending.hasAccount) throw new DomainError("unauthenticated", `Sign in as ${email} to accept this invitation.`);
+  if (!invitationSignUp()) throw noAccountYet(email);
   if (body.password === undefined) {
     throw new DomainError("invalid_request", "password: set a password (at least 12 characters) to create your account.");
   }
@@ -210,7 +225,7 @@ export const acceptAs = async (
   const workspace = await db.transaction(async (tx) => {
     let created: User;
     try {
-      created = await createUser(tx, { email, name: body.name ?? email, role: "analyst", passwordHash, creditAllowance: 0 });
+      created = await createUser(tx, { email, name: body.name ?? email, role: "analyst", passwordHash, creditAllowance: 0, createdVia: "invitation" });
     } catch (error) {
       if (error instanceof EmailTakenError) throw new DomainError("unauthenticated", `Sign in as ${email} to accept this invitation.`);
       throw error;

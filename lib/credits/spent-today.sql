@@ -21,5 +21,5 @@ $s$;
 -- reservations included: what the member's monthly budget is checked against.
 CREATE OR REPLACE FUNCTION member_credits_spent_this_month(p_workspace text, p_user text) RETURNS bigint LANGUAGE sql STABLE AS $s$
   SELECT COALESCE(sum(credits_spent_since(k.id, spend_cap_from('month'))), 0)::bigint
-  FROM api_keys k WHERE k.workspace_id = p_workspace AND k.owner_id = p_user
+  FROM api_keys k WHERE k.workspace_id = p_workspace AND COALESCE(k.owner_id, k.on_behalf_of) = p_user
 $s$;

@@ -44,14 +44,16 @@ const actorOf = (principal: Principal): Actor => ({ id: principal.id, email: pri
 
 /**
  * Whether the principal may see and act on this key: the service administrator any key; a member
- * of the key's workspace whose role manages keys any of its keys; one who may make keys, their own.
+ * of the key's workspace whose role manages keys any of its keys; any member, their own — a
+ * member demoted below the roles that make keys still sees the keys they made there, suspended
+ * (docs/teams.md), and may revoke them.
  */
 const canSee = async (db: Queryable, principal: Principal, key: ApiKey): Promise<boolean> => {
   if (principal.role === "admin") return true;
   if (key.workspaceId === null) return false;
   const role = await memberRole(db, key.workspaceId, principal.id);
   if (role === null) return false;
-  return roleMay(role, "keys.manage") || (key.ownerId === principal.id && roleMay(role, "keys.own"));
+  return roleMay(role, "keys.manage") || key.ownerId === principal.id;
 };
 
 const consoleTokenKey = () => derivedKey("console-token");
@@ -62,15 +64,14 @@ export const visibleKeys = (db: Db, principal: Principal, scope: "mine" | "all" 
 
 /**
  * A workspace's keys as this principal may see them: every key for a role that manages keys (and
- * the service administrator), their own for one that makes keys; a role that does neither is
- * refused (forbidden), a workspace they are not in is not found.
+ * the service administrator), their own for any other member (a viewer's: the ones they made
+ * before a demotion, suspended); a workspace they are not in is not found.
  */
 export const workspaceKeys = async (db: Db, principal: Principal, workspaceId: string): Promise<ApiKey[]> => {
   const membership = await requireWorkspaceRole(db, principal, workspaceId, "workspace.read");
   if (membership.serviceAdmin || (membership.role !== null && roleMay(membership.role, "keys.manage"))) {
     return listWorkspaceKeys(db, workspaceId);
   }
-  await requireWorkspaceRole(db, principal, workspaceId, "keys.own");
   return listWorkspaceKeys(db, workspaceId, principal.id);
 };
 
@@ -309,6 +310,12 @@ export const chooseConsoleKey = (db: Db, principal: Principal, id: string, token
     const key = await getKey(tx, id);
     if (!key || key.ownerId !== principal.id) return null;
     if (key.status !== "active") throw keyRuleBroken("A revoked key cannot be the console key.");
+    // The console spends with it: the principal's own role in the key's workspace must run lookups
+    // there (the service administrator's reach over every workspace does not make them a member).
+    const role = key.workspaceId === null ? null : await memberRole(tx, key.workspaceId, principal.id);
+    if (role === null || !roleMay(role, "lookups.run")) {
+      throw new DomainError("forbidden", `Your role in this key's workspace (${role ?? "none"}) cannot run lookups, so the console cannot use this key.`);
+    }
     const sealed = await tx.query<{ key_id: string }>("SELECT key_id FROM console_tokens WHERE key_id = $1", [id]);
     if (sealed.length === 0) {
       if (!token) throw keyRuleBroken("Paste this key's token once so the console can use it.");
@@ -330,16 +337,21 @@ export const chooseConsoleKey = (db: Db, principal: Principal, id: string, token
 
 /**
  * The token the console uses for this user's lookups — server-side only, never sent to a browser.
- * With a workspace (a console batch's): the user's console key in that workspace — their chosen
- * one when it is there, else their newest console-capable key there — so a batch keeps its
- * workspace's key whichever workspace the user switches to meanwhile.
+ * Without a workspace: their chosen console key, only while it belongs to the workspace active
+ * now (a key chosen in a team does not spend there from another workspace). With a workspace (a
+ * console batch's): the user's console key in that workspace — their chosen one when it is there,
+ * else their newest console-capable key there — so a batch keeps its workspace's key whichever
+ * workspace the user switches to meanwhile.
  */
 export const consoleToken = async (db: Db, userId: string, workspaceId?: string | null): Promise<{ keyId: string; token: string } | null> => {
   const rows =
     workspaceId === undefined || workspaceId === null
       ? await db.query<{ key_id: string; token_encrypted: string }>(
-          `SELECT c.key_id, c.token_encrypted FROM users u JOIN console_tokens c ON c.key_id = u.console_key_id AND c.user_id = u.id
-           WHERE u.id = $1`,
+          `SELECT c.key_id, c.token_encrypted FROM users u
+           JOIN console_tokens c ON c.key_id = u.console_key_id AND c.user_id = u.id
+           JOIN api_keys k ON k.id = c.key_id
+           JOIN workspace_members m ON m.workspace_id = k.workspace_id AND m.user_id = u.id
+           WHERE u.id = $1 AND k.workspace_id = COALESCE(u.active_workspace_id, 'wsp_' || u.id)`,
           [userId],
         )
       : await db.query<{ key_id: string; token_encrypted: string }>(

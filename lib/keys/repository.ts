@@ -148,6 +148,8 @@ export type CreateKeyInput = {
   workspaceId?: string;
   /** A cap of the key's own: credits per day, per calendar month (UTC), or in all. */
   cap?: KeyCap | null;
+  /** A key of no one that spends for this user (a removed member's batches): their usage. */
+  onBehalfOf?: string | null;
 } & Partial<KeyPolicy>;
 
 export type KeyCap = { credits: number; period: "day" | "month" | "total" };
@@ -170,14 +172,14 @@ export const createKey = async (
      )
      INSERT INTO api_keys (id, name, owner_id, token_hash, token_prefix, credits_remaining, credits_granted, qps_limit, expires_at,
        operations, allowed_addresses, refill_credits, refill_interval, refill_day_of_month, refill_mode, refilled_period, refill_payer_id,
-       workspace_id, pool_id, daily_credit_cap, spend_cap_credits, spend_cap_period)
+       workspace_id, pool_id, daily_credit_cap, spend_cap_credits, spend_cap_period, on_behalf_of)
      VALUES ($1, $2, $3, $4, $5, $6, $6, $7, $8, $9, $10, $11, $12, $13, $14,
        CASE WHEN $11::bigint IS NOT NULL THEN refill_period_start($12, $13, now()) END,
        CASE WHEN $11::bigint IS NOT NULL THEN $15::text END,
        (SELECT ws.id FROM ws), (SELECT ws.id FROM ws WHERE ws.personal_user_id IS NULL),
        CASE WHEN $18::text = 'day' THEN $17::bigint END,
        CASE WHEN $18::text IN ('month', 'total') THEN $17::bigint END,
-       CASE WHEN $18::text IN ('month', 'total') THEN $18::text END) RETURNING ${KEY_COLUMNS}`,
+       CASE WHEN $18::text IN ('month', 'total') THEN $18::text END, $19::text) RETURNING ${KEY_COLUMNS}`,
     [
       id,
       input.name,
@@ -192,6 +194,7 @@ export const createKey = async (
       input.workspaceId ?? null,
       input.cap?.credits ?? null,
       input.cap?.period ?? null,
+      input.onBehalfOf ?? null,
     ],
   );
   const row = rows[0];

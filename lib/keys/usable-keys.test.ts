@@ -8,6 +8,8 @@ import { burnRateForecast } from "@/lib/usage/forecast";
 import { utcDay } from "@/lib/usage/period";
 import { summary } from "@/lib/usage/summary";
 import { createUser, setUserStatus } from "@/lib/users/repository";
+import { createTeamWorkspace, personalWorkspaceId } from "@/lib/workspaces/repository";
+import { roleMay, WORKSPACE_ROLES } from "@/lib/workspaces/roles";
 import { testDatabases } from "@/tests/support/databases";
 import { createAuthenticator } from "./authenticate";
 import { createKey, revokeKey, rollKey } from "./repository";
@@ -30,8 +32,9 @@ describe.each(await testDatabases())("the usable-key rule on $name", (database) 
     db = await database.open();
     const owner = await createUser(db, { email: `owner-${database.name}@example.com`, name: "o", role: "analyst", passwordHash: null, creditAllowance: 0 });
     const gone = await createUser(db, { email: `gone-${database.name}@example.com`, name: "g", role: "analyst", passwordHash: null, creditAllowance: 0 });
-    const issue = async (label: string, ownerId: string | null, usable: boolean, expiresAt: Date | null = null) => {
-      const { key, token } = await createKey(db, SECRET, { name: label, ownerId, credits: 100, qpsLimit: 5, expiresAt });
+    const issue = async (label: string, ownerId: string | null, usable: boolean, expiresAt: Date | null = null, workspaceId?: string) => {
+      const { key, token } = await createKey(db, SECRET, { name: label, ownerId, credits: 100, qpsLimit: 5, expiresAt, workspaceId });
+      if (workspaceId !== undefined) await db.query("UPDATE api_keys SET pool_id = NULL WHERE id = $1", [key.id]);
       cases.push({ label, keyId: key.id, token, usable });
       return { key, token };
     };
@@ -43,6 +46,19 @@ describe.each(await testDatabases())("the usable-key rule on $name", (database) 
     await revokeKey(db, revoked.key.id);
     await issue("owned by a disabled user", gone.id, false);
     await setUserStatus(db, gone.id, "disabled");
+    // A member's keys in a team are usable while their role there runs lookups (docs/teams.md).
+    // Each team key keeps its own 100 credits here (no pool), so settlement's figures stay per key.
+    const team = await createTeamWorkspace(db, { id: owner.id, email: owner.email, ip: "127.0.0.1" }, `team-${database.name}`);
+    for (const role of WORKSPACE_ROLES) {
+      const member = await createUser(db, { email: `member-${role}-${database.name}@example.com`, name: role, role: "analyst", passwordHash: null, creditAllowance: 0 });
+      await db.query("INSERT INTO workspace_members (workspace_id, user_id, role) VALUES ($1, $2, $3)", [team.id, member.id, role]);
+      await issue(`a team ${role}'s`, member.id, roleMay(role, "lookups.run"), null, team.id);
+      // The same user's key in their personal workspace, where they are its owner, stays usable.
+      await issue(`a team ${role}'s personal one`, member.id, true, null, personalWorkspaceId(member.id));
+    }
+    // A key the service administrator made in a team they are not a member of is not suspended.
+    const serviceAdmin = await createUser(db, { email: `admin-${database.name}@example.com`, name: "a", role: "admin", passwordHash: null, creditAllowance: 0 });
+    await issue("the service administrator's in a team", serviceAdmin.id, true, null, team.id);
     // A roll: the new token is usable; the old one only during its grace period.
     const rolledKey = await createKey(db, SECRET, { name: "rolled", ownerId: owner.id, credits: 100, qpsLimit: 5, expiresAt: null });
     const withGrace = await rollKey(db, SECRET, rolledKey.key.id, 3_600_000);
@@ -104,6 +120,12 @@ describe.each(await testDatabases())("the usable-key rule on $name", (database) 
 });
 
 describe("the usable-key rule in the source", () => {
+  it("suspends exactly the roles the role table forbids lookups", () => {
+    const sql = fs.readFileSync(path.join("lib", "keys", "usable-keys.sql"), "utf8");
+    const listed = /m\.role NOT IN \(([^)]*)\)/.exec(sql)?.[1]?.split(",").map((role) => role.trim().replace(/'/g, ""));
+    expect(listed).toEqual(WORKSPACE_ROLES.filter((role) => roleMay(role, "lookups.run")));
+  });
+
   const sources = (dir: string): string[] =>
     fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
       const full = path.join(dir, entry.name);

@@ -5,6 +5,7 @@ import { getUser, type User } from "@/lib/users/repository";
 import { consoleCapableKeyIds, type Principal } from "./manage";
 import type { KeyRefill } from "./refill";
 import type { ApiKey, KeyStatus } from "./repository";
+import { roleMay, type WorkspaceRole } from "@/lib/workspaces/roles";
 
 /**
  * What the console JSON API sends to a browser about keys and their audit trail. A view never
@@ -49,6 +50,11 @@ export type ApiKeyView = {
   spendCap: { credits: number; period: "month" | "total" } | null;
   /** Who made it (null: no one — the key CLI, or a removed member's batches' key). */
   maker: { id: string; name: string; email: string } | null;
+  /**
+   * Set while the key is suspended: its maker's role in its workspace may not run lookups (a member
+   * demoted to viewer). It answers as a revoked key would until a promotion restores it (docs/teams.md).
+   */
+  suspended: { role: WorkspaceRole } | null;
 };
 
 export type AuditEntryView = Omit<AuditEntry, "createdAt"> & { createdAt: string };
@@ -65,7 +71,13 @@ export const consoleMarks = async (db: Db, userId: string): Promise<ConsoleMarks
 
 export type KeyMaker = { id: string; name: string; email: string };
 
-export const toKeyView = (key: ApiKey, marks: ConsoleMarks, alertThresholds: AlertThresholdView[] = [], maker: KeyMaker | null = null): ApiKeyView => ({
+export const toKeyView = (
+  key: ApiKey,
+  marks: ConsoleMarks,
+  alertThresholds: AlertThresholdView[] = [],
+  maker: KeyMaker | null = null,
+  makerRole: WorkspaceRole | null = null,
+): ApiKeyView => ({
   id: key.id,
   name: key.name,
   ownerId: key.ownerId,
@@ -91,6 +103,7 @@ export const toKeyView = (key: ApiKey, marks: ConsoleMarks, alertThresholds: Ale
   poolId: key.poolId,
   spendCap: key.spendCap,
   maker,
+  suspended: key.status === "active" && makerRole !== null && !roleMay(makerRole, "lookups.run") ? { role: makerRole } : null,
 });
 
 const makersOf = async (db: Db, keys: readonly ApiKey[]): Promise<Map<string, KeyMaker>> => {
@@ -100,14 +113,35 @@ const makersOf = async (db: Db, keys: readonly ApiKey[]): Promise<Map<string, Ke
   return new Map(rows.map((row) => [row.id, row]));
 };
 
+/** Each key's maker's role in the key's workspace (absent: no maker, or not a member there). */
+const makerRolesOf = async (db: Db, keys: readonly ApiKey[]): Promise<Map<string, WorkspaceRole>> => {
+  const ids = keys.flatMap((key) => (key.ownerId === null || key.workspaceId === null ? [] : [key.id]));
+  if (ids.length === 0) return new Map();
+  const rows = await db.query<{ id: string; role: WorkspaceRole }>(
+    `SELECT k.id, m.role FROM api_keys k JOIN workspace_members m ON m.workspace_id = k.workspace_id AND m.user_id = k.owner_id
+     WHERE k.id = ANY($1::text[])`,
+    [ids],
+  );
+  return new Map(rows.map((row) => [row.id, row.role]));
+};
+
 /** Views of keys as this viewer sees them (console marks are the viewer's own). */
 export const keyViews = async (db: Db, viewerId: string, keys: ApiKey[]): Promise<ApiKeyView[]> => {
-  const [marks, thresholds, makers] = await Promise.all([
+  const [marks, thresholds, makers, makerRoles] = await Promise.all([
     consoleMarks(db, viewerId),
     thresholdsOfKeys(db, keys.map((key) => key.id)),
     makersOf(db, keys),
+    makerRolesOf(db, keys),
   ]);
-  return keys.map((key) => toKeyView(key, marks, thresholds.get(key.id) ?? [], key.ownerId === null ? null : (makers.get(key.ownerId) ?? null)));
+  return keys.map((key) =>
+    toKeyView(
+      key,
+      marks,
+      thresholds.get(key.id) ?? [],
+      key.ownerId === null ? null : (makers.get(key.ownerId) ?? null),
+      makerRoles.get(key.id) ?? null,
+    ),
+  );
 };
 
 export const keyView = async (db: Db, viewerId: string, key: ApiKey): Promise<ApiKeyView> => {

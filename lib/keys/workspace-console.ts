@@ -66,7 +66,7 @@ export const switchWorkspace = (db: Db, secret: string, principal: Principal, wo
     return { membership, consoleKeyId };
   });
 
-/** Forget cached credentials of keys a workspace change revoked, on every instance. */
-export const keysRevoked = (keyIds: readonly string[]): void => {
+/** Forget cached credentials of keys a workspace change revoked, suspended or restored, on every instance. */
+export const keysChanged = (keyIds: readonly string[]): void => {
   for (const id of keyIds) keyChanged(id);
 };

@@ -44,7 +44,7 @@ export type PendingInvitation = {
 };
 
 /** What the invitation page shows before anyone joins (POST /api/invitations/preview). */
-export type InvitationPreview = { workspaceName: string; email: string; role: WorkspaceRole; expiresAt: string; hasAccount: boolean };
+export type InvitationPreview = { workspaceName: string; email: string; role: WorkspaceRole; expiresAt: string; hasAccount: boolean; signUpOpen: boolean };
 
 export type IssuedInvitation = { id: string; url: string; expiresAt: string };
 

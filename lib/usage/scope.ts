@@ -39,7 +39,7 @@ const ownedKeyIds = async (db: Queryable, ownerId: string): Promise<string[]> =>
 /** The workspace's keys, or those one member made there. */
 const workspaceKeyIds = async (db: Queryable, workspaceId: string, makerId: string | null): Promise<string[]> =>
   (
-    await db.query<{ id: string }>("SELECT id FROM api_keys WHERE workspace_id = $1 AND ($2::text IS NULL OR owner_id = $2) ORDER BY id", [
+    await db.query<{ id: string }>("SELECT id FROM api_keys WHERE workspace_id = $1 AND ($2::text IS NULL OR COALESCE(owner_id, on_behalf_of) = $2) ORDER BY id", [
       workspaceId,
       makerId,
     ])

@@ -83,9 +83,9 @@ const DIMENSIONS: Record<GroupBy, string> = {
   day: "to_char(day, 'YYYY-MM-DD')",
   operation: "operation",
   key: "key_id",
-  // The key's maker: a member's usage stays theirs after removal (their keys keep owner_id);
-  // NO_MEMBER for a key of no one (the key CLI's, a removed member's batches').
-  member: `COALESCE((SELECT k.owner_id FROM api_keys k WHERE k.id = usage_daily.key_id), '${NO_MEMBER}')`,
+  // The key's maker: a member's usage stays theirs after removal (their keys keep owner_id), and
+  // so does the key of no one that finishes their batches (on_behalf_of); NO_MEMBER for the key CLI's.
+  member: `COALESCE((SELECT COALESCE(k.owner_id, k.on_behalf_of) FROM api_keys k WHERE k.id = usage_daily.key_id), '${NO_MEMBER}')`,
 };
 
 // float8 reads back as a JS number on PGlite and pg alike; the sums stay far below 2^53.

@@ -2,7 +2,7 @@ import { RateLimiterRes } from "rate-limiter-flexible";
 import { env } from "@/lib/env";
 import { createAttemptLimiter } from "@/lib/ratelimit/limiter";
 import { recordAudit, type Actor } from "@/lib/audit/log";
-import type { Db } from "@/lib/db/client";
+import type { Db, Queryable } from "@/lib/db/client";
 import type { DomainErrorCode } from "@/lib/errors";
 import { hashPassword, verifyPassword } from "./passwords";
 import {
@@ -11,6 +11,7 @@ import {
   endAllSessions,
   findUserWithPassword,
   getUser,
+  reclaimInvitedUser,
   setCreditAllowance,
   setPassword,
   setUserStatus,
@@ -80,8 +81,24 @@ export const signOutEverywhere = (db: Db, actor: Actor & { id: string }): Promis
     await recordAudit(tx, actor, "user.sessions", { type: "user", id: actor.id }, { email: actor.email });
   });
 
-export const createAccount = async (db: Db, actor: Actor, input: UserCreateInput): Promise<AccountResult<User>> => {
+/**
+ * What an account made through an invitation leaves elsewhere when the service administrator
+ * reclaims it: the edge passes the workspaces' step (its memberships of teams end).
+ */
+export type AccountCreateDeps = { onReclaimed: (tx: Queryable, actor: Actor, user: User) => Promise<void> };
+
+export const createAccount = async (db: Db, actor: Actor, input: UserCreateInput, deps?: AccountCreateDeps): Promise<AccountResult<User>> => {
   const passwordHash = await hashPassword(input.password);
+  const fields = { email: input.email, name: input.name, role: input.role, passwordHash, creditAllowance: input.creditAllowance };
+  // An account someone made through an invitation and never signed in to is the administrator's to take back.
+  const reclaimed = await db.transaction(async (tx) => {
+    const user = await reclaimInvitedUser(tx, fields);
+    if (!user) return null;
+    await deps?.onReclaimed(tx, actor, user);
+    await recordAudit(tx, actor, "user.reclaim", { type: "user", id: user.id }, { email: user.email, role: user.role, creditAllowance: user.creditAllowance });
+    return user;
+  });
+  if (reclaimed) return ok(reclaimed);
   try {
     const user = await db.transaction(async (tx) => {
       const created = await createUser(tx, {

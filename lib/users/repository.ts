@@ -61,15 +61,34 @@ export class EmailTakenError extends Error {
   }
 }
 
-export const createUser = async (db: Queryable, input: CreateUserInput): Promise<User> => {
+export const createUser = async (db: Queryable, input: CreateUserInput & { createdVia?: "admin" | "invitation" }): Promise<User> => {
   const rows = await db.query<UserRow>(
-    `INSERT INTO users (id, email, name, role, password_hash, credit_allowance) VALUES ($1, $2, $3, $4, $5, $6)
+    `INSERT INTO users (id, email, name, role, password_hash, credit_allowance, created_via) VALUES ($1, $2, $3, $4, $5, $6, $7)
      ON CONFLICT (email) DO NOTHING RETURNING ${COLUMNS}`,
-    [newUserId(), normaliseEmail(input.email), input.name, input.role, input.passwordHash, input.creditAllowance],
+    [newUserId(), normaliseEmail(input.email), input.name, input.role, input.passwordHash, input.creditAllowance, input.createdVia ?? "admin"],
   );
   const row = rows[0];
   if (!row) throw new EmailTakenError();
   return toUser(row);
+};
+
+/**
+ * The service administrator takes back an account that someone made by accepting an invitation
+ * and that never signed in (no sign-in address was ever recorded): it becomes the account the
+ * administrator asked for — their name, role, password and allowance, every session ended.
+ * Null when the address has no such account (an account that signed in is never taken over).
+ */
+export const reclaimInvitedUser = async (db: Queryable, input: CreateUserInput): Promise<User | null> => {
+  const rows = await db.query<UserRow>(
+    `UPDATE users u SET name = $2, role = $3, password_hash = $4, credit_allowance = $5, created_via = 'admin',
+       session_version = session_version + 1
+     WHERE u.email = $1 AND u.created_via = 'invitation'
+       AND NOT EXISTS (SELECT 1 FROM sign_in_addresses a WHERE a.user_id = u.id)
+     RETURNING ${COLUMNS.split(", ").map((column) => `u.${column}`).join(", ")}`,
+    [normaliseEmail(input.email), input.name, input.role, input.passwordHash, input.creditAllowance],
+  );
+  const row = rows[0];
+  return row ? toUser(row) : null;
 };
 
 export const getUser = async (db: Queryable, id: string): Promise<User | null> => {

@@ -28,6 +28,7 @@ const ACTION_WORDS: Record<WorkspaceAction, string> = {
   "keys.own": "make keys in this workspace",
   "keys.manage": "manage every key of this workspace",
   "lookups.run": "run lookups with this workspace's credits",
+  "batches.manage": "manage every batch of this workspace",
   "pool.fund": "add credits to this workspace's pool",
   "usage.read": "see this workspace's usage",
   "audit.read": "see this workspace's audit log",

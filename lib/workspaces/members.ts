@@ -77,23 +77,45 @@ const checkMayTouch = (membership: Membership, target: MemberRow): void => {
 
 export type MemberPatch = { role?: WorkspaceRole; monthlyBudgetCredits?: number | null };
 
+/** What a change left for the edge to finish: the member, and their keys here whose usability a role change decided anew. */
+export type MemberChange = { member: Member; keyIdsToForget: string[] };
+
+/**
+ * A member's own budget is set by an owner (or the service administrator), never by themselves
+ * below owner: an admin could otherwise clear the limit an owner put on them (docs/teams.md).
+ */
+const checkOwnBudget = (membership: Membership, actor: Actor, userId: string, patch: MemberPatch): void => {
+  if (patch.monthlyBudgetCredits === undefined || actor.id !== userId) return;
+  if (membership.serviceAdmin || membership.role === "owner") return;
+  throw new DomainError("forbidden", "Only an owner can change your own monthly budget.");
+};
+
 export const changeMember = async (
   tx: Queryable,
   actor: Actor,
   membership: Membership,
   userId: string,
   patch: MemberPatch,
-): Promise<Member> => {
+): Promise<MemberChange> => {
   const workspaceId = membership.workspace.id;
   const { target, owners } = await lockMembers(tx, workspaceId, userId);
   if (!target) throw memberNotFound();
   checkMayTouch(membership, target);
+  checkOwnBudget(membership, actor, userId, patch);
+  let keyIdsToForget: string[] = [];
   if (patch.role !== undefined && patch.role !== target.role) {
     if (!rolesGrantableBy(grantorOf(membership)).includes(patch.role)) {
       throw new DomainError("forbidden", `Your role cannot make a member ${patch.role === "owner" ? "an owner" : `a ${patch.role}`}.`);
     }
     if (target.role === "owner" && owners <= 1) throw lastOwner("change this one's role");
     await tx.query("UPDATE workspace_members SET role = $3 WHERE workspace_id = $1 AND user_id = $2", [workspaceId, userId, patch.role]);
+    // Their keys here are suspended or restored with it (lib/keys/usable-keys.sql): every instance forgets them.
+    keyIdsToForget = (
+      await tx.query<{ id: string }>("SELECT id FROM api_keys WHERE workspace_id = $1 AND owner_id = $2 AND status = 'active' ORDER BY id", [
+        workspaceId,
+        userId,
+      ])
+    ).map((row) => row.id);
     await recordAudit(tx, actor, "member.role", { type: "user", id: userId }, { email: target.email, from: target.role, to: patch.role }, workspaceId);
   }
   if (patch.monthlyBudgetCredits !== undefined) {
@@ -113,7 +135,19 @@ export const changeMember = async (
   }
   const [updated] = (await listMembers(tx, workspaceId)).filter((member) => member.userId === userId);
   if (!updated) throw memberNotFound();
-  return updated;
+  return { member: updated, keyIdsToForget };
+};
+
+/** What is left this month of the member's monthly budget in the workspace; null: no budget. */
+export const memberBudgetLeft = async (db: Queryable, workspaceId: string, userId: string): Promise<number | null> => {
+  const rows = await db.query<{ left_credits: number | string | null }>(
+    `SELECT CASE WHEN m.monthly_budget_credits IS NOT NULL
+              THEN GREATEST(0, m.monthly_budget_credits - member_credits_spent_this_month(m.workspace_id, m.user_id)) END AS left_credits
+     FROM workspace_members m WHERE m.workspace_id = $1 AND m.user_id = $2`,
+    [workspaceId, userId],
+  );
+  const left = rows[0]?.left_credits;
+  return left === undefined || left === null ? null : Number(left);
 };
 
 /** What a removal left for the edge to finish: the keys it revoked, the member's open batches. */
@@ -155,4 +189,25 @@ export const removeMember = async (tx: Queryable, actor: Actor, membership: Memb
   );
   await recordAudit(tx, actor, "member.remove", { type: "user", id: userId }, { email: target.email, role: target.role, revokedKeyIds }, workspaceId);
   return { member: toMember(target), revokedKeyIds, openBatchIds: open.map((row) => row.id) };
+};
+
+/**
+ * An account the service administrator reclaimed (docs/teams.md "Who makes accounts") leaves the
+ * teams its invitations brought it into: whoever accepted them was not shown to be the address's
+ * owner. A team it is the last owner of keeps it (a workspace always keeps an owner); it never
+ * signed in, so it made no keys and started no batches.
+ */
+export const leaveTeamsOnReclaim = async (tx: Queryable, actor: Actor, userId: string): Promise<void> => {
+  const left = await tx.query<{ workspace_id: string; role: WorkspaceRole }>(
+    `DELETE FROM workspace_members m
+     WHERE m.user_id = $1 AND m.workspace_id <> 'wsp_' || $1
+       AND (m.role <> 'owner' OR EXISTS (
+         SELECT 1 FROM workspace_members o WHERE o.workspace_id = m.workspace_id AND o.role = 'owner' AND o.user_id <> $1))
+     RETURNING m.workspace_id, m.role`,
+    [userId],
+  );
+  await tx.query("UPDATE users SET active_workspace_id = NULL, console_key_id = NULL WHERE id = $1", [userId]);
+  for (const membership of left) {
+    await recordAudit(tx, actor, "member.remove", { type: "user", id: userId }, { role: membership.role, reclaimed: true }, membership.workspace_id);
+  }
 };

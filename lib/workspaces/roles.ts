@@ -21,6 +21,8 @@ export const WORKSPACE_ACTIONS = [
   "keys.manage",
   /** Run lookups and batches in the console with the workspace's credits. */
   "lookups.run",
+  /** See, pause, resume and cancel every batch of the workspace, whoever started it. */
+  "batches.manage",
   /** Move credits from one's own allowance into the pool. */
   "pool.fund",
   /** Usage and spending: by key, by member, by operation; exports. */
@@ -35,7 +37,7 @@ const ALL: readonly WorkspaceAction[] = WORKSPACE_ACTIONS;
 /** The table. A role not listed for an action may not do it. */
 export const ROLE_ACTIONS: Readonly<Record<WorkspaceRole, readonly WorkspaceAction[]>> = {
   owner: ALL,
-  admin: ["workspace.read", "workspace.settings", "members.manage", "keys.own", "keys.manage", "lookups.run", "pool.fund", "usage.read", "audit.read"],
+  admin: ["workspace.read", "workspace.settings", "members.manage", "keys.own", "keys.manage", "lookups.run", "batches.manage", "pool.fund", "usage.read", "audit.read"],
   analyst: ["workspace.read", "keys.own", "lookups.run", "usage.read"],
   viewer: ["workspace.read", "usage.read", "audit.read"],
 };

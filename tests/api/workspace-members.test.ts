@@ -1,12 +1,12 @@
 import { beforeAll, describe, expect, inject, it } from "vitest";
 import { PROFILE_0, PROFILE_45, PROFILE_7 } from "@/tests/support/demo-subjects";
 import { consoleClient, type Answer, type Session } from "./console-client";
-import { randomSecret, type ApiTarget } from "./harness";
+import { delay, randomSecret, type ApiTarget } from "./harness";
 import { call, contractMessages as messages, expectError, paths } from "./http";
 
 /**
  * Members of a team workspace (docs/teams.md "Members"): an invitation is a link shown once,
- * for one address, used once, revocable; someone without an account joins by setting a password;
+ * for one address, used once, revocable; someone without an account joins once the service administrator made it (INVITATION_SIGNUP=on lets the link make it: invitation-signup.test.ts);
  * a workspace always keeps an owner; removing a member refuses their keys on /v1 at once, keeps
  * their usage, and lets their running batch finish under the workspace.
  */
@@ -55,19 +55,26 @@ describe.each(targets)("$kind server: members of a team workspace", (target: Api
       );
       expect(pending.text).not.toContain(tokenOf(invitation.url));
       const preview = ok(await api(anonymous, "POST", "/api/invitations/preview", { token: tokenOf(invitation.url) }), 200);
-      expect(preview.invitation).toEqual({ workspaceName: "Field team", email, role: "analyst", expiresAt: invitation.expiresAt, hasAccount: false });
+      expect(preview.invitation).toEqual({ workspaceName: "Field team", email, role: "analyst", expiresAt: invitation.expiresAt, hasAccount: false, signUpOpen: false });
     });
 
-    it("lets someone without an account join by setting a password, once", async () => {
+    it("makes no account for an address without one: the service administrator makes it, then the link joins, once", async () => {
       const email = uniqueEmail("newcomer");
       const token = tokenOf((await invite(email, "viewer")).url);
-      const noPassword = await api(anonymous, "POST", "/api/invitations/accept", { token });
-      expect(noPassword.status).toBe(400);
-      expect(errorOf(noPassword).message).toContain("password");
+      const preview = ok(await api(anonymous, "POST", "/api/invitations/preview", { token }), 200);
+      expect(preview.invitation).toMatchObject({ hasAccount: false, signUpOpen: false });
       const password = `pw ${randomSecret(16)}`;
-      const joined = ok(await api(anonymous, "POST", "/api/invitations/accept", { token, password, name: "New Comer" }), 200);
-      expect(joined).toMatchObject({ accountCreated: true, workspace: { id: teamId, role: "viewer" } });
+      for (const attempt of [{ token }, { token, password, name: "New Comer" }]) {
+        const refused = await api(anonymous, "POST", "/api/invitations/accept", attempt);
+        expect(refused.status, refused.text).toBe(403);
+        expect(errorOf(refused).message).toBe(
+          `There is no account for ${email} yet, and on this service accounts are made by its administrator: ask them to create one, then open this link again to join.`,
+        );
+      }
+      // Nothing was made: the administrator's account for the address is not refused as taken.
+      ok(await api(service, "POST", "/api/admin/users", { email, name: "New Comer", role: "analyst", password, creditAllowance: 0 }), 201);
       const newcomer = await client.signIn(email, password);
+      ok(await api(newcomer, "POST", "/api/invitations/accept", { token }), 200);
       const workspaces = ok(await api(newcomer, "GET", "/api/workspaces"), 200).workspaces as { id: string; personal: boolean; role: string }[];
       expect(workspaces.map(({ personal, role }) => ({ personal, role }))).toEqual([
         { personal: true, role: "owner" },
@@ -174,6 +181,52 @@ describe.each(targets)("$kind server: members of a team workspace", (target: Api
       );
       expect(done).toMatchObject({ status: "done", done: 3, total: 3, failed: 0, stopReason: null });
       expect(done?.creditsSpent).toBeGreaterThan(0);
+    });
+
+    it("keeps handed-over work within the member's budget, attributed to them, and the owner sees, pauses, resumes and cancels it", async () => {
+      const member = await client.analyst(service, "budgeted-leaver", 0);
+      ok(await api(member, "POST", "/api/invitations/accept", { token: tokenOf((await invite(member.email, "analyst")).url) }), 200);
+      ok(await api(owner, "PATCH", `/api/workspaces/${teamId}/members/${member.id}`, { monthlyBudgetCredits: 3 }), 200);
+      ok(await api(member, "POST", `/api/workspaces/${teamId}/switch`), 200);
+      ok(await api(member, "POST", "/api/keys", { name: "slow console", workspaceId: teamId, qpsLimit: 1, useForConsole: true }), 201);
+      // 5 + 1 pages of one credit each: beyond the budget of 3.
+      const batch = ok(
+        await api(member, "POST", "/api/batches", { operation: "get_user_publications", inputs: [PROFILE_45, PROFILE_7], options: { pages: "all", maxPages: 5 }, maxCredits: 40 }),
+        201,
+      ) as { id: string };
+      ok(await api(owner, "DELETE", `/api/workspaces/${teamId}/members/${member.id}`), 200);
+
+      // The owner sees the handed-over batch, and controls it, in the team's workspace.
+      ok(await api(owner, "POST", `/api/workspaces/${teamId}/switch`), 200);
+      const seen = ok(await api(owner, "GET", `/api/batches/${batch.id}`), 200) as { id: string };
+      expect(seen.id).toBe(batch.id);
+      expect((ok(await api(owner, "GET", "/api/batches"), 200).batches as { id: string }[]).map((entry) => entry.id)).toContain(batch.id);
+      const paused = await api(owner, "POST", `/api/batches/${batch.id}/pause`, {});
+      expect([200, 409]).toContain(paused.status);
+      if (paused.status === 200) ok(await api(owner, "POST", `/api/batches/${batch.id}/resume`, {}), 200);
+      // Another member below admin does not.
+      const analyst = await client.analyst(service, "bystander", 0);
+      ok(await api(analyst, "POST", "/api/invitations/accept", { token: tokenOf((await invite(analyst.email, "analyst")).url) }), 200);
+      ok(await api(analyst, "POST", `/api/workspaces/${teamId}/switch`), 200);
+      expect((await api(analyst, "GET", `/api/batches/${batch.id}`)).status).toBe(404);
+
+      let ended: { status: string; creditsSpent: number } | undefined;
+      for (let attempt = 0; attempt < 150 && !["stopped", "done", "canceled"].includes(ended?.status ?? ""); attempt += 1) {
+        await delay(200);
+        ended = ok(await api(service, "GET", `/api/batches/${batch.id}`), 200) as { status: string; creditsSpent: number };
+      }
+      // Within the budget of 3, whatever the member spent before the removal.
+      expect(ended?.creditsSpent).toBeLessThanOrEqual(3);
+      expect(ended?.status, JSON.stringify(ended)).toBe("stopped");
+      // The spend is the member's in the team's usage by member, not "no member".
+      const byMember = ok(await api(owner, "GET", `/api/usage/summary?workspaceId=${teamId}&groupBy=member`), 200) as {
+        groups: { member: { id: string; credits: number }[] };
+      };
+      expect(byMember.groups.member.find((group) => group.id === member.id)?.credits).toBe(ended?.creditsSpent);
+      expect(byMember.groups.member.find((group) => group.id === "none")?.credits ?? 0).toBe(0);
+      const cancel = await api(owner, "POST", `/api/batches/${batch.id}/cancel`, {});
+      expect(cancel.status, cancel.text).toBe(200);
+      ok(await api(owner, "POST", `/api/workspaces/wsp_${owner.id}/switch`), 200);
     });
   });
 

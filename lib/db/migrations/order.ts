@@ -32,6 +32,8 @@ export const MIGRATION_ORDER: readonly string[] = [
   "0022_pool_refills",
   "0023_workspace_deletion",
   "0024_service_instances",
+  "0025_user_origin",
+  "0026_handover_attribution",
   // The usable_keys view and set-based settle/void/sweep, replacing 0003's functions. They read
   // the columns of every migration above (0020's pools among them), so they are applied after
   // them: a database that recorded 0006 in its first place applies it again here, as its text

@@ -1,5 +1,5 @@
 import { openConsoleRoute } from "@/lib/console-api/handler";
-import { invitationTokenBody } from "@/lib/console-api/workspaces";
+import { invitationSignUp, invitationTokenBody } from "@/lib/console-api/workspaces";
 import { pendingInvitation } from "@/lib/workspaces/invitations";
 
 export const dynamic = "force-dynamic";
@@ -7,7 +7,8 @@ export const dynamic = "force-dynamic";
 /**
  * {token} → what the accept page shows before anyone joins: the workspace's name, the invited
  * address and role, when the link expires, and whether that address already has an account
- * (sign in) or not (set a password). Only the token's holder learns it.
+ * (sign in) or not (set a password, where the service allows sign-up through invitations; else
+ * wait for the administrator to make it). Only the token's holder learns it.
  */
 export const POST = openConsoleRoute({ body: invitationTokenBody }, async ({ body, db }) => {
   const pending = await pendingInvitation(db, body.token);
@@ -18,6 +19,7 @@ export const POST = openConsoleRoute({ body: invitationTokenBody }, async ({ bod
       role: pending.invitation.role,
       expiresAt: pending.invitation.expiresAt.toISOString(),
       hasAccount: pending.hasAccount,
+      signUpOpen: invitationSignUp(),
     },
   };
 });

@@ -3,7 +3,7 @@ import { actorOf, workspacePatchBody, workspaceView } from "@/lib/console-api/wo
 import { recordAudit } from "@/lib/audit/log";
 import { DomainError } from "@/lib/errors";
 import { setPoolRefill } from "@/lib/keys/refill";
-import { keysRevoked as keysChanged } from "@/lib/keys/workspace-console";
+import { keysChanged } from "@/lib/keys/workspace-console";
 import { requireWorkspaceRole } from "@/lib/workspaces/access";
 import { deleteWorkspace } from "@/lib/workspaces/ownership";
 import { updateWorkspaceSettings, workspaceKeyIds } from "@/lib/workspaces/repository";

@@ -157,8 +157,8 @@ test.describe("API page try-it", () => {
     const curl = form.getByTestId(`snippet-curl-${OP}`);
     await expect(curl).toBeVisible();
     await expect(curl).toContainText(`curl -sS '${origin}${PATH}?${ENCODED_QUERY}'`);
-    await expect(curl).toContainText('-H "Authorization: Bearer $SOCIAL_LOOKUP_KEY"');
-    expect(await curl.textContent()).not.toMatch(/Bearer (?!\$SOCIAL_LOOKUP_KEY)\S/);
+    await expect(curl).toContainText('-H "Authorization: Bearer $SOCIAL_LOOKUP_API_KEY"');
+    expect(await curl.textContent()).not.toMatch(/Bearer (?!\$SOCIAL_LOOKUP_API_KEY)\S/);
 
     await form.getByTestId(`try-${OP}-param-page`).fill("3");
     await form.getByTestId(`try-${OP}-param-urn`).fill("urn:li:member:a b&c=d");
@@ -173,24 +173,24 @@ test.describe("API page try-it", () => {
     await expect(fetchSnippet).toBeVisible();
     await expect(curl).toBeHidden();
     await expect(fetchSnippet).toContainText(`url.searchParams.append("urn", "urn:li:member:a b&c=d");`);
-    await expect(fetchSnippet).toContainText("process.env.SOCIAL_LOOKUP_KEY");
+    await expect(fetchSnippet).toContainText("process.env.SOCIAL_LOOKUP_API_KEY");
     await page.keyboard.press("ArrowRight");
     const python = form.getByTestId(`snippet-python-${OP}`);
     await expect(python).toBeVisible();
     await expect(python).toContainText(`"urn": "urn:li:member:a b&c=d",`);
     await expect(python).toContainText(`"page": "3",`);
-    await expect(python).toContainText("os.environ['SOCIAL_LOOKUP_KEY']");
+    await expect(python).toContainText("os.environ['SOCIAL_LOOKUP_API_KEY']");
     await page.keyboard.press("End");
     await expect(form.getByRole("tab", { name: "Python client" })).toHaveAttribute("aria-selected", "true");
     const pythonClient = form.getByTestId(`snippet-python-client-${OP}`);
     await expect(pythonClient).toBeVisible();
     await expect(pythonClient).toContainText('answer = client.publications(urn="urn:li:member:a b&c=d", page=3)');
-    await expect(pythonClient).toContainText('os.environ["SOCIAL_LOOKUP_KEY"]');
+    await expect(pythonClient).toContainText('os.environ["SOCIAL_LOOKUP_API_KEY"]');
     await page.keyboard.press("ArrowLeft");
     const sdk = form.getByTestId(`snippet-sdk-${OP}`);
     await expect(sdk).toBeVisible();
     await expect(sdk).toContainText('await client.publications({ urn: "urn:li:member:a b&c=d", page: 3 });');
-    await expect(sdk).toContainText("apiKey: process.env.SOCIAL_LOOKUP_KEY");
+    await expect(sdk).toContainText("apiKey: process.env.SOCIAL_LOOKUP_API_KEY");
     expect(errors).toEqual([]);
   });
 
@@ -224,7 +224,7 @@ test.describe("API page try-it", () => {
     ] as const) {
       const form = page.getByTestId(`try-${operation}`);
       await expect(form.getByTestId(`try-${operation}-cost`)).toContainText(`This call costs ${cost} — charged only on a 200`);
-      await expect(form.getByTestId(`snippet-curl-${operation}`)).toContainText("$SOCIAL_LOOKUP_KEY");
+      await expect(form.getByTestId(`snippet-curl-${operation}`)).toContainText("$SOCIAL_LOOKUP_API_KEY");
       await expect(form.getByTestId(`try-${operation}-send-console`)).toBeDisabled();
       await expect(form.getByRole("link", { name: "Sign in" })).toHaveAttribute("href", `/signin?callbackUrl=${encodeURIComponent(`/api-docs#${operation}`)}`);
     }

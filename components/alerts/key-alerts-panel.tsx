@@ -205,10 +205,14 @@ import crypto from "node:crypto";
 
 const secret = "${secret}";
 // rawBody: the request body exactly as received (a string), before JSON.parse
-const expected = "sha256=" + crypto.createHmac("sha256", secret).update(rawBody).digest("hex");
+const timestamp = request.headers["x-sociallookup-timestamp"] ?? "";
+const deliveryId = request.headers["x-sociallookup-delivery"] ?? "";
+const expected = "sha256=" + crypto.createHmac("sha256", secret).update(\`\${timestamp}.\${deliveryId}.\${rawBody}\`).digest("hex");
 const given = request.headers["x-sociallookup-signature"] ?? "";
-const valid = given.length === expected.length &&
-  crypto.timingSafeEqual(Buffer.from(given), Buffer.from(expected));`;
+const fresh = Math.abs(Date.now() / 1000 - Number(timestamp)) <= 300; // 5 minutes either way
+const valid = fresh && given.length === expected.length &&
+  crypto.timingSafeEqual(Buffer.from(given), Buffer.from(expected));
+// Then act on each deliveryId once: a retry, or a replay within the 5 minutes, repeats it.`;
 
 function SigningSecret({ secret }: { secret: string }) {
   const [shown, setShown] = useState(false);
@@ -218,7 +222,8 @@ function SigningSecret({ secret }: { secret: string }) {
         <CardTitle as="h2">Webhook signature</CardTitle>
         <CardDescription>
           Every delivery carries <code className="font-mono text-foreground">X-SocialLookup-Signature: sha256=&lt;hex&gt;</code>, the
-          HMAC-SHA256 of the raw body keyed with this secret. Keep it private.
+          HMAC-SHA256 of <code className="font-mono text-foreground">timestamp.deliveryId.body</code> (the Timestamp and Delivery
+          headers, then the raw body) keyed with this secret. Keep it private.
         </CardDescription>
       </CardHeader>
       <CardContent className="flex flex-col gap-3">

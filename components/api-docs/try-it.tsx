@@ -257,7 +257,7 @@ export function TryIt({ operation, baseUrl }: TryItProps) {
       {/* Named per operation: the page holds one such region per operation, and landmarks must differ. */}
       <section aria-label={`Code for ${op}`} className="flex min-w-0 flex-col gap-2 border-t border-border pt-5">
         <p className="text-sm text-muted">
-          The same call as code. It reads your key from the <code className="font-mono text-foreground">SOCIAL_LOOKUP_KEY</code>{" "}
+          The same call as code. It reads your key from the <code className="font-mono text-foreground">SOCIAL_LOOKUP_API_KEY</code>{" "}
           environment variable and follows the form as you type.
         </p>
         <SnippetTabs call={call} operationName={op} client={operation.client} />

@@ -5,7 +5,7 @@ import type { Db } from "@/lib/db/client";
 import { newKey, settleScript } from "@/tests/support/usage";
 import { testDatabases } from "@/tests/support/databases";
 import { keyDeliveries } from "./alerts";
-import { DELIVERY_FAILED, signBody, startAlertWorker, verifySignature, webhookSecret, type AlertWorker, type WebhookPayload } from "./webhooks";
+import { DELIVERY_FAILED, signDelivery, startAlertWorker, verifyDelivery, webhookSecret, type AlertWorker, type WebhookPayload } from "./webhooks";
 
 /**
  * A key crosses its low-credit threshold through the real settle path; the worker posts one
@@ -65,11 +65,28 @@ const until = async (check: () => Promise<boolean>, timeoutMs = 10_000) => {
 };
 
 describe("webhook signatures", () => {
-  it("are HMAC-SHA256 over the raw body, keyed with the secret string", () => {
-    // Known answer, computed independently: printf '{"a":1}' | openssl dgst -sha256 -hmac whsec_test
-    expect(signBody("whsec_test", '{"a":1}')).toBe("sha256=51426af50a41dd7ff2cd3f116594734766d4018d15d6fb07169aee5d2959adf5");
-    expect(verifySignature("whsec_test", '{"a":1}', signBody("whsec_test", '{"a":1}'))).toBe(true);
-    expect(verifySignature("whsec_test", '{"a":1}', null)).toBe(false);
+  const nowMs = 1_700_000_000_000;
+  const signed = { timestamp: "1700000000", deliveryId: "42", body: '{"a":1}' };
+  const signature = signDelivery("whsec_test", { timestamp: 1_700_000_000, deliveryId: "42", body: '{"a":1}' });
+
+  it("are HMAC-SHA256 over timestamp.deliveryId.body, keyed with the secret string", () => {
+    // Known answer, computed independently: printf '1700000000.42.{"a":1}' | openssl dgst -sha256 -hmac whsec_test
+    expect(signature).toBe("sha256=e77f8655a2c6097497ab8c83e308d0a0c0a9630717c13fbf08876991c2f1e19a");
+    expect(verifyDelivery("whsec_test", { ...signed, signature }, nowMs)).toBe(true);
+    expect(verifyDelivery("whsec_test", { ...signed, signature: null }, nowMs)).toBe(false);
+  });
+
+  it("refuse a tampered body, delivery id or timestamp, and a timestamp more than 5 minutes off", () => {
+    expect(verifyDelivery("whsec_test", { ...signed, body: '{"a":2}', signature }, nowMs)).toBe(false);
+    expect(verifyDelivery("whsec_test", { ...signed, deliveryId: "43", signature }, nowMs)).toBe(false);
+    expect(verifyDelivery("whsec_test", { ...signed, timestamp: "1700000001", signature }, nowMs)).toBe(false);
+    expect(verifyDelivery("whsec_test", { ...signed, signature }, nowMs + 300_000)).toBe(true);
+    expect(verifyDelivery("whsec_test", { ...signed, signature }, nowMs + 301_000)).toBe(false);
+    expect(verifyDelivery("whsec_test", { ...signed, signature }, nowMs - 301_000)).toBe(false);
+    // The old scheme, the body alone, no longer verifies.
+    // printf '{"a":1}' | openssl dgst -sha256 -hmac whsec_test
+    const bodyOnly = "sha256=51426af50a41dd7ff2cd3f116594734766d4018d15d6fb07169aee5d2959adf5";
+    expect(verifyDelivery("whsec_test", { ...signed, signature: bodyOnly }, nowMs)).toBe(false);
   });
 });
 
@@ -131,9 +148,12 @@ describe.each(await testDatabases())("low-credit webhooks on $name", (database) 
       expect(request?.headers["x-sociallookup-event"]).toBe("key.credits.low");
       const signature = request?.headers["x-sociallookup-signature"];
       expect(signature).toMatch(/^sha256=[0-9a-f]{64}$/);
-      expect(verifySignature(webhookSecret(key.id), request?.body ?? "", String(signature))).toBe(true);
-      expect(verifySignature(webhookSecret(key.id), `${request?.body ?? ""} `, String(signature))).toBe(false);
-      expect(verifySignature(webhookSecret("key_other"), request?.body ?? "", String(signature))).toBe(false);
+      const timestamp = String(request?.headers["x-sociallookup-timestamp"]);
+      expect(Math.abs(Number(timestamp) - Date.now() / 1000)).toBeLessThan(60);
+      const received = { timestamp, deliveryId: String(request?.headers["x-sociallookup-delivery"]), body: request?.body ?? "", signature: String(signature) };
+      expect(verifyDelivery(webhookSecret(key.id), received)).toBe(true);
+      expect(verifyDelivery(webhookSecret(key.id), { ...received, body: `${received.body} ` })).toBe(false);
+      expect(verifyDelivery(webhookSecret("key_other"), received)).toBe(false);
       const [delivery] = await keyDeliveries(db, key.id);
       expect(delivery).toMatchObject({ status: "delivered", attempts: 1, lastStatus: 204, payload: request?.body });
       expect(request?.headers["x-sociallookup-delivery"]).toBe(delivery?.id);
@@ -150,11 +170,20 @@ describe.each(await testDatabases())("low-credit webhooks on $name", (database) 
     });
   });
 
-  it("retries a receiver that answers 500, with backoff, until it accepts", async () => {
+  it("retries a receiver that answers 500, with backoff, until it accepts; each attempt signed afresh, one delivery id", async () => {
     let answers = [500, 503, 200];
     const received: number[] = [];
+    const attempts: Received[] = [];
+    // A minute passes between attempts on the worker's clock.
+    let clockMs = 1_700_000_000_000;
+    const now = () => (clockMs += 60_000);
     const server = http.createServer((request, response) => {
-      request.resume();
+      let body = "";
+      request.setEncoding("utf8");
+      request.on("data", (chunk: string) => {
+        body += chunk;
+      });
+      request.on("end", () => attempts.push({ headers: request.headers, body }));
       received.push(Date.now());
       const status = answers[0] ?? 200;
       answers = answers.slice(1);
@@ -165,9 +194,19 @@ describe.each(await testDatabases())("low-credit webhooks on $name", (database) 
     try {
       const key = await keyAlertingTo(`http://127.0.0.1:${port}/`, { credits: 10, threshold: 9 });
       await spend(key.id, 1);
-      workers.push(startAlertWorker(db, fast));
+      workers.push(startAlertWorker(db, { ...fast, now }));
       await until(async () => (await keyDeliveries(db, key.id))[0]?.status === "delivered");
       expect(received).toHaveLength(3);
+      await until(async () => attempts.length === 3);
+      const signedAt = attempts.map((attempt) => Number(attempt.headers["x-sociallookup-timestamp"]));
+      expect(signedAt).toEqual([1_700_000_060, 1_700_000_120, 1_700_000_180]);
+      expect(new Set(attempts.map((attempt) => attempt.headers["x-sociallookup-delivery"])).size).toBe(1);
+      for (const [index, attempt] of attempts.entries()) {
+        const signed = { timestamp: String(signedAt[index]), deliveryId: String(attempt.headers["x-sociallookup-delivery"]), body: attempt.body, signature: String(attempt.headers["x-sociallookup-signature"]) };
+        expect(verifyDelivery(webhookSecret(key.id), signed, (signedAt[index] ?? 0) * 1000)).toBe(true);
+        // A captured attempt replayed ten minutes later is stale.
+        expect(verifyDelivery(webhookSecret(key.id), signed, ((signedAt[index] ?? 0) + 600) * 1000)).toBe(false);
+      }
       // Waited at least the backoff between attempts (20 ms, then 40 ms).
       expect((received[1] ?? 0) - (received[0] ?? 0)).toBeGreaterThanOrEqual(15);
       expect((received[2] ?? 0) - (received[1] ?? 0)).toBeGreaterThanOrEqual(35);

@@ -15,11 +15,16 @@ import { createWebhookEvents, type WebhookEvents } from "./webhook-events";
  *   Content-Type: application/json
  *   X-SocialLookup-Event: key.credits.low | key.credits.zero
  *   X-SocialLookup-Delivery: <delivery id>   (the same on every retry: deduplicate on it)
- *   X-SocialLookup-Signature: sha256=<hex HMAC-SHA256 of the raw body, keyed with the key's secret>
+ *   X-SocialLookup-Timestamp: <Unix seconds when this attempt was sent>
+ *   X-SocialLookup-Signature: sha256=<hex HMAC-SHA256 of "<timestamp>.<delivery id>.<raw body>", keyed with the key's secret>
  *   {"event":"key.credits.low","keyId":"key_…","keyName":"…","creditsRemaining":40,"threshold":50,"at":"2025-…Z"}
  *
  * The secret is per key, derived from AUTH_SECRET (HKDF, purpose `webhook:<keyId>`), shown to the
  * key's owner in the console; the HMAC key is the secret string as shown ("whsec_…").
+ * The signature covers the timestamp and the delivery id as well as the body, so a receiver
+ * that refuses a timestamp more than 5 minutes off and remembers the delivery ids it accepted
+ * (for those 5 minutes at least) cannot be replayed a captured delivery. Each attempt is signed
+ * afresh (its own timestamp, the same delivery id).
  * A 2xx answer delivers. Anything else (non-2xx, timeout, refused connection) is retried after
  * 1 s, 2 s, 4 s, 8 s; after the 5th failed attempt the delivery is marked failed. Redirects are
  * not followed. Only public addresses are reached unless WEBHOOK_ALLOWED_NETWORKS says otherwise,
@@ -48,14 +53,31 @@ export type WebhookPayload = {
 /** The key's signing secret, as the console shows it to the key's owner. */
 export const webhookSecret = (keyId: string): string => `whsec_${derivedKey(`webhook:${keyId}`).toString("base64url")}`;
 
-export const signBody = (secret: string, body: string): string =>
-  `sha256=${crypto.createHmac("sha256", secret).update(body, "utf8").digest("hex")}`;
+export const TIMESTAMP_HEADER = "X-SocialLookup-Timestamp";
 
-/** What a receiver does: recompute over the raw body and compare in constant time. */
-export const verifySignature = (secret: string, body: string, header: string | null | undefined): boolean => {
-  if (!header) return false;
-  const expected = Buffer.from(signBody(secret, body));
-  const given = Buffer.from(header.trim());
+/** How far a delivery's timestamp may be from the receiver's clock, either way. */
+export const SIGNATURE_TOLERANCE_S = 300;
+
+/** What a signature covers: the attempt's timestamp (Unix seconds), the delivery id, the raw body. */
+export type SignedDelivery = { timestamp: number; deliveryId: string; body: string };
+
+export const signDelivery = (secret: string, delivery: SignedDelivery): string =>
+  `sha256=${crypto.createHmac("sha256", secret).update(`${delivery.timestamp}.${delivery.deliveryId}.${delivery.body}`, "utf8").digest("hex")}`;
+
+/**
+ * What a receiver does: the timestamp within SIGNATURE_TOLERANCE_S of its clock, then the
+ * signature recomputed over timestamp, delivery id and raw body, compared in constant time.
+ */
+export const verifyDelivery = (
+  secret: string,
+  received: { timestamp: string | null | undefined; deliveryId: string | null | undefined; body: string; signature: string | null | undefined },
+  nowMs: number = Date.now(),
+): boolean => {
+  const { timestamp, deliveryId, signature } = received;
+  if (!signature || !deliveryId || !timestamp || !/^\d{1,12}$/.test(timestamp)) return false;
+  if (Math.abs(nowMs / 1000 - Number(timestamp)) > SIGNATURE_TOLERANCE_S) return false;
+  const expected = Buffer.from(signDelivery(secret, { timestamp: Number(timestamp), deliveryId, body: received.body }));
+  const given = Buffer.from(signature.trim());
   return expected.length === given.length && crypto.timingSafeEqual(expected, given);
 };
 
@@ -77,6 +99,8 @@ export type AlertWorkerOptions = {
   secretFor?: (keyId: string) => string;
   /** The other domains' events this worker also queues and delivers; none by default. */
   events?: WebhookEvents;
+  /** The clock each attempt's timestamp is read from (ms since the epoch). */
+  now?: () => number;
 };
 
 export type TickResult = { queued: number; delivered: number; retried: number; failed: number };
@@ -172,9 +196,10 @@ const causeOf = (error: unknown): string => {
 
 const attempt = async (
   delivery: DueDelivery,
-  options: { post: OutboundPost; timeoutMs: number; secretFor: (keyId: string) => string; registered: ReadonlySet<string> },
+  options: { post: OutboundPost; timeoutMs: number; secretFor: (keyId: string) => string; registered: ReadonlySet<string>; now: () => number },
 ): Promise<AttemptOutcome> => {
   const event = eventOf(delivery.payload, options.registered);
+  const timestamp = Math.floor(options.now() / 1000);
   try {
     const status = await options.post(delivery.url, {
       headers: {
@@ -182,7 +207,8 @@ const attempt = async (
         "User-Agent": "SocialLookup-Webhooks/1.0",
         [EVENT_HEADER]: event,
         [DELIVERY_HEADER]: delivery.id,
-        [SIGNATURE_HEADER]: signBody(options.secretFor(delivery.key_id), delivery.payload),
+        [TIMESTAMP_HEADER]: String(timestamp),
+        [SIGNATURE_HEADER]: signDelivery(options.secretFor(delivery.key_id), { timestamp, deliveryId: delivery.id, body: delivery.payload }),
       },
       body: delivery.payload,
       timeoutMs: options.timeoutMs,
@@ -208,6 +234,7 @@ export const startAlertWorker = (
   const post = options.post ?? outboundPost(options.policy ?? env().WEBHOOK_ALLOWED_NETWORKS);
   const events = options.events ?? createWebhookEvents();
   const secretFor = options.secretFor ?? webhookSecret;
+  const now = options.now ?? Date.now;
   const db = typeof database === "function" ? database : async () => database;
   // A claimed delivery is someone's for this long: longer than one attempt can take.
   const leaseMs = timeoutMs + 30_000;
@@ -217,7 +244,7 @@ export const startAlertWorker = (
     const kinds = events.kinds();
     let queued = await queueNewAlerts(conn, maxAlertAgeMs, batchSize * 5);
     for (const kind of kinds) queued += await kind.queue(conn, { maxAgeMs: maxAlertAgeMs, limit: batchSize * 5 });
-    const send = { post, timeoutMs, secretFor, registered: new Set(kinds.map((kind) => kind.name)) };
+    const send = { post, timeoutMs, secretFor, now, registered: new Set(kinds.map((kind) => kind.name)) };
     const result: TickResult = { queued, delivered: 0, retried: 0, failed: 0 };
     const due = await claimDue(conn, batchSize, leaseMs);
     await Promise.all(

@@ -10,7 +10,7 @@ describe("batch snippets", () => {
     expect(curl).toContain("curl -sS -X POST 'https://lookup.example.test/v1/batches'");
     expect(curl).toContain("/v1/batches/BATCH_ID/results?format=ndjson");
     for (const snippet of [curl, batchFetchSnippet(call), batchPythonSnippet(call)]) {
-      expect(snippet).toContain("SOCIAL_LOOKUP_KEY");
+      expect(snippet).toContain("SOCIAL_LOOKUP_API_KEY");
       expect(snippet).not.toMatch(/eyJ[\w-]+\./);
     }
   });

@@ -3,7 +3,7 @@ import { jsString, pythonString, shellQuote } from "./quote";
 
 /**
  * Snippets for /v1/batches on the API page: start a batch, wait for it, download its results.
- * Like the lookup snippets they read the key from $SOCIAL_LOOKUP_KEY and never contain one.
+ * Like the lookup snippets they read the key from $SOCIAL_LOOKUP_API_KEY and never contain one.
  */
 export type BatchCall = { baseUrl: string; operation: string; inputs: readonly string[] };
 

@@ -5,7 +5,7 @@
  */
 
 /** The environment variable every snippet reads the key from; a snippet never holds a real key. */
-export const KEY_ENV_VAR = "SOCIAL_LOOKUP_KEY";
+export const KEY_ENV_VAR = "SOCIAL_LOOKUP_API_KEY";
 
 export type QueryParam = readonly [name: string, value: string];
 

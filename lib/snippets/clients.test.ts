@@ -28,7 +28,7 @@ const publications: ApiCall = {
 describe("the SDK snippet", () => {
   it("calls the generated method with the form's parameters, a page as a number", () => {
     const code = sdkSnippet(publications, namesOf("get_user_publications"));
-    expect(code).toContain('const client = new SocialLookup({ apiKey: process.env.SOCIAL_LOOKUP_KEY, baseUrl: "https://lookup.example.com" });');
+    expect(code).toContain('const client = new SocialLookup({ apiKey: process.env.SOCIAL_LOOKUP_API_KEY, baseUrl: "https://lookup.example.com" });');
     expect(code).toContain('const answer = await client.publications({ urn: "urn:li:member:3000000001", page: 2 });');
   });
 
@@ -50,7 +50,7 @@ describe("the SDK snippet", () => {
 describe("the Python client snippet", () => {
   it("calls the generated method with keyword arguments", () => {
     const code = pythonClientSnippet(publications, namesOf("get_user_publications"));
-    expect(code).toContain('client = SocialLookup(api_key=os.environ["SOCIAL_LOOKUP_KEY"], base_url="https://lookup.example.com")');
+    expect(code).toContain('client = SocialLookup(api_key=os.environ["SOCIAL_LOOKUP_API_KEY"], base_url="https://lookup.example.com")');
     expect(code).toContain('answer = client.publications(urn="urn:li:member:3000000001", page=2)');
     expect(pythonClientSnippet({ baseUrl: "http://h", path: "/v1/eventsite/event_details_id", params: [["event_id", "1"]] }, namesOf("event_details_id"))).toContain(
       'client.event_details_id(event_id="1")',

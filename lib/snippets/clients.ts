@@ -7,7 +7,7 @@ import { jsString, pythonString } from "./quote";
  * (@social-lookup/client) and the Python client (social_lookup). The method names come from the
  * registry (lib/operations/client-name.ts, as the generator names them); a snippet prints the
  * credit receipt, then the record. Like the other snippets, each reads the key from
- * SOCIAL_LOOKUP_KEY and never contains one.
+ * SOCIAL_LOOKUP_API_KEY and never contains one.
  */
 export { ACCOUNT_CLIENT_NAMES, type ClientNames };
 

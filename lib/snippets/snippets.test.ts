@@ -121,7 +121,7 @@ describe("snippets", () => {
     expect(curlSnippet(followersNextPage)).toBe(
       [
         "curl -sS 'http://127.0.0.1:3000/v1/pinsite/followers?node_id=VXNlcjoyMDAwMDAwMDAy&cursor=MjU.c2lnbmVk' \\",
-        '  -H "Authorization: Bearer $SOCIAL_LOOKUP_KEY"',
+        '  -H "Authorization: Bearer $SOCIAL_LOOKUP_API_KEY"',
       ].join("\n"),
     );
   });
@@ -134,12 +134,12 @@ describe("snippets", () => {
   it("fetch: one append per parameter with escaped literals and the key from the environment", () => {
     expect(fetchSnippet({ baseUrl: BASE_URL, path: "/v1/x", params: [["q", 'say "hi"\n'], ["empty", ""]] })).toBe(
       [
-        "// Node.js 18+ as an ES module (e.g. call.mjs); the key comes from $SOCIAL_LOOKUP_KEY.",
+        "// Node.js 18+ as an ES module (e.g. call.mjs); the key comes from $SOCIAL_LOOKUP_API_KEY.",
         'const url = new URL("http://127.0.0.1:3000/v1/x");',
         'url.searchParams.append("q", "say \\"hi\\"\\n");',
         "",
         "const response = await fetch(url, {",
-        "  headers: { Authorization: `Bearer ${process.env.SOCIAL_LOOKUP_KEY}` },",
+        "  headers: { Authorization: `Bearer ${process.env.SOCIAL_LOOKUP_API_KEY}` },",
         "});",
         "const data = await response.json();",
         "console.log(response.status);",
@@ -151,7 +151,7 @@ describe("snippets", () => {
   it("python: the standard library only, a urlencoded dict with escaped literals, the key from the environment", () => {
     expect(pythonSnippet(followersNextPage)).toBe(
       [
-        "# Python 3, standard library only; the key comes from $SOCIAL_LOOKUP_KEY.",
+        "# Python 3, standard library only; the key comes from $SOCIAL_LOOKUP_API_KEY.",
         "import json",
         "import os",
         "import urllib.error",
@@ -165,7 +165,7 @@ describe("snippets", () => {
         'url = "http://127.0.0.1:3000/v1/pinsite/followers" + "?" + query',
         "request = urllib.request.Request(",
         "    url,",
-        "    headers={\"Authorization\": f\"Bearer {os.environ['SOCIAL_LOOKUP_KEY']}\"},",
+        "    headers={\"Authorization\": f\"Bearer {os.environ['SOCIAL_LOOKUP_API_KEY']}\"},",
         ")",
         "try:",
         "    with urllib.request.urlopen(request, timeout=30) as response:",

@@ -4,7 +4,7 @@ import { jsString, pythonString, shellQuote } from "./quote";
 /**
  * Copy-paste code for exactly one call, in the forms the API page offers (curl, fetch and
  * Python's urllib here; the SDK and the Python client in ./clients.ts). Each reads the
- * key from the SOCIAL_LOOKUP_KEY environment variable: a snippet never contains a real key.
+ * key from the SOCIAL_LOOKUP_API_KEY environment variable: a snippet never contains a real key.
  */
 export { KEY_ENV_VAR, callUrl, type ApiCall, type QueryParam } from "./call";
 export { ACCOUNT_CLIENT_NAMES, pythonClientSnippet, sdkSnippet, type ClientNames } from "./clients";

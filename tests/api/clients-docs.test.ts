@@ -14,7 +14,9 @@ import { ROOT, type ApiTarget } from "./harness";
  * SOCIAL_LOOKUP_BASE_URL, as the READMEs say), and exits 0; and the SDK packed as the README
  * says (`npm pack`) installs into a project outside the repository, imports and calls the API
  * there, and brings its `social-lookup` command. The examples are documentation, not behaviour:
- * they run on the first target only (the clients' own tests cover both databases).
+ * they run on the first target only (the clients' own tests cover both databases). The webhook
+ * examples must report the genuine batch.finished they received, and, when the server may not
+ * reach their receiver, say how to start it so that it may.
  */
 const targets = inject("apiTargets");
 const run = promisify(execFile);
@@ -72,13 +74,47 @@ describe.each(targets.slice(0, 1).map((target) => [target.kind, target] as const
     expect(examples.filter((example) => example.language === "python").length).toBeGreaterThanOrEqual(5);
   });
 
-  it.each(examples.map((example) => [`${example.file}:${example.line}`, example] as const))("%s runs and exits 0", async (_where, example) => {
-    if (example.language === "python" && !hasPython) return;
+  const runExample = (example: Example, extraEnv: Record<string, string> = {}) => {
     const file = path.join(workDir, `${crypto.randomUUID()}.${example.language === "js" ? "mjs" : "py"}`);
     fs.writeFileSync(file, example.code);
-    const { stdout } = await run(example.language === "js" ? process.execPath : "python3", [file], { env, cwd: workDir, timeout: 60_000 });
+    return run(example.language === "js" ? process.execPath : "python3", [file], { env: { ...env, ...extraEnv }, cwd: workDir, timeout: 90_000 });
+  };
+
+  const webhookExamples = examples.filter((example) => example.code.includes("WEBHOOK_HOST"));
+
+  it.each(examples.filter((example) => !webhookExamples.includes(example)).map((example) => [`${example.file}:${example.line}`, example] as const))("%s runs and exits 0", async (_where, example) => {
+    if (example.language === "python" && !hasPython) return;
+    const { stdout } = await runExample(example);
     expect(stdout.trim()).not.toBe("");
   });
+
+  it("finds two webhook examples in each README: the SDK's receiver, and a receiver of one's own", () => {
+    expect(webhookExamples.map((example) => `${example.language} ${example.code.includes("verify_webhook(") || example.code.includes("verifyWebhook(") ? "own" : "receiver"}`)).toEqual(["js receiver", "js own", "python receiver", "python own"]);
+  });
+
+  it.each(webhookExamples.map((example) => [`${example.file}:${example.line}`, example] as const))("%s reports the batch's genuine webhook", async (_where, example) => {
+    if (example.language === "python" && !hasPython) return;
+    const { stdout } = await runExample(example);
+    const own = example.code.includes("verify_webhook(") || example.code.includes("verifyWebhook(");
+    if (own) {
+      expect(stdout).toMatch(/^delivery \d+: batch\.finished$/m);
+      expect(stdout).toMatch(/^batch [0-9a-f-]{36}: (done, 4 credits|finished)$/m);
+    } else expect(stdout).toMatch(/^done batch\.finished: 1 found; 1 genuine event\(s\), 0 forged refused$/m);
+  });
+
+  it.each(webhookExamples.filter((example) => !example.code.includes("verify")).map((example) => [`${example.file}:${example.line}`, example] as const))(
+    "%s says how to let the server deliver when it may not reach the receiver",
+    async (_where, example) => {
+      if (example.language === "python" && !hasPython) return;
+      // The suite's servers refuse 127.0.0.1 as a default server refuses every loopback address.
+      const failure = await runExample(example, { WEBHOOK_HOST: "127.0.0.1" }).then(
+        () => null,
+        (error: unknown) => error as { code: number; stderr: string },
+      );
+      expect(failure?.code).toBe(1);
+      expect(failure?.stderr).toMatch(/webhookUrl \(The webhook URL is refused: not a public address\.\) Start the server with WEBHOOK_ALLOWED_NETWORKS=127\.0\.0\.1 to let it deliver to http:\/\/127\.0\.0\.1:\d+\//);
+    },
+  );
 
   it("packs into a tarball that a project outside the repository installs, imports and runs", async () => {
     const packed = await run("npm", ["pack", "--ignore-scripts", "--pack-destination", outsideDir, "--silent"], { cwd: path.join(ROOT, "clients", "typescript"), env });

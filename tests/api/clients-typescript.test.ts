@@ -232,14 +232,16 @@ describe.each(targets.map((target) => [target.kind, target] as const))("the Type
       const event = receiver.events.find((candidate) => candidate.event === "batch.finished");
       expect(event).toBeDefined();
       const body = JSON.stringify({ ...event, creditsSpent: 0 });
-      const forgedSignature = `sha256=${crypto.createHmac("sha256", "whsec_not-the-secret").update(body).digest("hex")}`;
-      const posted = await fetch(receiver.url, { method: "POST", body, headers: { "X-SocialLookup-Signature": forgedSignature, "X-SocialLookup-Delivery": crypto.randomUUID() } });
+      const timestamp = String(Math.floor(Date.now() / 1000));
+      const signWith = (key: string) => `sha256=${crypto.createHmac("sha256", key).update(`${timestamp}.d-forged.${body}`).digest("hex")}`;
+      const headers = { "X-SocialLookup-Delivery": "d-forged", "X-SocialLookup-Timestamp": timestamp, "X-SocialLookup-Signature": signWith("whsec_not-the-secret") };
+      const posted = await fetch(receiver.url, { method: "POST", body, headers });
       expect(posted.status).toBe(401);
       expect(receiver.refused).toBe(1);
-      await expect(verifyWebhook({ secret, body, signature: forgedSignature })).rejects.toBeInstanceOf(WebhookSignatureError);
-      const genuine = `sha256=${crypto.createHmac("sha256", secret).update(body).digest("hex")}`;
-      await expect(verifyWebhook({ secret, body: `${body} `, signature: genuine })).rejects.toBeInstanceOf(WebhookSignatureError);
-      await expect(verifyWebhook({ secret, body, signature: genuine })).resolves.toMatchObject({ event: "batch.finished", creditsSpent: 0 });
+      await expect(verifyWebhook({ secret, body, headers })).rejects.toBeInstanceOf(WebhookSignatureError);
+      const genuine = { ...headers, "X-SocialLookup-Signature": signWith(secret) };
+      await expect(verifyWebhook({ secret, body: `${body} `, headers: genuine })).rejects.toBeInstanceOf(WebhookSignatureError);
+      await expect(verifyWebhook({ secret, body, headers: genuine })).resolves.toMatchObject({ event: { event: "batch.finished", creditsSpent: 0 }, deliveryId: "d-forged" });
     });
 
     it("cancels a running batch: it ends canceled and charges only what ran", async () => {

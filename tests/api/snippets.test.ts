@@ -42,10 +42,20 @@ const parsePrinted = (stdout: string): Printed => {
   return { status: Number(statusLine), envelope: JSON.parse(rest.join("\n")) as Printed["envelope"] };
 };
 
+/**
+ * The environment a snippet runs in: the key under SOCIAL_LOOKUP_API_KEY, written out here rather
+ * than read from KEY_ENV_VAR, the name the SDK, the Python client, the command line and the docs
+ * read — a snippet that read another name would find no key and get a 401.
+ */
+const snippetEnv = (token: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv => {
+  const { SOCIAL_LOOKUP_KEY: _old, SOCIAL_LOOKUP_API_KEY: _outer, ...inherited } = process.env;
+  return { ...inherited, SOCIAL_LOOKUP_API_KEY: token, ...extra };
+};
+
 const runSnippet = async (language: "fetch" | "python", apiCall: ApiCall, token: string): Promise<Printed> => {
   const file = path.join(workDir, `${crypto.randomUUID()}.${language === "fetch" ? "mjs" : "py"}`);
   fs.writeFileSync(file, language === "fetch" ? fetchSnippet(apiCall) : pythonSnippet(apiCall));
-  const env = { ...process.env, [KEY_ENV_VAR]: token };
+  const env = snippetEnv(token);
   const { stdout } =
     language === "fetch" ? await run(process.execPath, [file], { env }) : await run("python3", ["-I", file], { env });
   return parsePrinted(stdout);
@@ -58,7 +68,7 @@ const clientNamesOf = (callPath: string): ClientNames =>
 /** A client snippet prints the receipt line, then the data. */
 const runClientSnippet = async (language: "sdk" | "python-client", apiCall: ApiCall, token: string): Promise<{ receipt: string; data: unknown }> => {
   const names = clientNamesOf(apiCall.path);
-  const env = { ...process.env, [KEY_ENV_VAR]: token, PYTHONPATH: path.join(ROOT, "clients", "python"), PYTHONDONTWRITEBYTECODE: "1" };
+  const env = snippetEnv(token, { PYTHONPATH: path.join(ROOT, "clients", "python"), PYTHONDONTWRITEBYTECODE: "1" });
   const { stdout } =
     language === "sdk"
       ? await run(process.execPath, [writeSnippet(sdkWorkDir, "mjs", sdkSnippet(apiCall, names))], { env })
@@ -72,6 +82,21 @@ const writeSnippet = (dir: string, extension: string, code: string): string => {
   fs.writeFileSync(file, code);
   return file;
 };
+
+describe("the key's environment variable", () => {
+  it("is SOCIAL_LOOKUP_API_KEY in every snippet, the name the SDK, the Python client and the command line read", () => {
+    expect(KEY_ENV_VAR).toBe("SOCIAL_LOOKUP_API_KEY");
+    const apiCall: ApiCall = { baseUrl: "http://127.0.0.1:3000", path: paths.followers, params: [["userid", "2000000002"]] };
+    const names = clientNamesOf(apiCall.path);
+    for (const snippet of [fetchSnippet(apiCall), pythonSnippet(apiCall), sdkSnippet(apiCall, names), pythonClientSnippet(apiCall, names)]) {
+      expect(snippet).toContain("SOCIAL_LOOKUP_API_KEY");
+      expect(snippet).not.toMatch(/SOCIAL_LOOKUP_KEY\b/);
+    }
+    for (const client of ["clients/typescript/src/client.ts", "clients/python/social_lookup/_client.py", "clients/typescript/src/cli/common.ts"]) {
+      expect(fs.readFileSync(path.join(ROOT, client), "utf8")).toContain("SOCIAL_LOOKUP_API_KEY");
+    }
+  });
+});
 
 describe.each(targets)("$kind server", (target: ApiTarget) => {
   const key = target.keys.snippets;

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { verifySignature } from "@/lib/alerts/webhooks";
+import { verifyDelivery } from "@/lib/alerts/webhooks";
 import type { BatchView } from "@/lib/batches/view";
 import { demoFixtures } from "@/lib/demo/fixtures";
 import { parseCsv } from "../support/csv";
@@ -141,8 +141,19 @@ describe.each(targets.map((target) => [target.kind, target] as const))("/v1/batc
     expect(delivery.headers["x-sociallookup-event"]).toBe("batch.finished");
     const alerts = await client.api(analyst, "GET", `/api/keys/${key.id}/alerts`);
     const secret = (alerts.body as { signingSecret: string }).signingSecret;
-    expect(verifySignature(secret, delivery.body, String(delivery.headers["x-sociallookup-signature"]))).toBe(true);
-    expect(verifySignature(secret, `${delivery.body} `, String(delivery.headers["x-sociallookup-signature"]))).toBe(false);
+    // Signed over timestamp.deliveryId.body: the timestamp is this attempt's, the id the delivery's.
+    const timestamp = String(delivery.headers["x-sociallookup-timestamp"]);
+    expect(timestamp).toMatch(/^\d{10}$/);
+    expect(Math.abs(Number(timestamp) - Date.now() / 1000)).toBeLessThan(60);
+    const deliveryId = String(delivery.headers["x-sociallookup-delivery"]);
+    expect(deliveryId).toMatch(/^\d+$/);
+    const signed = { timestamp, deliveryId, body: delivery.body, signature: String(delivery.headers["x-sociallookup-signature"]) };
+    expect(verifyDelivery(secret, signed)).toBe(true);
+    expect(verifyDelivery(secret, { ...signed, body: `${delivery.body} ` })).toBe(false);
+    expect(verifyDelivery(secret, { ...signed, deliveryId: `${deliveryId}0` })).toBe(false);
+    expect(verifyDelivery(secret, { ...signed, timestamp: String(Number(timestamp) + 1) })).toBe(false);
+    // Replayed later than five minutes on, the same delivery is refused.
+    expect(verifyDelivery(secret, signed, (Number(timestamp) + 301) * 1000)).toBe(false);
     expect(JSON.parse(delivery.body)).toMatchObject({
       event: "batch.finished",
       batchId: batch.id,

@@ -17,6 +17,7 @@ from ._errors import (
     PermissionDeniedError,
     QuotaExceededError,
     RateLimitedError,
+    RedirectRefusedError,
     RequestTimeoutError,
     ServerError,
     SocialLookupError,
@@ -26,9 +27,12 @@ from ._generated import __all__ as _generated_names
 from ._paging import PagedOperation, PageIterator, Pages
 from ._types import Answer, CreditReceipt, RetryEvent
 from ._webhooks import (
+    DEFAULT_TOLERANCE,
     DELIVERY_HEADER,
     EVENT_HEADER,
     SIGNATURE_HEADER,
+    TIMESTAMP_HEADER,
+    VerifiedWebhook,
     WebhookReceiver,
     WebhookSignatureError,
     WebhookWaiter,
@@ -63,6 +67,7 @@ __all__ = [
     "ServerError",
     "NetworkError",
     "RequestTimeoutError",
+    "RedirectRefusedError",
     "verify_webhook",
     "is_valid_signature",
     "WebhookSignatureError",
@@ -71,5 +76,8 @@ __all__ = [
     "SIGNATURE_HEADER",
     "EVENT_HEADER",
     "DELIVERY_HEADER",
+    "TIMESTAMP_HEADER",
+    "DEFAULT_TOLERANCE",
+    "VerifiedWebhook",
     *_generated_names,
 ]

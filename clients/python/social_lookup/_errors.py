@@ -76,6 +76,22 @@ class RequestTimeoutError(NetworkError):
     """No answer within the attempt's timeout."""
 
 
+class RedirectRefusedError(SocialLookupError):
+    """The server answered with a redirect to another origin (scheme, host or port): the client
+    sends the key (and a batch's inputs) to the base_url's origin only, so it stops there instead
+    of following. Set base_url to where the server really is. Redirects within the origin are
+    followed. Never retried."""
+
+    def __init__(self, status: int, origin: str, location: str) -> None:
+        super().__init__(
+            f"the server at {origin} answered {status} with a redirect to another origin, {location}: "
+            f"not followed, so the API key never leaves {origin}; set base_url to the address the server is really at"
+        )
+        self.status = status
+        # The origin the redirect pointed to.
+        self.location = location
+
+
 _BY_STATUS: dict[int, type[ApiError]] = {
     400: BadRequestError,
     401: AuthenticationError,

@@ -7,6 +7,10 @@ Retries, in order of precedence:
   that are safe to repeat (GET; a POST only when the connection was refused, so it never left).
   A lookup that fails is not charged, so repeating it costs nothing.
 - 400, 401, 402, 403, 404 (and 409, 413): never.
+
+Redirects: followed within the base_url's origin; one to another origin is a RedirectRefusedError,
+never followed, so the key and the request body stay with that origin (urllib would otherwise
+send every header, Authorization included, wherever a redirect points).
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ from email.message import Message
 from http.client import HTTPResponse
 from typing import Any
 
-from ._errors import ApiError, NetworkError, RequestTimeoutError, api_error_of
+from ._errors import ApiError, NetworkError, RedirectRefusedError, RequestTimeoutError, api_error_of
 from ._types import Answer, CreditReceipt, RetryEvent
 
 
@@ -86,6 +90,31 @@ def _is_timeout(error: BaseException) -> bool:
 
 def _never_sent(error: BaseException) -> bool:
     return isinstance(getattr(error, "reason", error), ConnectionRefusedError)
+
+
+def _origin(url: str) -> str:
+    parts = urllib.parse.urlsplit(url)
+    scheme = parts.scheme.lower()
+    port = parts.port or {"http": 80, "https": 443}.get(scheme)
+    host = (parts.hostname or "").lower()
+    shown = f"[{host}]" if ":" in host else host
+    return f"{scheme}://{shown}" + ("" if port == {"http": 80, "https": 443}.get(scheme) else f":{port}")
+
+
+class _SameOriginRedirects(urllib.request.HTTPRedirectHandler):
+    """Follows a redirect within the request's origin only; another origin is a RedirectRefusedError."""
+
+    max_redirections = 5
+
+    def redirect_request(self, req: urllib.request.Request, fp: Any, code: int, msg: str, headers: Message, newurl: str) -> urllib.request.Request | None:
+        origin, target = _origin(req.full_url), _origin(urllib.parse.urljoin(req.full_url, newurl))
+        if target != origin:
+            fp.close()
+            raise RedirectRefusedError(code, origin, target)
+        return super().redirect_request(req, fp, code, msg, headers, newurl)
+
+
+_OPENER = urllib.request.build_opener(_SameOriginRedirects)
 
 
 class Transport:
@@ -177,7 +206,7 @@ class Transport:
         while True:
             request = urllib.request.Request(url, data=data, headers=headers, method=method)
             try:
-                response: HTTPResponse = urllib.request.urlopen(request, timeout=seconds)
+                response: HTTPResponse = _OPENER.open(request, timeout=seconds)
                 return response
             except urllib.error.HTTPError as answer:
                 failure = self._failure_of(answer)

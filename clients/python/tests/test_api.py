@@ -191,16 +191,23 @@ class BatchTest(unittest.TestCase):
             self.assertEqual(event["event"], "batch.finished")
             self.assertEqual(receiver.refused, 0)
             forged = json.dumps({**event, "creditsSpent": 0}).encode()
-            signature = "sha256=" + hmac.new(b"whsec_not-the-secret", forged, hashlib.sha256).hexdigest()
-            request = urllib.request.Request(receiver.url, data=forged, method="POST", headers={"X-SocialLookup-Signature": signature})
+            sent_at = str(int(time.time()))
+            signed = f"{sent_at}.d-forged.".encode() + forged
+            headers = {
+                "X-SocialLookup-Delivery": "d-forged",
+                "X-SocialLookup-Timestamp": sent_at,
+                "X-SocialLookup-Signature": "sha256=" + hmac.new(b"whsec_not-the-secret", signed, hashlib.sha256).hexdigest(),
+            }
+            request = urllib.request.Request(receiver.url, data=forged, method="POST", headers=headers)
             with self.assertRaises(urllib.error.HTTPError) as refused:
                 urllib.request.urlopen(request, timeout=5)
             self.assertEqual(refused.exception.code, 401)
             self.assertEqual(receiver.refused, 1)
             with self.assertRaises(WebhookSignatureError):
-                verify_webhook(self.key["secret"], forged, signature)
-            genuine = "sha256=" + hmac.new(self.key["secret"].encode(), forged, hashlib.sha256).hexdigest()
-            self.assertEqual(verify_webhook(self.key["secret"], forged, genuine)["creditsSpent"], 0)
+                verify_webhook(self.key["secret"], forged, headers)
+            genuine = {**headers, "X-SocialLookup-Signature": "sha256=" + hmac.new(self.key["secret"].encode(), signed, hashlib.sha256).hexdigest()}
+            verified = verify_webhook(self.key["secret"], forged, genuine)
+            self.assertEqual((verified.event["creditsSpent"], verified.delivery_id), (0, "d-forged"))
 
         records = list(batch.results())
         self.assertEqual(sorted(record["event"]["event_id"] for record in records), sorted(DEMO_EVENT_IDS))

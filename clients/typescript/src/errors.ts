@@ -74,6 +74,24 @@ export class NetworkError extends SocialLookupError {}
 /** No answer within the attempt's timeoutMs. */
 export class RequestTimeoutError extends NetworkError {}
 
+/**
+ * The server answered with a redirect to another origin (scheme, host or port): the SDK sends the
+ * key (and a batch's inputs) to the baseUrl's origin only, so it stops there instead of following.
+ * Set baseUrl to where the server really is. Redirects within the origin are followed. Never retried.
+ */
+export class RedirectRefusedError extends SocialLookupError {
+  /** The redirect's status (301, 302, 303, 307, 308). */
+  readonly status: number;
+  /** The origin the redirect pointed to. */
+  readonly location: string;
+
+  constructor(status: number, from: string, location: string) {
+    super(`the server at ${from} answered ${status} with a redirect to another origin, ${location}: not followed, so the API key never leaves ${from}; set baseUrl to the address the server is really at`);
+    this.status = status;
+    this.location = location;
+  }
+}
+
 const classByStatus: Record<number, typeof ApiError> = {
   400: BadRequestError,
   401: AuthenticationError,

@@ -16,6 +16,7 @@ export {
   PermissionDeniedError,
   QuotaExceededError,
   RateLimitedError,
+  RedirectRefusedError,
   RequestTimeoutError,
   ServerError,
   SocialLookupError,
@@ -24,13 +25,19 @@ export * from "./generated/operations.js";
 export type { OperationSpec, PagingSpec, ParamSpec } from "./spec.js";
 export type { Answer, CallOptions, CreditReceipt, IterateOptions, PagedOperation, PageWalk, RetryEvent } from "./types.js";
 export {
+  DEFAULT_TOLERANCE_S,
   DELIVERY_HEADER,
   EVENT_HEADER,
   SIGNATURE_HEADER,
+  TIMESTAMP_HEADER,
   isValidSignature,
   verifyWebhook,
   WebhookSignatureError,
   type BatchFinishedEvent,
   type CreditsAlertEvent,
+  type VerifiedWebhook,
+  type VerifyOptions,
   type WebhookEvent,
+  type WebhookHeaders,
+  type WebhookRefusal,
 } from "./webhooks.js";

@@ -1,12 +1,13 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { DELIVERY_HEADER, SIGNATURE_HEADER, verifyWebhook, type BatchFinishedEvent, type WebhookEvent } from "./webhooks.js";
+import { DEFAULT_TOLERANCE_S, verifyWebhook, WebhookSignatureError, type BatchFinishedEvent, type WebhookEvent } from "./webhooks.js";
 
 /**
  * A small webhook endpoint for scripts (Node only: `@social-lookup/client/receiver`): it answers
- * each POST with 204 when the signature is genuine and 401 when it is not (a forged delivery is
- * never handed on), drops repeated deliveries (the server retries with the same delivery id), and
- * lets a batch wait end the moment its `batch.finished` arrives:
+ * each POST with 204 when verifyWebhook accepts it and 401 when it does not (forged, altered, or
+ * a timestamp more than 5 minutes off: a forged or replayed delivery is never handed on), hands on
+ * each signed delivery id once (the server retries with the same id; a replay within the 5 minutes
+ * repeats one), and lets a batch wait end the moment its `batch.finished` arrives:
  *
  *   const receiver = await startWebhookReceiver({ secret, host: "0.0.0.0", port: 8080 });
  *   const batch = await client.batches.create({ operation, inputs, webhookUrl: "https://me.example/hooks" });
@@ -23,6 +24,8 @@ export type WebhookReceiverOptions = {
   port?: number;
   /** The largest body accepted (default 1 MiB). */
   maxBodyBytes?: number;
+  /** How far a delivery's timestamp may be from this clock, in seconds (default 300). */
+  toleranceS?: number;
 };
 
 export type WebhookReceiver = {
@@ -30,7 +33,7 @@ export type WebhookReceiver = {
   readonly url: string;
   /** Genuine deliveries, in arrival order. */
   readonly events: readonly WebhookEvent[];
-  /** Deliveries refused for their signature. */
+  /** Deliveries refused: forged, altered or stale. */
   readonly refused: number;
   /** The first genuine event (already received, or to come) that `matches`. */
   next(matches?: (event: WebhookEvent) => boolean, options?: { signal?: AbortSignal }): Promise<WebhookEvent>;
@@ -58,7 +61,19 @@ const readBody = (request: http.IncomingMessage, limit: number): Promise<Buffer 
 
 export const startWebhookReceiver = async (options: WebhookReceiverOptions): Promise<WebhookReceiver> => {
   const events: WebhookEvent[] = [];
-  const deliveries = new Set<string>();
+  const toleranceS = options.toleranceS ?? DEFAULT_TOLERANCE_S;
+  // Delivery id → until when it is remembered (ms): a day past its latest timestamp, far longer
+  // than the server retries and than a replay's timestamp stays within the tolerance.
+  const deliveries = new Map<string, number>();
+  const keepMs = Math.max(86_400_000, 2 * toleranceS * 1000);
+  /** True the first time a delivery id is seen. */
+  const remember = (deliveryId: string, sentAt: Date): boolean => {
+    const nowMs = Date.now();
+    for (const [id, until] of deliveries) if (until < nowMs) deliveries.delete(id);
+    const first = !deliveries.has(deliveryId);
+    deliveries.set(deliveryId, Math.max(deliveries.get(deliveryId) ?? 0, sentAt.getTime() + keepMs));
+    return first;
+  };
   let waiters: Waiter[] = [];
   let refused = 0;
   const limit = options.maxBodyBytes ?? 1024 * 1024;
@@ -81,17 +96,15 @@ export const startWebhookReceiver = async (options: WebhookReceiverOptions): Pro
           response.writeHead(413).end();
           return;
         }
-        const signature = request.headers[SIGNATURE_HEADER];
         try {
-          const event = await verifyWebhook({ secret: options.secret, body: new Uint8Array(body), signature: Array.isArray(signature) ? signature[0] : signature });
-          const delivery = request.headers[DELIVERY_HEADER];
-          const deliveryId = Array.isArray(delivery) ? delivery[0] : delivery;
-          if (deliveryId === undefined || !deliveries.has(deliveryId)) {
-            if (deliveryId !== undefined) deliveries.add(deliveryId);
-            accept(event);
-          }
+          const delivery = await verifyWebhook({ secret: options.secret, body: new Uint8Array(body), headers: request.headers, toleranceS });
+          if (remember(delivery.deliveryId, delivery.sentAt)) accept(delivery.event);
           response.writeHead(204).end();
-        } catch {
+        } catch (error) {
+          if (!(error instanceof WebhookSignatureError)) {
+            response.writeHead(500).end();
+            return;
+          }
           refused += 1;
           response.writeHead(401).end();
         }

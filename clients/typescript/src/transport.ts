@@ -1,4 +1,4 @@
-import { apiErrorOf, NetworkError, RequestTimeoutError, type ApiError } from "./errors.js";
+import { apiErrorOf, NetworkError, RedirectRefusedError, RequestTimeoutError, type ApiError } from "./errors.js";
 import type { Answer, CallOptions, CreditReceipt, RetryEvent } from "./types.js";
 
 /**
@@ -10,6 +10,8 @@ import type { Answer, CallOptions, CreditReceipt, RetryEvent } from "./types.js"
  *   that are safe to repeat (GET; a POST only when the connection was refused, so it never left).
  *   A lookup that fails is not charged, so repeating it costs nothing.
  * - 400, 401, 402, 403, 404 (and 409, 413): never.
+ * Redirects: followed within the baseUrl's origin (at most 5); one to another origin is a
+ * RedirectRefusedError, never followed, so the key and the request body stay with that origin.
  */
 export type TransportOptions = {
   apiKey: string;
@@ -82,6 +84,33 @@ const backoffMs = (attempt: number, options: TransportOptions): number => {
   return Math.round(ceiling / 2 + Math.random() * (ceiling / 2));
 };
 
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+const MAX_REDIRECTS = 5;
+
+/**
+ * fetch, following redirects by hand within the URL's origin only: fetch itself would carry the
+ * key to wherever a redirect points (a proxy's misconfiguration, a hostile server). As fetch
+ * does, a 303 (and a 301 or 302 after a POST) continues as a GET without a body.
+ */
+const fetchWithinOrigin = async (fetcher: typeof fetch, url: string, init: RequestInit & { method: string }): Promise<Response> => {
+  let current = new URL(url);
+  let request = init;
+  for (let redirects = 0; ; redirects += 1) {
+    const response = await fetcher(current.toString(), { ...request, redirect: "manual" });
+    const location = response.headers.get("location");
+    if (!REDIRECTS.has(response.status) || location === null || redirects === MAX_REDIRECTS) return response;
+    const next = new URL(location, current);
+    await response.body?.cancel();
+    if (next.origin !== current.origin) throw new RedirectRefusedError(response.status, current.origin, next.origin);
+    const asGet = response.status === 303 || ((response.status === 301 || response.status === 302) && request.method === "POST");
+    if (asGet) {
+      const { "Content-Type": _type, ...headers } = request.headers as Record<string, string>;
+      request = { ...request, method: "GET", body: undefined, headers };
+    }
+    current = next;
+  }
+};
+
 /** A refused connection never reached the server: even a POST may be sent again. */
 const neverSent = (error: unknown): boolean => {
   const cause = error instanceof Error ? error.cause : undefined;
@@ -146,8 +175,9 @@ export class Transport {
       const timedOut = () => timeout.aborted && !(options.signal?.aborted ?? false);
       let response: Response;
       try {
-        response = await this.#options.fetch(url, { method: spec.method, headers, body, signal });
+        response = await fetchWithinOrigin(this.#options.fetch, url, { method: spec.method, headers, body, signal });
       } catch (error) {
+        if (error instanceof RedirectRefusedError) throw error;
         if (options.signal?.aborted) throw options.signal.reason;
         const failure = timedOut()
           ? new RequestTimeoutError(`no answer from ${spec.path} within ${this.#timeoutOf(options)} ms`, { cause: error })

@@ -14,7 +14,7 @@ import {
 export const EXIT = {
   /** Done. */
   ok: 0,
-  /** Failed: no answer (network, timeout), a server error after the retries, anything unexpected. */
+  /** Failed: no answer (network, timeout), a server error after the retries, a redirect to another origin, anything unexpected. */
   failed: 1,
   /** Usage: an unknown option, a missing or bad argument (the API's 400 too), a file that cannot be read or created; nothing was spent. */
   usage: 2,

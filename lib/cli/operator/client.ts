@@ -41,7 +41,7 @@ const exchange = (socketPath: string, request: OperatorRequest): Promise<ExitCod
         }
         if ("out" in frame) {
           // A slow reader of stdout (a pipe) holds the server's output back, not this process's memory.
-          if (!process.stdout.write(frame.out)) {
+          if (!process.stdout.write(frame.out) && !socket.isPaused()) {
             socket.pause();
             process.stdout.once("drain", () => socket.resume());
           }

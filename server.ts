@@ -2,6 +2,7 @@ import http from "node:http";
 import next from "next";
 import { createV1Router } from "@/lib/api/v1-router";
 import { wakeBatchRunner } from "@/lib/batches/start";
+import { startOperatorSocket } from "@/lib/cli/operator/server";
 import { closeDb, getDb } from "@/lib/database";
 import { env, EnvError } from "@/lib/env";
 import { limitConnections, serverTimeouts, type ConnectionLimits } from "@/lib/front/connections";
@@ -73,6 +74,9 @@ const main = async (): Promise<void> => {
     maxConnections: config.MAX_CONNECTIONS,
     maxPerAddress: config.TRUSTED_PROXY_HOPS === 0 ? config.MAX_CONNECTIONS_PER_ADDRESS : null,
   };
+  // The embedded database admits this process only: operator CLIs send their commands here (lib/cli/operator).
+  const operatorSocket = config.DATABASE_URL === undefined ? await startOperatorSocket({ dataDir: config.dataDir, withDb: async (work) => work(await getDb()) }) : null;
+
   // Once stopping, answers close their connections (lib/front/shutdown.ts).
   const answers = createAnswerTracker();
   // One server per listening address (HOST=localhost, the default: 127.0.0.1 and ::1), alike.
@@ -112,7 +116,10 @@ const main = async (): Promise<void> => {
       listeners,
       answers,
       startDraining,
-      stopBackgroundJobs,
+      // Operator commands in progress finish like requests in flight.
+      stopBackgroundJobs: async () => {
+        await Promise.all([stopBackgroundJobs(), operatorSocket?.close()]);
+      },
       drainSettler: async () => (await services()).settler.drain(),
       // The embedded database closes on its thread and its lock file is removed; the last spans are sent.
       closeDatabase: async () => {

@@ -1,46 +1,4 @@
-import fs from "node:fs";
-import type { Writable } from "node:stream";
-import { finished } from "node:stream/promises";
-import { runCli, UsageError, withCliDb } from "@/lib/cli/open";
-import { parseCommandLine } from "@/lib/cli/options";
-import { EXPORT_KINDS, exportRecords, type ExportKind } from "@/lib/import/export";
+import { runOperatorCli } from "@/lib/cli/operator/client";
 
-const USAGE = `usage: npm run --silent export -- --kind ${EXPORT_KINDS.join("|")} [--out FILE] [--source NAME]
-  Writes NDJSON that \`npm run import\` reads back as the same records (to stdout without --out).
-  --source   only records of this source (demo, import, upstream, ...)`;
-
-const isKind = (value: string | undefined): value is ExportKind => EXPORT_KINDS.some((kind) => kind === value);
-
-/** The --out file, created before anything else happens, so a bad path fails with one line. */
-const openOut = async (file: string): Promise<Writable> => {
-  try {
-    return (await fs.promises.open(file, "w")).createWriteStream();
-  } catch (error) {
-    const reason = (error as NodeJS.ErrnoException).code === "ENOENT" ? "its directory does not exist" : (error as Error).message;
-    throw new UsageError(`cannot write --out ${file}: ${reason}`);
-  }
-};
-
-const main = async () => {
-  const { values, positionals } = parseCommandLine(USAGE, {
-    kind: { type: "string" },
-    out: { type: "string" },
-    source: { type: "string" },
-  });
-  if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}"`, USAGE);
-  if (values.kind === undefined) throw new UsageError(`--kind is required (${EXPORT_KINDS.join(", ")})`, USAGE);
-  if (!isKind(values.kind)) throw new UsageError(`--kind must be one of ${EXPORT_KINDS.join(", ")}, not "${values.kind}"`, USAGE);
-  const kind = values.kind;
-  const out = values.out ? await openOut(values.out) : process.stdout;
-  const { records } = await withCliDb((db) => exportRecords(db, kind, out, { source: values.source }));
-  if (out === process.stdout) {
-    // runCli exits the process next: let stdout take everything first.
-    await new Promise<void>((resolve) => process.stdout.write("", () => resolve()));
-  } else {
-    out.end();
-    await finished(out);
-  }
-  console.error(`exported ${records.toLocaleString("en-US")} ${kind} records${values.out ? ` to ${values.out}` : ""}`);
-};
-
-runCli(main);
+/** npm run export -- … : lib/cli/commands/export.ts, here or in the running server (docs/operations.md). */
+runOperatorCli("export");

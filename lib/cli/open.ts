@@ -1,7 +1,7 @@
 import { env } from "@/lib/env";
 import { openDb, type Db } from "@/lib/database";
 import { DatabaseLockedError } from "@/lib/db/lock";
-import { UsageError } from "./options";
+import { HelpRequested, UsageError } from "./options";
 
 export { UsageError };
 
@@ -25,7 +25,7 @@ export const EXIT = {
   notFound: 6,
 } as const;
 
-type ExitCode = (typeof EXIT)[keyof typeof EXIT];
+export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 
 /** Opens the configured database for a command-line tool, turning known failures into a clear message. */
 export const withCliDb = async <T>(work: (db: Db) => Promise<T>): Promise<T> => {
@@ -48,17 +48,28 @@ export class CliFailure extends Error {
   }
 }
 
-/** The exit code and the one line (plus the usage, for a usage error) an expected failure prints. */
+/** What a command that threw prints (each entry a line) and its exit code. */
+export type Outcome = { exitCode: ExitCode; stdout: string[]; stderr: string[] };
+
+/**
+ * The exit code and the one line (plus the usage, for a usage error) an expected failure prints;
+ * `--help` is the usage on stdout. The same whether the command ran here or in the server
+ * (lib/cli/operator), so an operator reads one answer either way.
+ */
+export const outcomeOf = (error: unknown): Outcome => {
+  if (error instanceof HelpRequested) return { exitCode: EXIT.ok, stdout: [error.usage], stderr: [] };
+  const line = `error: ${error instanceof Error ? error.message : String(error)}`;
+  if (error instanceof UsageError) return { exitCode: EXIT.usage, stdout: [], stderr: error.usage ? [line, error.usage] : [line] };
+  if (error instanceof CliFailure) return { exitCode: error.exitCode, stdout: [], stderr: [line] };
+  if (error instanceof DatabaseLockedError) return { exitCode: EXIT.databaseLocked, stdout: [], stderr: [line] };
+  return { exitCode: EXIT.failed, stdout: [], stderr: [line] };
+};
+
 const fail = (error: unknown): never => {
-  if (error instanceof UsageError) {
-    console.error(`error: ${error.message}`);
-    if (error.usage) console.error(error.usage);
-    process.exit(EXIT.usage);
-  }
-  console.error(`error: ${error instanceof Error ? error.message : String(error)}`);
-  if (error instanceof CliFailure) process.exit(error.exitCode);
-  if (error instanceof DatabaseLockedError) process.exit(EXIT.databaseLocked);
-  process.exit(EXIT.failed);
+  const outcome = outcomeOf(error);
+  for (const line of outcome.stdout) console.log(line);
+  for (const line of outcome.stderr) console.error(line);
+  process.exit(outcome.exitCode);
 };
 
 /**

@@ -16,6 +16,13 @@ export class UsageError extends Error {
   }
 }
 
+/** `--help` was given: the usage is the answer (on stdout, exit code 0), and nothing else is done. */
+export class HelpRequested extends Error {
+  constructor(readonly usage: string) {
+    super("help requested");
+  }
+}
+
 const withHelp = <Described extends Options>(options: Described) =>
   ({ ...options, help: { type: "boolean", default: false } }) as Described & HelpOption;
 
@@ -32,19 +39,20 @@ const printHelpAndExit = (usage: string): never => {
 };
 
 /**
- * A CLI's arguments as `options` describes them (node:util parseArgs, strict), with positionals
- * (a command, ids, files) and `--help`, which prints `usage` and exits 0. An unknown option or a
+ * A command's arguments (`args`: this process's, or those an operator command brought over the
+ * socket) as `options` describes them (node:util parseArgs, strict), with positionals (a command,
+ * ids, files) and `--help`, which throws HelpRequested with `usage`. An unknown option or a
  * missing value throws a UsageError saying so, with the usage.
  */
-export const parseCommandLine = <const Described extends Options>(usage: string, options: Described) => {
-  const config = { args: process.argv.slice(2), allowPositionals: true, options: withHelp(options) };
+export const parseCommandLine = <const Described extends Options>(usage: string, options: Described, args: readonly string[]) => {
+  const config = { args: [...args], allowPositionals: true, options: withHelp(options) };
   let parsed: ReturnType<typeof parseArgs<typeof config>>;
   try {
     parsed = parseArgs(config);
   } catch (error) {
     throw new UsageError(problemOf(error), usage);
   }
-  if ((parsed.values as { help?: boolean }).help) printHelpAndExit(usage);
+  if ((parsed.values as { help?: boolean }).help) throw new HelpRequested(usage);
   return { values: parsed.values, positionals: parsed.positionals };
 };
 

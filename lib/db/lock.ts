@@ -27,8 +27,11 @@ const isAlive = (pid: number): boolean => {
   }
 };
 
-/** The live process other than this one that holds the lock, or null (no lock, or a stale one). */
-const liveHolder = (lockPath: string): number | null => {
+/**
+ * The live process other than this one that holds the lock, or null (no lock, or a stale one).
+ * An operator CLI asks this to know whether a running server has the database (lib/cli/operator).
+ */
+export const liveHolder = (lockPath: string): number | null => {
   let text: string;
   try {
     text = fs.readFileSync(lockPath, "utf8");

@@ -24,7 +24,10 @@ const formatProgress = (progress: ImportProgress, elapsedMs: number): string => 
   );
 };
 
-export const createProgressLine = (stream: NodeJS.WriteStream, now: () => number = Date.now) => {
+/** stderr, or the stream an operator command's progress goes to over the server's socket. */
+export type ProgressStream = { write(text: string): unknown; isTTY?: boolean };
+
+export const createProgressLine = (stream: ProgressStream, now: () => number = Date.now) => {
   let startedAt: number | null = null;
   let lastDrawn = 0;
   let drawn = false;

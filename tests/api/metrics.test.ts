@@ -117,7 +117,7 @@ describe.each(targets)("GET /metrics on the $kind server", (target: ApiTarget) =
     expect(samples.some((sample) => sample.name === `${METRIC_PREFIX}http_requests_total` && sample.labels.area === "metrics" && sample.labels.status_class === "4xx")).toBe(true);
   });
 
-  it("serves /metrics on METRICS_PORT (the token asked for there too) and nothing else", async () => {
+  it("serves /metrics on METRICS_PORT (the token asked for there too), the probes, and nothing else", async () => {
     const base = `http://127.0.0.1:${metricsPort ?? ""}`;
     expect((await scrape(`${base}/metrics`, undefined)).status).toBe(401);
     expect((await scrape(`${base}/metrics`, "wrong-token-of-sixteen-chars")).status).toBe(401);
@@ -126,6 +126,13 @@ describe.each(targets)("GET /metrics on the $kind server", (target: ApiTarget) =
     expect(await answer.text()).toContain(`${METRIC_PREFIX}requests_total`);
     expect((await scrape(`${base}/v1/account`, token)).status).toBe(404);
     expect((await scrape(`${base}/`, token)).status).toBe(404);
+    // /readyz there: the status for anyone, each check's detail for the token.
+    const summary = await scrape(`${base}/readyz`, undefined);
+    expect(summary.status).toBe(200);
+    expect(await summary.json()).toEqual({ status: "ok", failing: [] });
+    const detailed = await scrape(`${base}/readyz`, token);
+    expect(((await detailed.json()) as { checks?: Record<string, unknown> }).checks).toHaveProperty("database");
+    expect((await scrape(`${base}/livez`, undefined)).status).toBe(200);
   });
 
   describe("the lookup counters", () => {

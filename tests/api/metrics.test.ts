@@ -4,6 +4,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { demoFixtures } from "@/lib/demo/fixtures";
 import { METRIC_PREFIX } from "@/lib/metrics/registry";
+import { lintExposition } from "@/tests/support/prom-lint";
 import { consoleClient, type Session } from "./console-client";
 import { halfClosedExchange, requestHead, sendThenReset } from "./raw-http";
 import { delay, freePort, serverPid, type ApiTarget } from "./harness";
@@ -108,7 +109,10 @@ describe.each(targets)("GET /metrics on the $kind server", (target: ApiTarget) =
     const answer = await scrape(`${target.baseUrl}/metrics`, token);
     expect(answer.status).toBe(200);
     expect(answer.headers.get("content-type")).toMatch(/^text\/plain; version=0\.0\.4/);
-    const samples = samplesOf(await answer.text());
+    const text = await answer.text();
+    // What an operator's CI runs on a scrape: `promtool check metrics` (its rules, written out).
+    expect(lintExposition(text)).toEqual([]);
+    const samples = samplesOf(text);
     const names = new Set(samples.map((sample) => sample.name));
     expect(names).toContain("nodejs_eventloop_lag_seconds");
     expect(samples.find((sample) => sample.name === `${METRIC_PREFIX}build_info`)?.labels).toEqual({ version: expect.stringMatching(/^\d+\.\d+\.\d+/), node: expect.stringMatching(/^v\d+\.\d+\.\d+$/) });

@@ -10,6 +10,7 @@ import { answerHalfClosedRequests, createFront, MAX_HEADER_BYTES } from "@/lib/f
 import { hostPort, listenOnHost } from "@/lib/front/listen";
 import { createAnswerTracker, shutDown } from "@/lib/front/shutdown";
 import { mainPortMetrics, metricsObservers, startMetricsListener, startProcessMetrics } from "@/lib/front/metrics-endpoint";
+import { detailsWithToken } from "@/lib/front/probes";
 import { requestLogObserver } from "@/lib/front/request-log";
 import { pagePolicy, securityHeaders, transportSecurityHeaders } from "@/lib/http/security-headers";
 import { log, routeConsoleToLog } from "@/lib/log";
@@ -58,7 +59,7 @@ const main = async (): Promise<void> => {
     baseHeaders: Object.fromEntries(securityHeaders(dev).map(({ key, value }) => [key, value])),
     nextPolicy: () => pagePolicy(dev),
     everyAnswerHeaders: Object.fromEntries(transportSecurityHeaders(config.PUBLIC_URL).map(({ key, value }) => [key, value])),
-    probes: { readiness },
+    probes: { readiness, showDetails: detailsWithToken(config.METRICS_TOKEN) },
     mcp: { path: MCP_PATH, handle: createMcpHandler({
         registry,
         services,

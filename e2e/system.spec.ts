@@ -5,8 +5,9 @@ import { adminCredentials, createAnalyst, inOwnContext, postFromPage, signIn } f
 
 /**
  * Admin → System (docs/monitoring.md "The system page"): the administrator finds the page in the
- * navigation, sees the instance serving the browser, ready, and its lookup count and rate move
- * after /v1 lookups without reloading; axe-core finds nothing; an analyst gets the 404 page.
+ * navigation, sees the instance serving the browser, ready (Redis, not configured here, said so),
+ * and its lookup count and rate move after /v1 lookups without reloading; axe-core finds
+ * nothing; an analyst gets the 404 page.
  */
 const axeViolations = async (page: Page) =>
   (
@@ -34,7 +35,11 @@ test("an admin opens Admin → System, sees this instance ready, and its figures
   await expect(mine).toHaveAccessibleName(/:\d+\s*, start [0-9a-f]{8}$/);
   await expect(mine.getByText("This instance")).toBeVisible();
   await expect(mine.getByText("Ready", { exact: true })).toBeVisible();
-  await expect(mine.getByRole("list", { name: "Readiness checks" })).toContainText("database: passing");
+  const checks = mine.getByRole("list", { name: "Readiness checks" });
+  await expect(checks).toContainText("database: passing");
+  // This server has no Redis: the check says so rather than "passing".
+  await expect(checks).toContainText("redis: not configured");
+  await expect(checks).not.toContainText("redis: passing");
   for (const figure of ["rps", "requests-total", "error-rate", "latency", "batches", "db-queue", "event-loop"]) {
     await expect(mine.getByTestId(`figure-${figure}`)).toBeVisible();
   }

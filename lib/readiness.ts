@@ -11,7 +11,8 @@ import { createRedisClient } from "@/lib/ratelimit/limiter";
  */
 export type ReadinessCheckName = "migrations" | "database" | "embedded_worker" | "redis" | "draining";
 
-export type ReadinessCheck = { name: ReadinessCheckName; ok: boolean; detail: string };
+/** `configured: false`: nothing to check on this instance (no REDIS_URL; no embedded worker on PostgreSQL): it passes. */
+export type ReadinessCheck = { name: ReadinessCheckName; ok: boolean; detail: string; configured: boolean };
 
 export type Readiness = { ready: boolean; checks: ReadinessCheck[] };
 
@@ -65,36 +66,36 @@ const checkDatabase = async (): Promise<ReadinessCheck> => {
   const startedPerf = performance.now();
   try {
     await withinTimeout(async () => (await getDb()).query("SELECT 1"));
-    return { name: "database", ok: true, detail: `answered in ${elapsedSince(startedPerf)} ms` };
+    return { name: "database", ok: true, detail: `answered in ${elapsedSince(startedPerf)} ms`, configured: true };
   } catch (error) {
-    return { name: "database", ok: false, detail: failure(error) };
+    return { name: "database", ok: false, detail: failure(error), configured: true };
   }
 };
 
 const checkMigrations = async (): Promise<ReadinessCheck> => {
-  if (holder.__socialLookupMigrated) return { name: "migrations", ok: true, detail: `${migrations.length} applied` };
+  if (holder.__socialLookupMigrated) return { name: "migrations", ok: true, detail: `${migrations.length} applied`, configured: true };
   try {
     const rows = await withinTimeout(async () => (await getDb()).query<{ id: string }>("SELECT id FROM schema_migrations"));
     const recorded = new Set(rows.map((row) => row.id));
     const missing = migrations.filter((migration) => !recorded.has(migration.id));
     const first = missing[0];
-    if (first !== undefined) return { name: "migrations", ok: false, detail: `${missing.length} not applied (first: ${first.id})` };
+    if (first !== undefined) return { name: "migrations", ok: false, detail: `${missing.length} not applied (first: ${first.id})`, configured: true };
     holder.__socialLookupMigrated = true;
-    return { name: "migrations", ok: true, detail: `${migrations.length} applied` };
+    return { name: "migrations", ok: true, detail: `${migrations.length} applied`, configured: true };
   } catch (error) {
     // 42P01: no schema_migrations table, so nothing was ever applied.
     const code = (error as { code?: unknown } | null)?.code;
-    return { name: "migrations", ok: false, detail: code === "42P01" ? "none applied" : failure(error) };
+    return { name: "migrations", ok: false, detail: code === "42P01" ? "none applied" : failure(error), configured: true };
   }
 };
 
 const checkEmbeddedWorker = async (): Promise<ReadinessCheck> => {
-  if (env().DATABASE_URL !== undefined) return { name: "embedded_worker", ok: true, detail: "absent (PostgreSQL)" };
+  if (env().DATABASE_URL !== undefined) return { name: "embedded_worker", ok: true, detail: "absent (PostgreSQL)", configured: false };
   try {
     const state = (await withinTimeout(getDb)).embeddedWorker();
-    return { name: "embedded_worker", ok: state !== "stopped", detail: state };
+    return { name: "embedded_worker", ok: state !== "stopped", detail: state, configured: true };
   } catch (error) {
-    return { name: "embedded_worker", ok: false, detail: error instanceof CheckTimeout ? "still starting" : "not started" };
+    return { name: "embedded_worker", ok: false, detail: error instanceof CheckTimeout ? "still starting" : "not started", configured: true };
   }
 };
 
@@ -128,22 +129,22 @@ const ping = async (redis: Redis): Promise<void> => {
 
 const checkRedis = async (): Promise<ReadinessCheck> => {
   const url = env().REDIS_URL;
-  if (url === undefined) return { name: "redis", ok: true, detail: "not configured" };
+  if (url === undefined) return { name: "redis", ok: true, detail: "not configured", configured: false };
   holder.__socialLookupReadinessRedis ??= createRedisClient(url);
   try {
     const redis = await holder.__socialLookupReadinessRedis;
     const startedPerf = performance.now();
     await withinTimeout(() => ping(redis));
-    return { name: "redis", ok: true, detail: `answered in ${elapsedSince(startedPerf)} ms` };
+    return { name: "redis", ok: true, detail: `answered in ${elapsedSince(startedPerf)} ms`, configured: true };
   } catch (error) {
-    return { name: "redis", ok: false, detail: error instanceof CheckTimeout ? failure(error) : "unreachable" };
+    return { name: "redis", ok: false, detail: error instanceof CheckTimeout ? failure(error) : "unreachable", configured: true };
   }
 };
 
 const checkDraining = (): ReadinessCheck =>
   isDraining()
-    ? { name: "draining", ok: false, detail: "stopping: finishing requests in flight" }
-    : { name: "draining", ok: true, detail: "serving" };
+    ? { name: "draining", ok: false, detail: "stopping: finishing requests in flight", configured: true }
+    : { name: "draining", ok: true, detail: "serving", configured: true };
 
 /** Every check, at once; each bounded by CHECK_TIMEOUT_MS, so the whole answers within about a second. */
 export const readiness = async (): Promise<Readiness> => {

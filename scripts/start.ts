@@ -20,15 +20,24 @@ import { serverArgs } from "./server-process";
  * `npm start`: build when there is no current build, migrate, load the demo data into an empty
  * database, then serve (server.ts, on HOST:PORT) and say where. The database is closed before the server opens it
  * (PGlite allows one process at a time).
+ *
+ * Its own words for a person (the data notices, the banner with the URL and how to sign in) go
+ * to stderr: stdout carries the server's log lines alone (JSON when collected), and a generated
+ * password is printed only when stderr is a terminal (lib/cli/sign-in-hint.ts), never into a
+ * captured stream. (The Node.js line check's notices stay on stdout: they come before anything.)
  */
 const root = process.cwd();
+
+const say = (text: string): void => {
+  process.stderr.write(`${text}\n`);
+};
 
 const prepare = async () => {
   const config = env();
   // A running server holds the embedded database: refuse before touching its folder or its build.
   if (config.DATABASE_URL === undefined) assertNotLocked(pgliteLockPath(config.dataDir));
   const secured = secureDataDir(config.dataDir);
-  if (secured.tightened.length > 0) console.log(`Made DATA_DIR ${secured.dataDir} owner-only (it was readable by other users).`);
+  if (secured.tightened.length > 0) say(`Made DATA_DIR ${secured.dataDir} owner-only (it was readable by other users).`);
   authSecret();
   ensureBuild(root);
   const db = await openDb({ dataDir: config.dataDir, databaseUrl: config.DATABASE_URL, timeoutMs: config.DB_TIMEOUT_MS });
@@ -36,7 +45,7 @@ const prepare = async () => {
   let demoKey: ApiKey | null;
   try {
     const seeded = await seedIfEmpty(db, config.publicUrl);
-    if (seeded) console.log("Loaded the demo data set into the empty database.");
+    if (seeded) say("Loaded the demo data set into the empty database.");
     admin = await bootstrapAdmin(db, { email: config.ADMIN_EMAIL, password: config.ADMIN_PASSWORD, dataDir: config.dataDir });
     demoKey = await grantDemoKey(db, authSecret(), { seeded, dataSource: config.DATA_SOURCE, admin });
   } finally {
@@ -128,12 +137,12 @@ const main = async () => {
   // The process front (server.ts): /v1 on its own, everything else through Next.
   foreground(process.execPath, serverArgs(root), { ...nextProcessEnv(process.env), NODE_ENV: "production" });
   if (await waitUntilHealthy(`http://${localHost(config.HOST)}:${config.PORT}/api/health`, 60_000)) {
-    console.log(`\nSocial Lookup is ready at ${config.publicUrl}`);
-    console.log(`  Console: ${config.publicUrl}/signin`);
-    console.log(signInHint(admin));
-    if (demoKey) console.log(`  The console uses "${demoKey.name}" (${demoKey.creditsRemaining.toLocaleString("en-US")} demo credits): every lookup page works at once.`);
-    console.log(`  API reference: ${config.publicUrl}/api-docs   OpenAPI: ${config.publicUrl}/v1/openapi.json`);
-    console.log(`  Issue an API key: npm run --silent keys -- create --name NAME --credits 1000 (stop the server first when using the embedded database)`);
+    say(`\nSocial Lookup is ready at ${config.publicUrl}`);
+    say(`  Console: ${config.publicUrl}/signin`);
+    say(signInHint(admin, { showPassword: process.stderr.isTTY === true }));
+    if (demoKey) say(`  The console uses "${demoKey.name}" (${demoKey.creditsRemaining.toLocaleString("en-US")} demo credits): every lookup page works at once.`);
+    say(`  API reference: ${config.publicUrl}/api-docs   OpenAPI: ${config.publicUrl}/v1/openapi.json`);
+    say(`  Issue an API key: npm run --silent keys -- create --name NAME --credits 1000 (stop the server first when using the embedded database)`);
   }
 };
 

@@ -2,7 +2,7 @@ import { useId } from "react";
 import { Badge } from "@/components/ui/badge";
 import { Card } from "@/components/ui/card";
 import { cx } from "@/components/ui/class-names";
-import type { InstanceView, SnapshotFigures, SystemSnapshot } from "@/lib/system/view";
+import type { InstanceView, SnapshotFigures, SnapshotReadinessCheck, SystemSnapshot } from "@/lib/system/view";
 import { formatCount, formatDuration, formatGauge, formatMs, formatPerSecond, formatSeenAgo, formatShare } from "./format";
 
 type Figure = { id: string; label: string; value: string; hint?: string };
@@ -47,6 +47,14 @@ function StatusBadge({ instance }: { instance: InstanceView }) {
   return readiness.ready ? <Badge variant="success">Ready</Badge> : <Badge variant="danger">Not ready</Badge>;
 }
 
+/** A check with nothing to check here says what it found ("redis: not configured"), not "passing". */
+const checkLabel = (check: SnapshotReadinessCheck): string => {
+  if (check.configured === false) return `${check.name}: ${check.detail}`;
+  return `${check.name}: ${check.ok ? "passing" : "failing"}`;
+};
+
+const checkVariant = (check: SnapshotReadinessCheck) => (check.configured === false ? "neutral" : check.ok ? "success" : "danger");
+
 function Readiness({ snapshot }: { snapshot: SystemSnapshot }) {
   if (snapshot.readiness === null)
     return <p className="text-sm text-warning">Readiness could not be checked: {snapshot.readinessError ?? "no reason given"}</p>;
@@ -61,8 +69,8 @@ function Readiness({ snapshot }: { snapshot: SystemSnapshot }) {
       <ul className="flex flex-wrap gap-1.5" aria-label="Readiness checks">
         {snapshot.readiness.checks.map((check) => (
           <li key={check.name}>
-            <Badge variant={check.ok ? "success" : "danger"} title={check.detail}>
-              {check.name}: {check.ok ? "passing" : "failing"}
+            <Badge variant={checkVariant(check)} title={check.detail}>
+              {checkLabel(check)}
             </Badge>
           </li>
         ))}

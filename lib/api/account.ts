@@ -17,7 +17,13 @@ import { messages } from "./errors";
  */
 export type AccountDeps = AdmitDeps & { accounts: AccountReader };
 
-export type AccountResult = { status: 200 | 401 | 403 | 429 | 500; body: string; headers: Record<string, string> };
+export type AccountResult = {
+  status: 200 | 401 | 403 | 429 | 500;
+  body: string;
+  headers: Record<string, string>;
+  /** The key the request authenticated (never its token), for the request log; absent before that. */
+  keyId?: string;
+};
 
 export const runAccount = async (
   input: { authorization: string | null; clientAddress: string; authenticated?: AuthOutcome },
@@ -42,8 +48,8 @@ export const runAccount = async (
   if (!admitted.ok) return internal(admitted.error, null, { "X-Request-Id": requestId });
   const { admission } = admitted;
   if (admission.kind === "unauthenticated") return fail(401, admission.message, admission.headers);
-  if (admission.kind === "forbidden") return fail(403, admission.message, admission.headers);
-  if (admission.kind === "rate_limited") return fail(429, messages.qps, admission.headers);
+  if (admission.kind === "forbidden") return { ...fail(403, admission.message, admission.headers), keyId: admission.key.id };
+  if (admission.kind === "rate_limited") return { ...fail(429, messages.qps, admission.headers), keyId: admission.key.id };
 
   try {
     const key = await deps.accounts.read(admission.key.id);
@@ -56,8 +62,9 @@ export const runAccount = async (
       status: 200,
       body: successBody(JSON.stringify({ key }), requestId),
       headers: { ...admission.headers, "X-Credits-Cost": "0", "X-Credits-Charged": "0", "X-Credits-Remaining": String(key.credits_remaining) },
+      keyId: admission.key.id,
     };
   } catch (error) {
-    return internal(error, admission.key.id, admission.headers);
+    return { ...internal(error, admission.key.id, admission.headers), keyId: admission.key.id };
   }
 };

@@ -95,6 +95,8 @@ export type BatchAnswer = {
   headers: Headers;
   /** A results file: sent as it is read from the database, instead of body. */
   stream?: AsyncGenerator<string>;
+  /** The key the request authenticated (never its token), for the request log; absent before that. */
+  keyId?: string;
 };
 
 export type BatchDeps = AdmitDeps & {
@@ -143,10 +145,11 @@ const resultsUrl = (publicUrl: string, id: string) => `${publicUrl.replace(/\/$/
 
 export const runBatchRequest = async (route: BatchRoute, request: BatchRequest, deps: BatchDeps): Promise<BatchAnswer> => {
   const requestId = crypto.randomUUID();
-  const fail = (status: ApiErrorCode, message: string, headers: Headers): BatchAnswer => ({
+  const fail = (status: ApiErrorCode, message: string, headers: Headers, keyId?: string): BatchAnswer => ({
     status,
     body: errorBody(status, message, requestId),
     headers,
+    ...(keyId === undefined ? {} : { keyId }),
   });
   // Batch control is allowed to a key of any operations scope; its address allowlist still holds.
   const admitted = await admit(request.authorization, requestId, deps, { operationId: null, clientAddress: request.clientAddress }).then(
@@ -159,10 +162,11 @@ export const runBatchRequest = async (route: BatchRoute, request: BatchRequest, 
   }
   const { admission } = admitted;
   if (admission.kind === "unauthenticated") return fail(401, admission.message, admission.headers);
-  if (admission.kind === "forbidden") return fail(403, admission.message, admission.headers);
-  if (admission.kind === "rate_limited") return fail(429, messages.qps, admission.headers);
+  if (admission.kind === "forbidden") return fail(403, admission.message, admission.headers, admission.key.id);
+  if (admission.kind === "rate_limited") return fail(429, messages.qps, admission.headers, admission.key.id);
   const { key, headers } = admission;
-  const ok = (data: unknown, status = 200): BatchAnswer => ({ status, body: successBody(JSON.stringify(data), requestId), headers });
+  const ok = (data: unknown, status = 200): BatchAnswer => ({ status, body: successBody(JSON.stringify(data), requestId), headers, keyId: key.id });
+  const refuse = (status: ApiErrorCode, message: string): BatchAnswer => fail(status, message, headers, key.id);
   // The key's own view: its batches only; another key's batch is "not found". A batch of a key
   // with an owner is also the owner's (their Batches page lists it); one of an operator's key is the key's alone.
   const viewer = { id: key.ownerId, role: "analyst" as const, keyId: key.id };
@@ -180,7 +184,7 @@ export const runBatchRequest = async (route: BatchRoute, request: BatchRequest, 
           const raw = request.query.get("limit");
           const limit = raw === null ? DEFAULT_LIST_LIMIT : Number(raw);
           if (!/^\d{1,4}$/.test(raw ?? "0") || limit < 1 || limit > MAX_LIST_LIMIT) {
-            return fail(400, `Invalid parameter: limit (a whole number from 1 to ${MAX_LIST_LIMIT})`, headers);
+            return refuse(400, `Invalid parameter: limit (a whole number from 1 to ${MAX_LIST_LIMIT})`);
           }
           const rows = await listKeyBatches(db, key.id, limit);
           return ok({ batches: rows.map((row) => ({ ...batchView(row), resultsUrl: resultsUrl(request.publicUrl, row.id) })) });
@@ -190,10 +194,10 @@ export const runBatchRequest = async (route: BatchRoute, request: BatchRequest, 
         try {
           json = JSON.parse(text ?? "");
         } catch {
-          return fail(400, "Invalid parameter: body (a JSON object is expected)", headers);
+          return refuse(400, "Invalid parameter: body (a JSON object is expected)");
         }
         const parsed = v1BatchRequest.safeParse(json);
-        if (!parsed.success) return fail(400, sentenceOf(parsed.error, json), headers);
+        if (!parsed.success) return refuse(400, sentenceOf(parsed.error, json));
         const body = parsed.data;
         const token = (request.authorization ?? "").replace(/^Bearer\s+/i, "").trim();
         const created = await createBatch(db, viewer, {
@@ -231,13 +235,14 @@ export const runBatchRequest = async (route: BatchRoute, request: BatchRequest, 
         return ok(await withWebhook(changed));
       case "results": {
         const format = request.query.get("format") ?? "ndjson";
-        if (format !== "csv" && format !== "ndjson") return fail(400, 'Invalid parameter: format ("ndjson" or "csv")', headers);
+        if (format !== "csv" && format !== "ndjson") return refuse(400, 'Invalid parameter: format ("ndjson" or "csv")');
         const batch = await findBatch(db, viewer, route.id);
         const operation = batchOperationById(batch.operation, deps.operations);
-        if (!operation) return fail(404, "Batch not found", headers);
+        if (!operation) return refuse(404, "Batch not found");
         return {
           status: 200,
           body: "",
+          keyId: key.id,
           headers: {
             ...headers,
             "Content-Type": format === "csv" ? "text/csv; charset=utf-8" : "application/x-ndjson; charset=utf-8",
@@ -252,8 +257,8 @@ export const runBatchRequest = async (route: BatchRoute, request: BatchRequest, 
     }
   } catch (error) {
     const failure = v1FailureOf(error);
-    if (failure !== null) return fail(failure.status, failure.message, headers);
+    if (failure !== null) return refuse(failure.status, failure.message);
     log.error("batch request failed", { requestId, keyId: key.id, err: error });
-    return fail(500, messages.internal, headers);
+    return refuse(500, messages.internal);
   }
 };

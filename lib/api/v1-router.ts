@@ -153,7 +153,7 @@ export const createV1Router = (registry: readonly Operation[], deps: V1RouterDep
   const account = async (request: V1Request): Promise<V1Answer> => {
     try {
       const result = await runAccount({ authorization: request.authorization, clientAddress: request.clientAddress }, await deps.services());
-      return envelopeAnswer(result.status, result.body, result.headers, "account");
+      return { ...envelopeAnswer(result.status, result.body, result.headers, "account"), facts: { keyId: result.keyId ?? null, operation: "account" } };
     } catch (error) {
       log.error("account endpoint unavailable", { err: error });
       return plainError(500, messages.internal, "account");
@@ -179,8 +179,9 @@ export const createV1Router = (registry: readonly Operation[], deps: V1RouterDep
         },
         { authenticator: services.authenticator, limiter: services.limiter, db, wake, operations: registry },
       );
-      if (result.stream) return { status: result.status, headers: { "Cache-Control": "no-store", ...result.headers }, body: "", resource: "batches", stream: result.stream };
-      return envelopeAnswer(result.status, result.body, result.headers, "batches");
+      const facts = { keyId: result.keyId ?? null, operation: "batches" };
+      if (result.stream) return { status: result.status, headers: { "Cache-Control": "no-store", ...result.headers }, body: "", resource: "batches", stream: result.stream, facts };
+      return { ...envelopeAnswer(result.status, result.body, result.headers, "batches"), facts };
     } catch (error) {
       log.error("batches endpoint unavailable", { err: error });
       return plainError(500, messages.internal, "batches");

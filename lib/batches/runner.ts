@@ -48,7 +48,7 @@ export type RunnerSettings = {
   lookupsPerInstance: number;
   /** How often an idle runner looks for work (a new batch also wakes it). */
   pollMs: number;
-  /** Names this instance in lease owners: "host:port". */
+  /** Names this instance in lease owners, as on its log lines: INSTANCE_ID, or "host:port". */
   instanceName: string;
   /**
    * The longest a lookup can take (database and provider timeouts included). An attempt left in

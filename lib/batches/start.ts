@@ -1,9 +1,10 @@
 import os from "node:os";
 import { getDb } from "@/lib/database";
 import { env, type Env } from "@/lib/env";
+import { instanceName } from "@/lib/log";
 import { releaseAllLeases } from "./lease";
 import { watchBatchQueue } from "./queue-gauge";
-import { createRunner, type Runner } from "./runner";
+import { createRunner, type Runner, type RunnerSettings } from "./runner";
 import type { BatchServices } from "./services";
 
 /**
@@ -24,6 +25,18 @@ const attemptSettleMs = (config: Env): number => {
   return database + config.UPSTREAM_TIMEOUT_MS * (config.UPSTREAM_RETRIES + 1) + config.UPSTREAM_MAX_RETRY_WAIT_MS * config.UPSTREAM_RETRIES;
 };
 
+/** The runner's settings from the configuration; its lease owners name the instance as its log lines do. */
+export const runnerSettings = (config: Env, hostName: string): RunnerSettings => ({
+  leaseMs: config.BATCH_LEASE_MS,
+  perInstance: config.BATCH_MAX_RUNNING_PER_INSTANCE,
+  perUser: config.BATCH_MAX_RUNNING_PER_USER,
+  concurrency: config.BATCH_CONCURRENCY,
+  lookupsPerInstance: config.UPSTREAM_MAX_CONCURRENCY,
+  pollMs: POLL_MS,
+  instanceName: instanceName(config, hostName),
+  attemptSettleMs: attemptSettleMs(config),
+});
+
 const holder = globalThis as typeof globalThis & { __socialLookupBatchRunner?: Promise<Runner> };
 
 export const startBatchRunner = (services: () => Promise<BatchServices>): Promise<Runner> => {
@@ -33,20 +46,7 @@ export const startBatchRunner = (services: () => Promise<BatchServices>): Promis
     // An embedded database belongs to this process alone: any lease in it is a dead process's.
     if (db.kind === "pglite") await releaseAllLeases(db);
     watchBatchQueue(getDb);
-    return createRunner({
-      db: getDb,
-      services,
-      settings: {
-        leaseMs: config.BATCH_LEASE_MS,
-        perInstance: config.BATCH_MAX_RUNNING_PER_INSTANCE,
-        perUser: config.BATCH_MAX_RUNNING_PER_USER,
-        concurrency: config.BATCH_CONCURRENCY,
-        lookupsPerInstance: config.UPSTREAM_MAX_CONCURRENCY,
-        pollMs: POLL_MS,
-        instanceName: `${os.hostname()}:${config.PORT}`,
-        attemptSettleMs: attemptSettleMs(config),
-      },
-    });
+    return createRunner({ db: getDb, services, settings: runnerSettings(config, os.hostname()) });
   })();
   return holder.__socialLookupBatchRunner;
 };

@@ -8,28 +8,35 @@ import path from "node:path";
  * what keeps them private: DATA_DIR is made 0700, an existing one with group/other access is
  * tightened (it and everything in it), and a directory this user may not tighten is refused —
  * as is a shared folder such as /tmp (sticky bit), whose contents are other users' and stay so.
+ *
+ * Loose files inside an owner-only directory (PGlite's, at every start) are tightened too, but
+ * nobody else could reach them: only what another user could really open is reported.
  */
 export class DataDirError extends Error {}
 
 const LOOSE = 0o077;
 const STICKY = 0o1000;
 
+/** `tightened`: the entries another user could open before (their every folder up to DATA_DIR was open too). */
 export type DataDirState = { dataDir: string; tightened: string[] };
 
 const ownUid = (): number | null => (typeof process.getuid === "function" ? process.getuid() : null);
 
-const tighten = (entry: string, stat: fs.Stats, tightened: string[]) => {
-  if ((stat.mode & LOOSE) === 0 || stat.isSymbolicLink()) return;
+const isLoose = (stat: fs.Stats): boolean => (stat.mode & LOOSE) !== 0 && !stat.isSymbolicLink();
+
+/** Makes `entry` owner-only; reports it when others could reach it (`reachable`: its folders were open). */
+const tighten = (entry: string, stat: fs.Stats, reachable: boolean, tightened: string[]) => {
+  if (!isLoose(stat)) return;
   fs.chmodSync(entry, stat.mode & 0o700);
-  tightened.push(entry);
+  if (reachable) tightened.push(entry);
 };
 
-const walk = (directory: string, tightened: string[]) => {
+const walk = (directory: string, reachable: boolean, tightened: string[]) => {
   for (const name of fs.readdirSync(directory)) {
     const entry = path.join(directory, name);
     const stat = fs.lstatSync(entry);
-    tighten(entry, stat, tightened);
-    if (stat.isDirectory()) walk(entry, tightened);
+    tighten(entry, stat, reachable, tightened);
+    if (stat.isDirectory()) walk(entry, reachable && isLoose(stat), tightened);
   }
 };
 
@@ -64,8 +71,8 @@ export const secureDataDir = (dataDir: string): DataDirState => {
   }
   const tightened: string[] = [];
   try {
-    tighten(resolved, stat, tightened);
-    walk(resolved, tightened);
+    tighten(resolved, stat, true, tightened);
+    walk(resolved, isLoose(stat), tightened);
   } catch (error) {
     throw new DataDirError(
       `DATA_DIR ${resolved} can be read by other users and could not be made private ` +

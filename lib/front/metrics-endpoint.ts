@@ -1,4 +1,3 @@
-import crypto from "node:crypto";
 import fs from "node:fs";
 import http from "node:http";
 import path from "node:path";
@@ -8,28 +7,22 @@ import { collectProcessMetrics, exposition, metrics } from "@/lib/metrics/regist
 import { readiness } from "@/lib/readiness";
 import { METRICS_PATH, type RequestFacts, type RequestObserver } from "./request-facts";
 import { plain } from "./plain-answer";
+import { bearerMatches } from "./bearer";
+import { answerProbe, detailsWithToken, isProbePath } from "./probes";
 
 /**
  * GET /metrics, the Prometheus scrape (docs/monitoring.md "Metrics"). Never open by default:
  * on the main port only with METRICS_TOKEN set and sent as `Authorization: Bearer <token>`
  * (without it the path is an unknown page, 404); on a listener of its own when METRICS_PORT is
  * set (on METRICS_HOST, loopback unless said otherwise), asking for the token too when one is set.
- * With METRICS=off neither exists.
+ * With METRICS=off neither exists. That listener answers /livez and /readyz too, /readyz with
+ * each check's detail (with the token when one is set), as the main port does only for the token.
  */
 export type MetricsHandler = (request: http.IncomingMessage, response: http.ServerResponse) => Promise<void>;
 
 /** Every answer of the scrape endpoint, refusals too, is never cached. */
 const NO_STORE = { "Cache-Control": "no-store" };
 
-
-const digest = (text: string): Buffer => crypto.createHash("sha256").update(text).digest();
-
-/** Constant time whatever the lengths: both sides are hashed to 32 bytes first. */
-export const bearerMatches = (authorization: string | undefined, token: string): boolean => {
-  const match = /^Bearer (.+)$/i.exec(authorization?.trim() ?? "");
-  const sent = match?.[1]?.trim() ?? "";
-  return crypto.timingSafeEqual(digest(sent), digest(token)) && sent.length > 0;
-};
 
 /** The `ready` gauge is read at scrape time, so a scrape says what /readyz would say now. */
 const scrape = async (response: http.ServerResponse, head: boolean): Promise<void> => {
@@ -69,15 +62,21 @@ export const metricsHandler =
 export const mainPortMetrics = (config: Pick<Env, "METRICS" | "METRICS_TOKEN">): MetricsHandler | undefined =>
   config.METRICS === "on" && config.METRICS_TOKEN !== undefined ? metricsHandler(config.METRICS_TOKEN) : undefined;
 
-/** The METRICS_PORT listener: /metrics and nothing else. Resolves once it listens; null when not configured. */
+/**
+ * The METRICS_PORT listener: /metrics, and the probes with /readyz's details (for the token when
+ * one is set, for any caller when none is: the operator chose who reaches this port). Nothing
+ * else. Resolves once it listens; null when not configured.
+ */
 export const startMetricsListener = async (
   config: Pick<Env, "METRICS" | "METRICS_PORT" | "METRICS_HOST" | "METRICS_TOKEN">,
 ): Promise<http.Server | null> => {
   if (config.METRICS !== "on" || config.METRICS_PORT === undefined) return null;
   const handle = metricsHandler(config.METRICS_TOKEN);
+  const probes = { readiness, showDetails: detailsWithToken(config.METRICS_TOKEN) ?? (() => true) };
   const server = http.createServer((request, response) => {
-    const pathname = (request.url ?? "/").split("?")[0];
+    const pathname = (request.url ?? "/").split("?")[0] ?? "/";
     if (pathname === METRICS_PATH) void handle(request, response);
+    else if (isProbePath(pathname)) void answerProbe(request, response, pathname, probes);
     else plain(response, 404, "Not Found", { ...NO_STORE });
   });
   // A scrape must never keep the process up once the main listeners are closed.

@@ -1,10 +1,11 @@
 import http from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Readiness } from "@/lib/readiness";
-import { answerProbe, isProbePath, LIVEZ_PATH, READYZ_PATH } from "./probes";
+import { answerProbe, detailsWithToken, isProbePath, LIVEZ_PATH, READYZ_PATH } from "./probes";
 import { PROBE_PATHS } from "./request-facts";
 
 /** The probes' answers over HTTP, with a readiness the test sets (the real checks: tests/api/probes.test.ts). */
+const TOKEN = "probe-details-token";
 let state: Readiness = { ready: true, checks: [] };
 let readinessCalls = 0;
 let server: http.Server;
@@ -18,6 +19,7 @@ beforeAll(async () => {
         readinessCalls += 1;
         return state;
       },
+      showDetails: detailsWithToken(TOKEN),
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -26,7 +28,7 @@ beforeAll(async () => {
 });
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
-const ok = (name: Readiness["checks"][number]["name"]) => ({ name, ok: true, detail: "fine" });
+const ok = (name: Readiness["checks"][number]["name"]) => ({ name, ok: true, detail: "fine", configured: true });
 
 describe("GET /livez", () => {
   it("answers 200 {status: ok} without asking readiness, never cached", async () => {
@@ -41,9 +43,18 @@ describe("GET /livez", () => {
 });
 
 describe("GET /readyz", () => {
-  it("answers 200 with every check when all pass", async () => {
+  it("answers 200 with the status alone when all pass: no check's detail for a caller without the token", async () => {
     state = { ready: true, checks: [ok("database"), ok("draining")] };
     const response = await fetch(`${baseUrl}/readyz`);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ status: "ok", failing: [] });
+    const wrong = await fetch(`${baseUrl}/readyz`, { headers: { Authorization: `Bearer ${TOKEN}x` } });
+    expect(await wrong.json()).toEqual({ status: "ok", failing: [] });
+  });
+
+  it("adds every check with its detail for the monitoring token", async () => {
+    state = { ready: true, checks: [ok("database"), ok("draining")] };
+    const response = await fetch(`${baseUrl}/readyz`, { headers: { Authorization: `Bearer ${TOKEN}` } });
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({
       status: "ok",
@@ -53,17 +64,15 @@ describe("GET /readyz", () => {
   });
 
   it("answers 503 naming the failing checks", async () => {
-    state = { ready: false, checks: [ok("database"), { name: "redis", ok: false, detail: "unreachable" }, { name: "draining", ok: false, detail: "stopping" }] };
+    state = { ready: false, checks: [ok("database"), { name: "redis", ok: false, detail: "unreachable", configured: true }, { name: "draining", ok: false, detail: "stopping", configured: true }] };
     const response = await fetch(`${baseUrl}/readyz`);
     expect(response.status).toBe(503);
     expect(response.headers.get("cache-control")).toBe("no-store");
-    const body = (await response.json()) as { status: string; failing: string[] };
-    expect(body.status).toBe("unavailable");
-    expect(body.failing).toEqual(["redis", "draining"]);
+    expect(await response.json()).toEqual({ status: "unavailable", failing: ["redis", "draining"] });
   });
 
   it("answers HEAD with the same status and no body", async () => {
-    state = { ready: false, checks: [{ name: "draining", ok: false, detail: "stopping" }] };
+    state = { ready: false, checks: [{ name: "draining", ok: false, detail: "stopping", configured: true }] };
     const response = await fetch(`${baseUrl}/readyz`, { method: "HEAD" });
     expect(response.status).toBe(503);
     expect(Number(response.headers.get("content-length"))).toBeGreaterThan(0);
@@ -74,6 +83,12 @@ describe("GET /readyz", () => {
     const response = await fetch(`${baseUrl}/readyz`, { method: "POST", body: "x" });
     expect(response.status).toBe(405);
     expect(response.headers.get("allow")).toBe("GET, HEAD");
+  });
+});
+
+describe("detailsWithToken", () => {
+  it("shows details to nobody without a token configured", () => {
+    expect(detailsWithToken(undefined)).toBeUndefined();
   });
 });
 

@@ -26,6 +26,21 @@ export type RequestFacts = {
 
 export type RequestObserver = (facts: RequestFacts) => void;
 
+/** A path is the client's: long ones are cut, so that a log line or an attribute stays short. */
+const MAX_PATH_CHARS = 512;
+
+/** Console routes whose path carries an input (a subject looked up by an admin): that segment is templated. */
+const SUBJECT_PATH = /^(\/api\/admin\/subjects\/[^/]+\/)[^/]+/;
+
+/**
+ * The path as the request log line (`path`) and the trace span (`url.path`) record it: the same
+ * text in both, with a data subject's identifier replaced by `:subject` and a long path cut.
+ */
+export const recordedPath = (pathname: string): string => {
+  const masked = pathname.replace(SUBJECT_PATH, "$1:subject");
+  return masked.length > MAX_PATH_CHARS ? `${masked.slice(0, MAX_PATH_CHARS)}…` : masked;
+};
+
 export const PROBE_PATHS: readonly string[] = ["/livez", "/readyz"];
 export const METRICS_PATH = "/metrics";
 

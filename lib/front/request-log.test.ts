@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { createLogger, logOver } from "@/lib/log";
 import type { RequestFacts } from "./request-facts";
-import { loggedPath, requestLogObserver } from "./request-log";
+import { recordedPath } from "./request-facts";
+import { requestLogObserver } from "./request-log";
 
 const observe = (facts: Partial<RequestFacts>, level: "debug" | "info" = "info") => {
   const lines: string[] = [];
@@ -60,9 +61,9 @@ describe("the request log", () => {
   });
 
   it("keeps an admin's looked-up subject and overlong paths out of the path", () => {
-    expect(loggedPath("/api/admin/subjects/profile/urn:li:member:3000000001")).toBe("/api/admin/subjects/profile/:subject");
-    expect(loggedPath("/api/admin/subjects/profile")).toBe("/api/admin/subjects/profile");
-    const long = loggedPath(`/v1/${"a".repeat(5000)}`);
+    expect(recordedPath("/api/admin/subjects/profile/urn:li:member:3000000001")).toBe("/api/admin/subjects/profile/:subject");
+    expect(recordedPath("/api/admin/subjects/profile")).toBe("/api/admin/subjects/profile");
+    const long = recordedPath(`/v1/${"a".repeat(5000)}`);
     expect(long.length).toBeLessThanOrEqual(513);
   });
 });

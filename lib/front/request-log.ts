@@ -1,27 +1,17 @@
 import { log as processLog, type Log, type LogLevel } from "@/lib/log";
-import type { RequestArea, RequestFacts, RequestObserver } from "./request-facts";
+import { recordedPath, type RequestArea, type RequestFacts, type RequestObserver } from "./request-facts";
 
 /**
  * The request log: one line when a request is over, from the facts the front hands its observers
  * (lib/front/request-facts.ts). What it holds: the request id, the channel, the operation, the
- * status, the latency, the key id (never the token), the method and the path without its query
- * (inputs travel in the query). Probes, metrics scrapes, the health report and Next's static files are at debug, so
- * that a load balancer's or a browser's polling does not drown the rest.
+ * status, the latency, the key id (never the token), the method and the path as the trace span
+ * has it too (recordedPath: no query, where inputs travel; a subject in a console path
+ * templated). Probes, metrics scrapes, the health report and Next's static files are at debug,
+ * so that a load balancer's or a browser's polling does not drown the rest.
  */
 export type RequestChannel = "api" | "mcp" | "console" | "probe" | "metrics";
 
 const CHANNEL_OF: Record<RequestArea, RequestChannel> = { v1: "api", mcp: "mcp", console: "console", probe: "probe", metrics: "metrics" };
-
-/** A path is the client's: long ones are cut, so that a line stays a line. */
-const MAX_PATH_CHARS = 512;
-
-/** Console routes whose path carries an input (a subject looked up by an admin): the segment is not logged. */
-const SUBJECT_PATH = /^(\/api\/admin\/subjects\/[^/]+\/)[^/]+/;
-
-export const loggedPath = (pathname: string): string => {
-  const masked = pathname.replace(SUBJECT_PATH, "$1:subject");
-  return masked.length > MAX_PATH_CHARS ? `${masked.slice(0, MAX_PATH_CHARS)}…` : masked;
-};
 
 const isStaticAsset = (pathname: string): boolean => pathname.startsWith("/_next/") || pathname === "/favicon.ico";
 
@@ -46,6 +36,6 @@ export const requestLogObserver = (target: Log = processLog): RequestObserver =>
     latencyMs: Math.round(facts.latencyMs * 10) / 10,
     keyId: facts.keyId,
     method: facts.method,
-    path: loggedPath(facts.pathname),
+    path: recordedPath(facts.pathname),
   });
 };

@@ -60,3 +60,12 @@ describe("traceRequest with traces off", () => {
     expect(seen[0]).toBe(observers);
   });
 });
+
+describe("the request span's url.path", () => {
+  it("is the request log's path: an admin's looked-up subject is templated, never exported", () => {
+    const subject = facts({ area: "console", pathname: "/api/admin/subjects/profile/urn:li:member:3000000001", operation: null, keyId: null });
+    const attributes = requestSpanAttributes(subject, requestRoute(subject));
+    expect(attributes["url.path"]).toBe("/api/admin/subjects/profile/:subject");
+    expect(JSON.stringify(attributes)).not.toContain("3000000001");
+  });
+});

@@ -2,7 +2,7 @@ import type http from "node:http";
 import { ATTR } from "@/lib/tracing/attributes";
 import { startRequestSpan } from "@/lib/tracing/spans";
 import { batchRoute, BATCHES_PATH } from "@/lib/api/v1-batches";
-import { METRICS_PATH, PROBE_PATHS, type RequestArea, type RequestFacts, type RequestObserver } from "./request-facts";
+import { METRICS_PATH, PROBE_PATHS, recordedPath, type RequestArea, type RequestFacts, type RequestObserver } from "./request-facts";
 
 /**
  * The trace span of one request (traces on): started when the request arrives — continuing a
@@ -13,7 +13,8 @@ import { METRICS_PATH, PROBE_PATHS, type RequestArea, type RequestFacts, type Re
  * ("GET /v1/pinsite/followers"), a batch by its route ("GET /v1/batches/{id}/results"), the
  * console by what it is ("GET /api/*", "GET /_next/*", "GET (page)"); the probes and /metrics
  * have none. Its attributes are the
- * method, the path without its query, the status, and the ids the service made: request id
+ * method, the path as the request log has it (no query, a subject's identifier templated:
+ * recordedPath), the status, and the ids the service made: request id
  * (the answer's X-Request-Id), operation, channel, key id.
  */
 const METHODS: ReadonlySet<string> = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE", "CONNECT"]);
@@ -66,7 +67,7 @@ export const requestRoute = (facts: RequestFacts): { route: string; exact: boole
 };
 
 export const requestSpanAttributes = (facts: RequestFacts, route: { route: string; exact: boolean }) => ({
-  [ATTR.urlPath]: facts.pathname,
+  [ATTR.urlPath]: recordedPath(facts.pathname),
   [ATTR.httpRoute]: route.exact ? route.route : null,
   [ATTR.httpResponseStatusCode]: facts.status,
   [ATTR.requestId]: facts.requestId,

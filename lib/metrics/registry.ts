@@ -93,11 +93,19 @@ export const metrics = (): Metrics => {
   return holder.__socialLookupMetrics;
 };
 
+/**
+ * prom-client's defaults that break the exposition format's naming rules (`promtool check
+ * metrics` exits 3 on them): gauges named `_total`, which only counters may be. Each is the sum
+ * of a gauge that stays (`sum(nodejs_active_handles)` is the number of handles), so none is lost.
+ */
+export const DROPPED_PROCESS_METRICS = ["nodejs_active_handles_total", "nodejs_active_requests_total", "nodejs_active_resources_total"] as const;
+
 /** Node.js's own (event loop lag, heap, GC, CPU, handles) join the registry once, at start (not with METRICS=off). */
 export const collectProcessMetrics = (): void => {
   const { registry, enabled } = metrics();
   if (!enabled || registry.getSingleMetric("nodejs_eventloop_lag_seconds") !== undefined) return;
   client.collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 20 });
+  for (const name of DROPPED_PROCESS_METRICS) registry.removeSingleMetric(name);
 };
 
 /**

@@ -4,6 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import packageJson from "@/package.json";
 import { env } from "@/lib/env";
+import { instanceName } from "@/lib/log";
 
 /**
  * Who this instance is on the system page: its name (INSTANCE_ID, or host:port), the id of this
@@ -34,7 +35,7 @@ export const instanceIdentity = (): InstanceIdentity => {
   if (holder.__socialLookupInstance === undefined) {
     const config = env();
     holder.__socialLookupInstance = {
-      name: config.INSTANCE_ID ?? `${os.hostname()}:${config.PORT}`,
+      name: instanceName(config, os.hostname()),
       startId: crypto.randomBytes(4).toString("hex"),
       // The process's start, not this module's: its counters count from then.
       startedAtMs: Math.round(performance.timeOrigin),

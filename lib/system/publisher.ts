@@ -7,7 +7,7 @@ import { instanceIdentity, type InstanceIdentity } from "./identity";
 import { readFamilies, type FamilySource } from "./metric-families";
 import { buildSnapshot } from "./snapshot";
 import { zeroSample, type TrafficSample } from "./traffic";
-import type { SystemSnapshot } from "./view";
+import type { SnapshotReadinessCheck, SystemSnapshot } from "./view";
 
 /**
  * The system page's background job (lib/jobs.ts runs it every SNAPSHOT_EVERY_MS): this instance
@@ -27,7 +27,7 @@ export type PublishDeps = {
   registry: FamilySource;
   /** Brings gauges read from elsewhere up to date before they are read, as a scrape does. */
   refresh: () => Promise<unknown>;
-  readiness: () => Promise<{ ready: boolean; checks: readonly { name: string; ok: boolean; detail: string }[] }>;
+  readiness: () => Promise<{ ready: boolean; checks: readonly SnapshotReadinessCheck[] }>;
   now: () => number;
 };
 

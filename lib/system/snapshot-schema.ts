@@ -16,7 +16,7 @@ export const systemSnapshotSchema = z.object({
   nodeVersion: z.string(),
   database: z.enum(["pglite", "postgres"]),
   uptimeS: count,
-  readiness: z.object({ ready: z.boolean(), checks: z.array(z.object({ name: z.string(), ok: z.boolean(), detail: z.string() })) }).nullable(),
+  readiness: z.object({ ready: z.boolean(), checks: z.array(z.object({ name: z.string(), ok: z.boolean(), detail: z.string(), configured: z.boolean().optional() })) }).nullable(),
   readinessError: z.string().nullable(),
   metrics: z.enum(["on", "off"]),
   figures: z

@@ -3,7 +3,8 @@
  * GET /api/admin/system answers. Plain types: the console's page imports them and nothing else of
  * lib/system.
  */
-export type SnapshotReadinessCheck = { name: string; ok: boolean; detail: string };
+/** `configured: false`: nothing to check there (no Redis configured; no embedded worker on PostgreSQL); absent in older rows. */
+export type SnapshotReadinessCheck = { name: string; ok: boolean; detail: string; configured?: boolean };
 
 export type SnapshotFigures = {
   /** The seconds the rates and quantiles cover: the last minute, or less while the process is younger. */
@@ -48,7 +49,7 @@ export type SystemSnapshot = {
 export type InstanceView = {
   /** INSTANCE_ID, or host:port. */
   name: string;
-  /** One start of it: a restart is another instance. */
+  /** This start of it: a restart with the same name replaces the card of the one before. */
   startId: string;
   version: string;
   nodeVersion: string;

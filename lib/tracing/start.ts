@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import { env } from "@/lib/env";
-import { describeError, log } from "@/lib/log";
+import { describeError, instanceName, log } from "@/lib/log";
 import { installedTracer, installTracer } from "./spans";
 
 /**
@@ -37,7 +37,7 @@ export const startTracing = async (): Promise<boolean> => {
       endpoint,
       serviceName: config.OTEL_SERVICE_NAME,
       serviceVersion: packageVersion(),
-      instanceId: config.INSTANCE_ID ?? `${os.hostname()}:${config.PORT}`,
+      instanceId: instanceName(config, os.hostname()),
     }),
   );
   log.info("traces on", { collector: collectorForLog(endpoint), serviceName: config.OTEL_SERVICE_NAME });

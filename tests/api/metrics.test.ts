@@ -4,6 +4,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { demoFixtures } from "@/lib/demo/fixtures";
 import { METRIC_PREFIX } from "@/lib/metrics/registry";
+import { lintExposition } from "@/tests/support/prom-lint";
 import { consoleClient, type Session } from "./console-client";
 import { halfClosedExchange, requestHead, sendThenReset } from "./raw-http";
 import { delay, freePort, serverPid, type ApiTarget } from "./harness";
@@ -108,7 +109,10 @@ describe.each(targets)("GET /metrics on the $kind server", (target: ApiTarget) =
     const answer = await scrape(`${target.baseUrl}/metrics`, token);
     expect(answer.status).toBe(200);
     expect(answer.headers.get("content-type")).toMatch(/^text\/plain; version=0\.0\.4/);
-    const samples = samplesOf(await answer.text());
+    const text = await answer.text();
+    // What an operator's CI runs on a scrape: `promtool check metrics` (its rules, written out).
+    expect(lintExposition(text)).toEqual([]);
+    const samples = samplesOf(text);
     const names = new Set(samples.map((sample) => sample.name));
     expect(names).toContain("nodejs_eventloop_lag_seconds");
     expect(samples.find((sample) => sample.name === `${METRIC_PREFIX}build_info`)?.labels).toEqual({ version: expect.stringMatching(/^\d+\.\d+\.\d+/), node: expect.stringMatching(/^v\d+\.\d+\.\d+$/) });
@@ -117,7 +121,7 @@ describe.each(targets)("GET /metrics on the $kind server", (target: ApiTarget) =
     expect(samples.some((sample) => sample.name === `${METRIC_PREFIX}http_requests_total` && sample.labels.area === "metrics" && sample.labels.status_class === "4xx")).toBe(true);
   });
 
-  it("serves /metrics on METRICS_PORT (the token asked for there too) and nothing else", async () => {
+  it("serves /metrics on METRICS_PORT (the token asked for there too), the probes, and nothing else", async () => {
     const base = `http://127.0.0.1:${metricsPort ?? ""}`;
     expect((await scrape(`${base}/metrics`, undefined)).status).toBe(401);
     expect((await scrape(`${base}/metrics`, "wrong-token-of-sixteen-chars")).status).toBe(401);
@@ -126,6 +130,13 @@ describe.each(targets)("GET /metrics on the $kind server", (target: ApiTarget) =
     expect(await answer.text()).toContain(`${METRIC_PREFIX}requests_total`);
     expect((await scrape(`${base}/v1/account`, token)).status).toBe(404);
     expect((await scrape(`${base}/`, token)).status).toBe(404);
+    // /readyz there: the status for anyone, each check's detail for the token.
+    const summary = await scrape(`${base}/readyz`, undefined);
+    expect(summary.status).toBe(200);
+    expect(await summary.json()).toEqual({ status: "ok", failing: [] });
+    const detailed = await scrape(`${base}/readyz`, token);
+    expect(((await detailed.json()) as { checks?: Record<string, unknown> }).checks).toHaveProperty("database");
+    expect((await scrape(`${base}/livez`, undefined)).status).toBe(200);
   });
 
   describe("the lookup counters", () => {

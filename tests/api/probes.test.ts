@@ -8,11 +8,12 @@ import { startOwnServer, stopOwnServer } from "./own-server";
  * GET /livez and /readyz (docs/monitoring.md "Probes and shutdown") on the suite's servers, on a
  * server whose Redis cannot be reached, and through a SIGTERM: not ready at once while /v1 is
  * still served for the drain delay, then no new connection, the request in flight answered,
- * exit 0.
+ * exit 0. Anyone gets /readyz's status and the names of failing checks; each check's detail
+ * only with METRICS_TOKEN, or on the metrics listener.
  */
 const targets = inject("apiTargets");
 
-type ReadyBody = { status: string; failing: string[]; checks: Record<string, { ok: boolean; detail: string }> };
+type ReadyBody = { status: string; failing: string[]; checks?: Record<string, { ok: boolean; detail: string }> };
 
 const probe = async (target: ApiTarget, path: string, init: RequestInit = {}) => {
   const response = await fetch(`${target.baseUrl}${path}`, { ...init, redirect: "manual", signal: AbortSignal.timeout(5000) });
@@ -40,26 +41,34 @@ describe.each(targets)("$kind server", (target: ApiTarget) => {
   });
 
   describe("GET /readyz", () => {
-    it("answers 200 with every check passing and saying what it saw", async () => {
+    it("answers anyone 200 with the status and no failing check, and no check's detail", async () => {
       const answer = await probe(target, "/readyz");
       expect(answer.status).toBe(200);
       expect(answer.headers.get("cache-control")).toBe("no-store");
+      expect(answer.body).toEqual({ status: "ok", failing: [] });
+      expect(answer.text).not.toMatch(/applied|answered in|not configured|alive/);
+    });
+
+    it("adds every check saying what it saw for METRICS_TOKEN sent as a Bearer token", async () => {
+      const answer = await probe(target, "/readyz", { headers: { Authorization: `Bearer ${target.env.METRICS_TOKEN ?? ""}` } });
+      expect(answer.status).toBe(200);
       const body = answer.body as ReadyBody;
       expect(body.status).toBe("ok");
       expect(body.failing).toEqual([]);
-      expect(Object.keys(body.checks)).toEqual(CHECKS);
-      expect(Object.values(body.checks).every((check) => check.ok)).toBe(true);
-      expect(body.checks.migrations?.detail).toMatch(/^\d+ applied$/);
-      expect(body.checks.database?.detail).toMatch(/^answered in \d+ ms$/);
-      expect(body.checks.embedded_worker?.detail).toBe(target.kind === "pglite" ? "alive" : "absent (PostgreSQL)");
-      expect(body.checks.redis?.detail).toBe("not configured");
-      expect(body.checks.draining?.detail).toBe("serving");
+      const checks = body.checks ?? {};
+      expect(Object.keys(checks)).toEqual(CHECKS);
+      expect(Object.values(checks).every((check) => check.ok)).toBe(true);
+      expect(checks.migrations?.detail).toMatch(/^\d+ applied$/);
+      expect(checks.database?.detail).toMatch(/^answered in \d+ ms$/);
+      expect(checks.embedded_worker?.detail).toBe(target.kind === "pglite" ? "alive" : "absent (PostgreSQL)");
+      expect(checks.redis?.detail).toBe("not configured");
+      expect(checks.draining?.detail).toBe("serving");
     });
 
-    it("is answered outside any sign-in: a bad token or session cookie changes nothing", async () => {
+    it("is answered outside any sign-in: a bad token or session cookie changes nothing and shows no detail", async () => {
       const answer = await probe(target, "/readyz", { headers: { Authorization: "Bearer sl_nonsense", Cookie: "next-auth.session-token=forged" } });
       expect(answer.status).toBe(200);
-      expect((answer.body as ReadyBody).status).toBe("ok");
+      expect(answer.body).toEqual({ status: "ok", failing: [] });
     });
 
     it("answers HEAD with the same status and no body, and refuses POST with 405", async () => {
@@ -77,24 +86,39 @@ describe("a server whose Redis cannot be reached", () => {
   let target: ApiTarget | undefined;
   const password = "probe-redis-password";
   let redisPort = 0;
+  let metricsPort = 0;
 
   beforeAll(async () => {
     // A port nothing listens on: every connection to it is refused.
     redisPort = await freePort();
-    target = await startOwnServer({ label: "probes-redis", env: { REDIS_URL: `redis://:${password}@127.0.0.1:${redisPort}` } });
+    metricsPort = await freePort();
+    target = await startOwnServer({
+      label: "probes-redis",
+      env: { REDIS_URL: `redis://:${password}@127.0.0.1:${redisPort}`, METRICS_PORT: String(metricsPort) },
+    });
   }, 180_000);
   afterAll(() => stopOwnServer(target));
 
-  it("answers /readyz 503 naming redis, with no URL or password in the answer", async () => {
+  it("answers /readyz 503 naming redis, and no more than its name, on the main port (no METRICS_TOKEN set)", async () => {
     if (!target) throw new Error("no server");
     const answer = await probe(target, "/readyz");
     expect(answer.status).toBe(503);
+    expect(answer.body).toEqual({ status: "unavailable", failing: ["redis"] });
+    const guessed = await probe(target, "/readyz", { headers: { Authorization: "Bearer anything" } });
+    expect(guessed.body).toEqual({ status: "unavailable", failing: ["redis"] });
+  });
+
+  it("answers /readyz with each check's detail on the metrics listener, with no URL or password in it", async () => {
+    if (!target) throw new Error("no server");
+    const answer = await probe({ ...target, baseUrl: `http://127.0.0.1:${metricsPort}` }, "/readyz");
+    expect(answer.status).toBe(503);
     const body = answer.body as ReadyBody;
-    expect(body.status).toBe("unavailable");
-    expect(body.failing).toEqual(["redis"]);
-    expect(body.checks.redis).toEqual({ ok: false, detail: "unreachable" });
+    expect(body).toMatchObject({ status: "unavailable", failing: ["redis"] });
+    expect(body.checks?.redis).toEqual({ ok: false, detail: "unreachable" });
+    expect(body.checks?.database?.ok).toBe(true);
     expect(answer.text).not.toContain(password);
     expect(answer.text).not.toContain(String(redisPort));
+    expect((await probe({ ...target, baseUrl: `http://127.0.0.1:${metricsPort}` }, "/livez")).status).toBe(200);
   });
 
   it("is still live: /livez answers 200", async () => {
@@ -171,7 +195,7 @@ describe("SIGTERM with a drain delay", () => {
       }
       await delay(50);
     }
-    expect(notReady?.body).toMatchObject({ status: "unavailable", failing: ["draining"], checks: { draining: { ok: false } } });
+    expect(notReady?.body).toEqual({ status: "unavailable", failing: ["draining"] });
 
     // Still served while balancers take note, each answer closing its connection.
     const lookup = await fetch(`${target.baseUrl}/v1/account`, { headers: { Authorization: `Bearer ${key.token}` } });

@@ -62,13 +62,41 @@ describe.each(targets)("$kind server", (target: ApiTarget) => {
     expect(text).not.toContain(USER_30);
   });
 
+  it("gives /v1/batches and /v1/account request lines the key id, as a lookup's, with their operation and no query", async () => {
+    const list = await call(target, "/v1/batches", { auth: key, query: { limit: "5" } });
+    expect(list.status).toBe(200);
+    const refused = await fetch(`${target.baseUrl}/v1/batches`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${key.token}`, "Content-Type": "application/json" },
+      body: "{not json",
+    });
+    expect(refused.status).toBe(400);
+    const account = await call(target, "/v1/account", { auth: key });
+    expect(account.status).toBe(200);
+    const answers = [
+      { requestId: header(list, "x-request-id"), operation: "batches", status: 200, method: "GET", path: "/v1/batches" },
+      { requestId: refused.headers.get("x-request-id"), operation: "batches", status: 400, method: "POST", path: "/v1/batches" },
+      { requestId: header(account, "x-request-id"), operation: "account", status: 200, method: "GET", path: "/v1/account" },
+    ];
+    for (const { requestId, ...expected } of answers) {
+      expect(requestId).toMatch(/^[0-9a-f-]{36}$/);
+      const requests = (await linesOf(target, requestId ?? "")).filter((line) => line.msg === "request");
+      expect(requests).toHaveLength(1);
+      expect(requests[0]).toMatchObject({ level: "info", requestId, channel: "api", keyId: key.id, ...expected });
+      expect(JSON.stringify(requests[0])).not.toContain(key.token);
+      expect(JSON.stringify(requests[0])).not.toContain("limit=");
+    }
+  });
+
   it("logs a refused request too: 401 without a key, no key id", async () => {
-    const answer = await call(target, paths.followers, { query: { userid: USER_30 } });
-    expect(answer.status).toBe(401);
-    const requestId = header(answer, "x-request-id");
-    expect(requestId).not.toBeNull();
-    const requests = (await linesOf(target, requestId ?? "")).filter((line) => line.msg === "request");
-    expect(requests).toHaveLength(1);
-    expect(requests[0]).toMatchObject({ requestId, channel: "api", status: 401, keyId: null, path: paths.followers });
+    for (const path of [paths.followers, "/v1/batches"]) {
+      const answer = await call(target, path, { query: { userid: USER_30 } });
+      expect(answer.status).toBe(401);
+      const requestId = header(answer, "x-request-id");
+      expect(requestId).not.toBeNull();
+      const requests = (await linesOf(target, requestId ?? "")).filter((line) => line.msg === "request");
+      expect(requests).toHaveLength(1);
+      expect(requests[0]).toMatchObject({ requestId, channel: "api", status: 401, keyId: null, path });
+    }
   });
 });

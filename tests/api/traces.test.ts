@@ -5,6 +5,7 @@ import { generateEvents } from "@/lib/demo/events";
 import { ATTR } from "@/lib/tracing/attributes";
 import { startFakeProvider, type FakeProvider } from "../support/fake-provider";
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from "../support/otlp-receiver";
+import { consoleClient } from "./console-client";
 import { createKeyWithCli, delay, findPostgres, isUnavailable, randomSecret, type ApiTarget, type IssuedKey, type TargetKind } from "./harness";
 import { startOwnServer, stopOwnServer } from "./own-server";
 
@@ -14,7 +15,8 @@ import { startOwnServer, stopOwnServer } from "./own-server";
  * provider as the data source: a /v1 lookup is one request span carrying the answer's
  * X-Request-Id, with its statements and its provider call as descendants in the same trace; a
  * caller's traceparent is continued; failures are marked; console routes (Next) and batch
- * lookups have their spans too; no exported byte holds a token, a provider key or an input.
+ * lookups have their spans too; a data subject in a console path is templated as in the request
+ * log; no exported byte holds a token, a provider key, an input or a subject's identifier.
  */
 const PROVIDER_KEY = "traces-provider-key-do-not-export";
 const OPERATION_PATH = "/v1/eventsite/event_details_id";
@@ -276,7 +278,27 @@ describe("other requests with traces on", () => {
     }
   });
 
-  it("exports no token, provider key, input or query string, in any span or resource", async () => {
+  it("records an admin's subject download with the subject templated in url.path, as the request log has it", async () => {
+    for (const server of traced) {
+      const subject = `urn:li:member:47${String(nextEvent++).slice(-8)}`;
+      inputs.add(subject);
+      inputs.add(encodeURIComponent(subject));
+      const client = consoleClient(server.target);
+      const admin = await client.admin();
+      const answer = await client.api(admin, "GET", `/api/admin/subjects/profile/${subject}?probe=${randomHex(8)}`);
+      expect(answer.status, answer.text).toBe(200);
+      const [span] = await receiver.waitFor((spans) =>
+        ofServer(server)(spans).filter((candidate) => candidate.kind === 2 && candidate.attributes[ATTR.urlPath] === "/api/admin/subjects/profile/:subject"),
+      );
+      expect(span?.name).toBe("GET /api/*");
+      expect(span?.attributes).toMatchObject({ [ATTR.channel]: "console", [ATTR.httpResponseStatusCode]: 200 });
+      const trace = [span, ...descendants(span as ReceivedSpan)].map((each) => ({ name: each?.name, attributes: each?.attributes }));
+      expect(trace.length).toBeGreaterThan(1);
+      expect(JSON.stringify(trace)).not.toContain(subject);
+    }
+  });
+
+  it("exports no token, provider key, input, subject or query string, in any span or resource", async () => {
     expect(receiver.refused).toEqual([]);
     expect(receiver.exports.length).toBeGreaterThan(0);
     expect(receiver.exports.every((received) => received.contentType?.startsWith("application/json"))).toBe(true);

@@ -43,6 +43,7 @@ const CHECKS: Check[] = [
   { name: "provider key", path: "/account/provider-key", signedIn: true },
   { name: "admin users", path: "/admin/users", signedIn: true },
   { name: "admin credits", path: "/admin/credits", signedIn: true },
+  { name: "admin workspaces", path: "/admin/workspaces", signedIn: true },
   { name: "admin upstream settings", path: "/admin/settings", signedIn: true },
   { name: "admin import", path: "/admin/upload", signedIn: true },
   { name: "admin audit log", path: "/admin/audit", signedIn: true },

@@ -14,6 +14,7 @@ const adminPages: ConsolePageCase[] = [
   { path: "/admin/settings", documentTitle: /Upstream settings/, heading: "Upstream provider", description: "Environment variables win over the values set here." },
   { path: "/admin/upload", documentTitle: /Upload records/, heading: "Upload records", description: "Load a snapshot file into the record store" },
   { path: "/admin/credits", documentTitle: /Credits/, heading: "Credits", description: "Top up any key. Every top-up is recorded" },
+  { path: "/admin/workspaces", documentTitle: /Workspaces/, heading: "Workspaces", description: "Every team with its pool, members, refill and shared limit." },
   { path: "/admin/privacy", documentTitle: /Privacy/, heading: "Privacy", description: "Answer a data subject's requests" },
 ];
 

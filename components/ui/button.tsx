@@ -13,7 +13,7 @@ const variants: Record<ButtonVariant, string> = {
   primary: "bg-accent text-accent-foreground shadow-sm hover:bg-accent-hover",
   secondary: "border border-border-strong bg-surface text-foreground shadow-sm hover:bg-surface-muted",
   ghost: "text-muted hover:bg-surface-muted hover:text-foreground",
-  danger: "bg-danger text-white shadow-sm hover:opacity-90",
+  danger: "bg-danger text-danger-foreground shadow-sm hover:opacity-90",
 };
 
 const sizes: Record<ButtonSize, string> = {

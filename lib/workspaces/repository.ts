@@ -108,8 +108,9 @@ export const updateWorkspaceSettings = async (
 };
 
 /**
- * Adds credits to a team's pool in one statement (pool and granted total together). `from`:
- * "grant" — the service administrator's; "allowance" — moved from the actor's own allowance,
+ * Adds credits to a team's pool in one statement (pool and granted total together): no row back
+ * means no such live team workspace. `from`: "grant" — the service administrator's (with the
+ * reason they gave, when they gave one); "allowance" — moved from the actor's own allowance,
  * which the caller has already taken in the same transaction.
  */
 export const addPoolCredits = async (
@@ -118,15 +119,17 @@ export const addPoolCredits = async (
   id: string,
   credits: number,
   from: "grant" | "allowance",
+  reason: string | null = null,
 ): Promise<Workspace | null> => {
   const rows = await tx.query<WorkspaceRow>(
     `UPDATE workspaces AS w SET pool_credits = pool_credits + $2, pool_granted = pool_granted + $2
-     WHERE w.id = $1 AND w.personal_user_id IS NULL RETURNING ${COLUMNS}`,
+     WHERE w.id = $1 AND w.personal_user_id IS NULL AND w.deleted_at IS NULL RETURNING ${COLUMNS}`,
     [id, credits],
   );
   const row = rows[0];
   if (!row) return null;
-  await recordAudit(tx, actor, "pool.credits", { type: "workspace", id }, { credits, from, poolCredits: Number(row.pool_credits) }, id);
+  const details = { credits, from, ...(reason === null ? {} : { reason }), poolCredits: Number(row.pool_credits) };
+  await recordAudit(tx, actor, "pool.credits", { type: "workspace", id }, details, id);
   return toWorkspace(row);
 };
 

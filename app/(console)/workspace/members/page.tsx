@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import { MembersConsole } from "@/components/members/members-console";
+import { WorkspaceSettings } from "@/components/members/workspace-settings";
 import { ConsolePage } from "@/components/ui/page-header";
 import { requireUser } from "@/lib/auth/require-user";
 
@@ -13,6 +14,7 @@ export default async function MembersPage() {
       description="Who works in the active workspace, with which role and monthly budget; invite people by e-mail and see pending invitations."
     >
       <MembersConsole currentUserId={user.id} isServiceAdmin={user.role === "admin"} />
+      <WorkspaceSettings currentUserId={user.id} isServiceAdmin={user.role === "admin"} />
     </ConsolePage>
   );
 }

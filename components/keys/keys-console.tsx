@@ -62,6 +62,8 @@ export function KeysConsole({ initialMe }: KeysConsoleProps) {
     [users.data],
   );
   const busy = useIsMutating({ mutationKey: keysQueryKey }) > 0;
+  // A viewer's list: only the keys they made before a demotion, suspended; none, no list.
+  const suspendedOnly = !mayMakeKeys && team !== undefined && keys.data !== undefined && keys.data.length > 0;
 
   const allowance = isAdmin ? null : me.data.creditAllowance;
   const allowanceText = isAdmin
@@ -95,26 +97,6 @@ export function KeysConsole({ initialMe }: KeysConsoleProps) {
         </p>
       ) : null}
 
-      {!mayMakeKeys && team && keys.data !== undefined && keys.data.length > 0 ? (
-        <section aria-labelledby="suspended-keys-heading" className="flex flex-col gap-4" data-testid="keys-suspended">
-          <h2 id="suspended-keys-heading" className="text-lg font-semibold tracking-tight">
-            Your keys in {team.name}
-          </h2>
-          <p role="status" data-testid="key-notice" className="text-sm font-medium text-success empty:hidden">
-            {notice}
-          </p>
-          <KeysTable
-            keys={keys.data}
-            viewerId={initialMe.id}
-            isAdmin={isAdmin}
-            showOwner={false}
-            ownerEmails={ownerEmails}
-            team
-            onAction={openAction}
-          />
-        </section>
-      ) : null}
-
       {mayMakeKeys ? (
       <CreateKeyForm
         workspace={team ? { id: team.id, name: team.name } : undefined}
@@ -131,11 +113,11 @@ export function KeysConsole({ initialMe }: KeysConsoleProps) {
       />
       ) : null}
 
-      {mayMakeKeys ? (
-      <section aria-labelledby="keys-list-heading" className="flex flex-col gap-4">
+      {mayMakeKeys || suspendedOnly ? (
+      <section aria-labelledby="keys-list-heading" className="flex flex-col gap-4" data-testid={suspendedOnly ? "keys-suspended" : undefined}>
         <div className="flex flex-wrap items-center justify-between gap-3">
           <h2 id="keys-list-heading" className="text-lg font-semibold tracking-tight">
-            {team ? `Keys of ${team.name}` : isAdmin && scope === "all" ? "All keys" : "Your keys"}
+            {suspendedOnly ? `Your keys in ${team?.name}` : team ? `Keys of ${team.name}` : isAdmin && scope === "all" ? "All keys" : "Your keys"}
           </h2>
           {isAdmin && !team ? (
             <div role="group" aria-label="Which keys" className="inline-flex rounded-lg border border-border-strong p-0.5">

@@ -1,5 +1,5 @@
 import type { Queryable } from "@/lib/db/client";
-import type { Workspace } from "./repository";
+import { toWorkspace, type Workspace, type WorkspaceRow } from "./repository";
 
 /**
  * The service administrator's list of every workspace (Admin → Workspaces): each with its pool,
@@ -21,14 +21,7 @@ export type DirectoryEntry = Workspace & {
   refill: PoolRefill | null;
 };
 
-type DirectoryRow = {
-  id: string;
-  name: string;
-  personal_user_id: string | null;
-  pool_credits: number | string;
-  pool_granted: number | string;
-  qps_limit: number | null;
-  created_at: Date | string;
+type DirectoryRow = WorkspaceRow & {
   refill_credits: number | string | null;
   refill_interval: PoolRefill["interval"] | null;
   refill_day_of_month: number | null;
@@ -50,13 +43,7 @@ const emailsOf = (value: DirectoryRow["owner_emails"]): string[] => {
 };
 
 const toEntry = (row: DirectoryRow): DirectoryEntry => ({
-  id: row.id,
-  name: row.name,
-  personal: row.personal_user_id !== null,
-  poolCredits: Number(row.pool_credits),
-  poolGranted: Number(row.pool_granted),
-  qpsLimit: row.qps_limit === null ? null : Number(row.qps_limit),
-  createdAt: new Date(row.created_at),
+  ...toWorkspace(row),
   memberCount: Number(row.member_count),
   ownerEmails: emailsOf(row.owner_emails),
   refill: refillOf(row),

@@ -24,7 +24,7 @@ export type Workspace = {
 /** A workspace as one of its members sees it in the switcher: with their role. */
 export type MemberWorkspace = Workspace & { role: WorkspaceRole };
 
-type WorkspaceRow = {
+export type WorkspaceRow = {
   id: string;
   name: string;
   personal_user_id: string | null;
@@ -36,7 +36,7 @@ type WorkspaceRow = {
 
 const COLUMNS = "w.id, w.name, w.personal_user_id, w.pool_credits, w.pool_granted, w.qps_limit, w.created_at";
 
-const toWorkspace = (row: WorkspaceRow): Workspace => ({
+export const toWorkspace = (row: WorkspaceRow): Workspace => ({
   id: row.id,
   name: row.name,
   personal: row.personal_user_id !== null,

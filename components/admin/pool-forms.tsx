@@ -6,8 +6,8 @@ import { Select } from "@/components/admin/select";
 import { errorMessage, formatCount, parseWholeNumber } from "@/components/keys/format";
 import { bindValue } from "@/components/ui/bind-value";
 import { Button } from "@/components/ui/button";
-import { cx } from "@/components/ui/class-names";
 import { FormAlert } from "@/components/ui/form-alert";
+import { ReasonField } from "@/components/ui/reason-field";
 import { WholeNumberInput } from "@/components/ui/input";
 import {
   grantPoolCredits,
@@ -41,7 +41,6 @@ const Section = ({ title, children, testId }: { title: string; children: ReactNo
 
 export function PoolGrantForm({ workspace }: FormProps) {
   const queryClient = useQueryClient();
-  const reasonId = useId();
   const [credits, setCredits] = useState("");
   const [reason, setReason] = useState("");
   const [errors, setErrors] = useState<{ credits?: string; reason?: string }>({});
@@ -83,37 +82,7 @@ export function PoolGrantForm({ workspace }: FormProps) {
           hint={`The pool has ${formatCount(workspace.poolCredits)} of ${formatCount(workspace.poolGranted)} credits granted so far.`}
           data-testid="pool-grant-credits"
         />
-        <div className="flex flex-col gap-1.5">
-          <label htmlFor={reasonId} className="text-sm font-medium">
-            Reason
-            <span className="ml-0.5 text-danger" aria-hidden="true">
-              *
-            </span>
-          </label>
-          <textarea
-            id={reasonId}
-            required
-            rows={2}
-            maxLength={500}
-            {...bindValue(reason, setReason)}
-            aria-invalid={errors.reason ? true : undefined}
-            aria-describedby={`${reasonId}-hint${errors.reason ? ` ${reasonId}-error` : ""}`}
-            data-testid="pool-grant-reason"
-            className={cx(
-              "w-full rounded-lg border bg-surface px-3 py-2 text-sm shadow-sm",
-              "focus-visible:outline-2 focus-visible:outline-offset-0 focus-visible:outline-ring",
-              errors.reason ? "border-danger" : "border-border-strong",
-            )}
-          />
-          <p id={`${reasonId}-hint`} className="text-xs text-muted">
-            Kept in the audit log with your name, the time and your IP address.
-          </p>
-          {errors.reason ? (
-            <p id={`${reasonId}-error`} className="text-xs font-medium text-danger">
-              {errors.reason}
-            </p>
-          ) : null}
-        </div>
+        <ReasonField value={reason} onChange={setReason} error={errors.reason} rows={2} testId="pool-grant-reason" />
         <FormAlert error={mutation.isError ? errorMessage(mutation.error) : undefined} success={done} />
         <div className="flex justify-end">
           <Button type="submit" disabled={mutation.isPending} data-testid="pool-grant-submit">

@@ -1,12 +1,12 @@
 "use client";
 
 import { useMutation, useQueryClient } from "@tanstack/react-query";
-import { useId, useState, type FormEvent, type ReactNode } from "react";
+import { useState, type FormEvent, type ReactNode } from "react";
 import { Button } from "@/components/ui/button";
-import { cx } from "@/components/ui/class-names";
 import { WholeNumberInput } from "@/components/ui/input";
 import { keysQueryKey, refreshAfterKeyChange, topUpKey, type ApiKeyView } from "@/lib/query/keys";
 import { FormError } from "@/components/ui/form-alert";
+import { ReasonField } from "@/components/ui/reason-field";
 import { errorMessage, formatCount, parseWholeNumber } from "./format";
 import { bindValue } from "@/components/ui/bind-value";
 
@@ -29,7 +29,6 @@ export function TopUpForm({
   const [credits, setCredits] = useState("");
   const [reason, setReason] = useState("");
   const [errors, setErrors] = useState<FieldErrors>({});
-  const reasonId = useId();
   const mutation = useMutation({
     mutationKey: [...keysQueryKey, "topup"],
     mutationFn: (input: { credits: number; reason: string }) => topUpKey(apiKey.id, input),
@@ -72,37 +71,7 @@ export function TopUpForm({
         hint={`Now ${formatCount(apiKey.creditsRemaining)} of ${formatCount(apiKey.creditsGranted)} credits left.`}
         data-testid="topup-credits"
       />
-      <div className="flex flex-col gap-1.5">
-        <label htmlFor={reasonId} className="text-sm font-medium">
-          Reason
-          <span className="ml-0.5 text-danger" aria-hidden="true">
-            *
-          </span>
-        </label>
-        <textarea
-          id={reasonId}
-          required
-          rows={3}
-          maxLength={500}
-          {...bindValue(reason, setReason)}
-          aria-invalid={reasonError ? true : undefined}
-          aria-describedby={`${reasonId}-hint${reasonError ? ` ${reasonId}-error` : ""}`}
-          data-testid="topup-reason"
-          className={cx(
-            "w-full rounded-lg border bg-surface px-3 py-2 text-sm shadow-sm",
-            "focus-visible:outline-2 focus-visible:outline-offset-0 focus-visible:outline-ring",
-            reasonError ? "border-danger" : "border-border-strong",
-          )}
-        />
-        <p id={`${reasonId}-hint`} className="text-xs text-muted">
-          Kept in the audit log with your name, the time and your IP address.
-        </p>
-        {reasonError ? (
-          <p id={`${reasonId}-error`} className="text-xs font-medium text-danger">
-            {reasonError}
-          </p>
-        ) : null}
-      </div>
+      <ReasonField value={reason} onChange={setReason} error={reasonError} rows={3} testId="topup-reason" />
       <FormError message={mutation.isError ? errorMessage(mutation.error) : null} testId="dialog-error" />
       <div className="flex flex-col-reverse gap-2 pt-1 sm:flex-row sm:justify-end">
         {cancel}

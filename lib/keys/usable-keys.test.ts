@@ -8,7 +8,7 @@ import { burnRateForecast } from "@/lib/usage/forecast";
 import { utcDay } from "@/lib/usage/period";
 import { summary } from "@/lib/usage/summary";
 import { createUser, setUserStatus } from "@/lib/users/repository";
-import { testDatabases } from "@/tests/support/databases";
+import { embeddedInRun, testDatabases } from "@/tests/support/databases";
 import { createAuthenticator } from "./authenticate";
 import { createKey, revokeKey, rollKey } from "./repository";
 import { createTokenVerifier } from "./tokens";
@@ -103,7 +103,7 @@ describe.each(await testDatabases())("the usable-key rule on $name", (database) 
   });
 });
 
-describe("the usable-key rule in the source", () => {
+describe.runIf(embeddedInRun)("the usable-key rule in the source", () => {
   const sources = (dir: string): string[] =>
     fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
       const full = path.join(dir, entry.name);

@@ -10,13 +10,17 @@ import { ROOT, type ApiTarget } from "./harness";
  */
 const targets = inject("apiTargets");
 
-const cli = path.join(ROOT, "node_modules", "@modelcontextprotocol", "inspector", "cli", "build", "cli.js");
+// The launcher of the Inspector's CLI package (the same code `npx @modelcontextprotocol/inspector
+// --cli` runs): the top-level package's copy imports commander without declaring it, and in this
+// tree an older commander is hoisted; @modelcontextprotocol/inspector-cli carries its own. It runs
+// in its build folder: the CLI looks for its package.json relative to the working directory.
+const cli = path.join(ROOT, "node_modules", "@modelcontextprotocol", "inspector-cli", "build", "cli.js");
 
 const inspect = (target: ApiTarget, token: string, args: readonly string[]) =>
   runCaptured(
     process.execPath,
     [cli, "--cli", `${target.baseUrl}/mcp`, "--transport", "http", "--header", `Authorization: Bearer ${token}`, ...args],
-    { cwd: ROOT, env: { ...inheritedEnv(), NODE_ENV: "production" } },
+    { cwd: path.dirname(cli), env: { ...inheritedEnv(), NODE_ENV: "production" } },
   );
 
 describe.each(targets)("$kind server", (target: ApiTarget) => {

@@ -51,9 +51,16 @@ else
   fi
 fi
 
-# Three production instances on PostgreSQL and a Redis of the suite's own; prints
-# "SKIPPED: scale suites — <reason>" and skips its tests when PostgreSQL or Redis is unreachable.
-if build_failed; then
+# Three production instances on PostgreSQL and a Redis of the suite's own; without PostgreSQL,
+# Redis or redis-server the stage is skipped with the reason its global setup gives.
+scale_problem=$(npx tsx -e 'import("./tests/scale/global-setup.ts").then(async (setup) => {
+  const reason = await setup.unavailable();
+  if (reason !== null) console.log(reason);
+  process.exit(0);
+});' 2>&1) || scale_problem="the scale suite's services could not be probed: $scale_problem"
+if [ -n "$scale_problem" ]; then
+  skip_stage scale "scale tests (three instances, PostgreSQL and Redis)" vitest "$scale_problem"
+elif build_failed; then
   skip_stage scale "scale tests (three instances, PostgreSQL and Redis)" vitest "the production build failed"
 else
   # shellcheck disable=SC2046

@@ -76,8 +76,10 @@ record_stage() { # id title kind exit seconds report reason
 
 # skip_stage <id> <title> <kind> <reason>: in the table as skipped, with the reason.
 skip_stage() {
-  echo "SKIPPED: $2 — $4"
-  record_stage "$1" "$2" "$3" "" 0 "" "$4"
+  local reason
+  reason=$(printf '%s' "$4" | tr '\t\n' '  ')
+  echo "SKIPPED: $2 — $reason"
+  record_stage "$1" "$2" "$3" "" 0 "" "$reason"
   STAGE_EXIT[$1]=skipped
 }
 

@@ -23,7 +23,9 @@ export default defineConfig({
   outputDir: "test-results/playwright",
   workers: 1,
   fullyParallel: false,
-  reporter: "list",
+  // The list for the terminal; the JSON report for the lane's summary table (scripts/lane.sh sets
+  // PLAYWRIGHT_JSON_OUTPUT_FILE, which wins over this default).
+  reporter: [["list"], ["json", { outputFile: "test-results/playwright-results.json" }]],
   use: {
     baseURL,
     screenshot: "only-on-failure",

@@ -2,11 +2,11 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { openForSuite, testDatabases } from "@/tests/support/databases";
+import { embeddedInRun, openForSuite, testDatabases } from "@/tests/support/databases";
 import { creditPolicySql, migrate, migrations, POLICY_FILES } from "@/lib/database";
 import { PolicyFileMissingError } from "./policy";
 
-describe("the credit policy files", () => {
+describe.runIf(embeddedInRun)("the credit policy files", () => {
   it("are all there, each with the CREATE OR REPLACE a repeatable migration needs", () => {
     for (const file of POLICY_FILES) {
       const text = fs.readFileSync(file, "utf8");

@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { migrate, migrations, policySql } from "@/lib/database";
-import { openForSuite, pgliteDatabase, postgresDatabase, postgresReachable, type TestDatabase } from "@/tests/support/databases";
+import { databasesOfRun, embeddedInRun, openForSuite, pgliteDatabase, postgresDatabase, type TestDatabase } from "@/tests/support/databases";
 import { applyMigrations, MIGRATIONS_DIR } from "./migrate";
 import type { Queryable } from "./types";
 
@@ -86,7 +86,7 @@ const catalogDump = async (db: Queryable): Promise<string> => {
   return lines.join("\n").replaceAll(`${schema}.`, "<schema>.");
 };
 
-describe("the migration files", () => {
+describe.runIf(embeddedInRun)("the migration files", () => {
   it("keep main's migrations: the plain ones with the same ids, in the same order, each ending with main's statements", () => {
     // The repeatable ones (the policy SQL) keep their ids; their text changes as the policy does,
     // and they are applied after the plain migrations whose columns they read (order.ts).
@@ -119,9 +119,10 @@ describe("the migration files", () => {
   });
 });
 
-const pairs: { name: string; pair: () => [TestDatabase, TestDatabase] }[] = [{ name: "pglite", pair: () => [pgliteDatabase(), pgliteDatabase()] }];
-if (await postgresReachable()) pairs.push({ name: "postgres", pair: () => [postgresDatabase(), postgresDatabase()] });
-else console.log("SKIPPED: PostgreSQL variant — 127.0.0.1:5432 is not reachable");
+const pairs: { name: string; pair: () => [TestDatabase, TestDatabase] }[] = (await databasesOfRun()).map((name) => ({
+  name,
+  pair: () => (name === "pglite" ? [pgliteDatabase(), pgliteDatabase()] : [postgresDatabase(), postgresDatabase()]),
+}));
 
 describe.each(pairs)("a database migrated by main's code, on $name", ({ pair }) => {
   const [byMain, fresh] = pair();

@@ -6,7 +6,7 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { inheritedEnv } from "@/lib/cli/processes";
 import { consoleClient } from "./console-client";
-import { ROOT, type ApiTarget } from "./harness";
+import { embeddedInRun, ROOT, type ApiTarget } from "./harness";
 
 /**
  * The clients' READMEs as a reader uses them: every ```js and ```python example runs, as written,
@@ -46,7 +46,8 @@ afterAll(() => {
 const hasPython = spawnSync("python3", ["--version"]).status === 0;
 if (!hasPython) console.log("\n[api-suite] SKIPPED: the Python README's examples — python3 is not on PATH\n");
 
-describe.each(targets.slice(0, 1).map((target) => [target.kind, target] as const))("the clients' documentation on %s", (_kind, target: ApiTarget) => {
+// Needs no database: it runs once, in the run that covers the embedded one.
+describe.runIf(embeddedInRun).each(targets.slice(0, 1).map((target) => [target.kind, target] as const))("the clients' documentation on %s", (_kind, target: ApiTarget) => {
   let env: NodeJS.ProcessEnv;
 
   beforeAll(async () => {

@@ -7,7 +7,7 @@ import { demoFixtures } from "@/lib/demo/fixtures";
 import { FIRST_DAY, LAST_DAY } from "@/lib/usage/period";
 import { parseCsv } from "../support/csv";
 import { consoleClient, type Session } from "./console-client";
-import { EVENT_SITE_HOST, delay, randomSecret, type ApiTarget } from "./harness";
+import { embeddedInRun, EVENT_SITE_HOST, delay, randomSecret, type ApiTarget } from "./harness";
 import { startOwnServer, stopOwnServer } from "./own-server";
 
 /**
@@ -276,6 +276,8 @@ let direct: ApiTarget | undefined;
 let secure: ApiTarget | undefined;
 
 beforeAll(async () => {
+  // These servers run on the embedded database: in the run that covers it (API_DATABASES).
+  if (!embeddedInRun) return;
   [direct, secure] = await Promise.all([
     ownServer("edges-direct", { MAX_CONNECTIONS_PER_ADDRESS: String(PER_ADDRESS) }),
     ownServer("edges-https", { HEADERS_TIMEOUT_S: "2" }, HTTPS_PUBLIC_URL),
@@ -316,7 +318,7 @@ const idleConnection = (target: ApiTarget) =>
 const closedWithin = (closed: Promise<number>, ms: number): Promise<boolean> =>
   Promise.race([closed.then(() => true), delay(ms).then(() => false)]);
 
-describe("own origin without PUBLIC_URL (the request's Host; X-Forwarded-* ignored without a trusted proxy)", () => {
+describe.runIf(embeddedInRun)("own origin without PUBLIC_URL (the request's Host; X-Forwarded-* ignored without a trusted proxy)", () => {
   it("refuses a key creation from Origin evil.example with X-Forwarded-Host: evil.example (403)", async () => {
     const target = must(direct);
     const session = await consoleClient(target).admin();
@@ -338,7 +340,7 @@ describe("own origin without PUBLIC_URL (the request's Host; X-Forwarded-* ignor
   });
 });
 
-describe("connections per client address (MAX_CONNECTIONS_PER_ADDRESS)", () => {
+describe.runIf(embeddedInRun)("connections per client address (MAX_CONNECTIONS_PER_ADDRESS)", () => {
   it("closes connections beyond the cap from one address at once, while another address is served", async () => {
     const target = must(direct);
     const opened = [];
@@ -355,7 +357,7 @@ describe("connections per client address (MAX_CONNECTIONS_PER_ADDRESS)", () => {
   });
 });
 
-describe("a request head must arrive within HEADERS_TIMEOUT_S", () => {
+describe.runIf(embeddedInRun)("a request head must arrive within HEADERS_TIMEOUT_S", () => {
   it("closes a connection whose head trickles in, line by line, after the deadline", async () => {
     const target = must(secure);
     const connection = await idleConnection(target);
@@ -375,7 +377,7 @@ describe("a request head must arrive within HEADERS_TIMEOUT_S", () => {
   });
 });
 
-describe("an https PUBLIC_URL", () => {
+describe.runIf(embeddedInRun)("an https PUBLIC_URL", () => {
   it("gets Secure __Secure- session cookies even over a plain connection without X-Forwarded-Proto", async () => {
     const target = must(secure);
     const answer = await signIn(target, `${HTTPS_PUBLIC_URL}/keys`);

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateEvents } from "@/lib/demo/events";
 import { startFakeProvider, type FakeProvider } from "../support/fake-provider";
 import { consoleClient } from "./console-client";
-import { createKeyWithCli, delay, killServerNow, readKeyLedger, startServer, stopServer, type ApiTarget, type IssuedKey } from "./harness";
+import { embeddedInRun, createKeyWithCli, delay, killServerNow, readKeyLedger, startServer, stopServer, type ApiTarget, type IssuedKey } from "./harness";
 import { startOwnServer, stopOwnServer } from "./own-server";
 
 /**
@@ -69,7 +69,7 @@ const lookup = async (cacheControl?: string) => {
 
 const providerCalls = () => provider.callsTo("/v1/eventsite/event_details_id").length;
 
-describe("Cache-Control on a lookup (upstream data source)", () => {
+describe.runIf(embeddedInRun)("Cache-Control on a lookup (upstream data source)", () => {
   it("follows the operator's TTL without the header, and marks cached answers with Age and X-Data-As-Of", async () => {
     const first = await lookup();
     expect(first).toMatchObject({ status: 200, cache: "miss", age: null, charged: 4 });
@@ -106,7 +106,7 @@ describe("Cache-Control on a lookup (upstream data source)", () => {
   });
 });
 
-describe("a batch with 16 lookups in flight when its server is killed", () => {
+describe.runIf(embeddedInRun)("a batch with 16 lookups in flight when its server is killed", () => {
   it("finishes after the restart with every input charged exactly once", async () => {
     const client = consoleClient(target);
     const admin = await client.admin();

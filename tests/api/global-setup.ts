@@ -5,6 +5,7 @@ import type { TestProject } from "vitest/node";
 import { buildIsCurrent } from "@/lib/cli/build";
 import { demoRecordTexts, scanServerLog } from "@/tests/support/log-scan";
 import {
+  API_DATABASES,
   EVENT_SITE_HOST,
   RESULTS_DIR,
   ROOT,
@@ -26,9 +27,10 @@ import {
 
 /**
  * Starts the production server once per target before the API suite and stops it after:
- * "pglite" (embedded database in a fresh temp DATA_DIR) always, "postgres" (a fresh schema on
- * 127.0.0.1:5432) when PostgreSQL is reachable. Keys are issued with the key CLI before the
- * servers start (the embedded database admits one process at a time). The teardown fails the
+ * "pglite" (embedded database in a fresh temp DATA_DIR) and "postgres" (a fresh schema on
+ * 127.0.0.1:5432, when PostgreSQL is reachable), or only the one API_DATABASES names. Keys are
+ * issued with the key CLI before the servers start (the embedded database admits one process at
+ * a time). The teardown fails the
  * run when a server log holds a secret of the run (a token or its signature, a password,
  * AUTH_SECRET, a Bearer value) or a personal record's text, or a line that is not a JSON log line
  * (tests/support/log-scan.ts).
@@ -184,10 +186,15 @@ export default async function setup(project: TestProject): Promise<() => Promise
   process.on("exit", killAll);
 
   try {
-    targets.push(await newTarget("pglite", runId, {}));
-
-    // npm test runs both databases on the lowest Node.js line and the embedded one on further lines.
-    const postgres = process.env.API_DATABASES === "pglite" ? { unavailable: "API_DATABASES=pglite (this run covers the embedded database only)" } : await findPostgres();
+    // npm test covers the embedded database (API_DATABASES=pglite), npm run test:proofs PostgreSQL
+    // (API_DATABASES=postgres, which fails when it is unreachable); unset, both.
+    if (API_DATABASES.includes("pglite")) targets.push(await newTarget("pglite", runId, {}));
+    const postgres = API_DATABASES.includes("postgres")
+      ? await findPostgres()
+      : { unavailable: "API_DATABASES=pglite (this run covers the embedded database only)" };
+    if (isUnavailable(postgres) && process.env.API_DATABASES === "postgres") {
+      throw new Error(`API_DATABASES=postgres, but PostgreSQL is unreachable: ${postgres.unavailable}`);
+    }
     if (isUnavailable(postgres)) {
       const reason = `SKIPPED: PostgreSQL API suite — ${postgres.unavailable}`;
       console.log(`\n[api-suite] ${reason}\n`);

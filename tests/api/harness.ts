@@ -108,6 +108,25 @@ export type IssuedKey = {
 
 export type TargetKind = "pglite" | "postgres";
 
+/**
+ * The databases this run of the API suite covers, from API_DATABASES: "pglite" (npm test, the
+ * fast lane), "postgres" (npm run test:proofs), unset for both (PostgreSQL when reachable). The
+ * shared servers, and the files that start one server per database, follow it.
+ */
+const parseApiDatabases = (value: string | undefined): readonly TargetKind[] => {
+  if (value === undefined || value === "") return ["pglite", "postgres"];
+  if (value === "pglite" || value === "postgres") return [value];
+  throw new Error(`API_DATABASES is "${value}": pglite, postgres, or unset for both`);
+};
+export const API_DATABASES: readonly TargetKind[] = parseApiDatabases(process.env.API_DATABASES);
+
+/**
+ * Whether this run covers the embedded database. The tests that start servers of their own on it
+ * (limits, a data source, a listening address, a kill) and those that need no database run in
+ * such a run only, so that the PostgreSQL lane repeats none of them (`describe.runIf`).
+ */
+export const embeddedInRun = API_DATABASES.includes("pglite");
+
 export type ApiTarget = {
   kind: TargetKind;
   /** Where the tests send requests: http://127.0.0.1:<port>. */

@@ -1,38 +1,27 @@
-import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
-import { beforeAll, describe, expect, inject, it } from "vitest";
+import { describe, expect, inject, it } from "vitest";
 import { inheritedEnv, runCaptured } from "@/lib/cli/processes";
 import { ROOT, type ApiTarget } from "./harness";
 
 /**
  * A client nobody here wrote: the MCP Inspector's CLI mode lists the tools of /mcp and calls one.
- * It is installed from the npm registry once into a cache outside node_modules (as scripts/test.sh
- * does for further Node.js lines), so the project's own dependency tree stays as it is.
+ * It is a pinned devDependency (package.json, package-lock.json), so `npm ci` installs it and the
+ * suite needs no network at test time.
  */
 const targets = inject("apiTargets");
 
-const INSPECTOR = "@modelcontextprotocol/inspector@0.21.2";
-const cacheDir = path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), ".cache"), "social-lookup", "mcp-inspector-0.21.2");
-const cli = path.join(cacheDir, "node_modules", "@modelcontextprotocol", "inspector", "cli", "build", "cli.js");
+// The launcher of the Inspector's CLI package (the same code `npx @modelcontextprotocol/inspector
+// --cli` runs): the top-level package's copy imports commander without declaring it, and in this
+// tree an older commander is hoisted; @modelcontextprotocol/inspector-cli carries its own. It runs
+// in its build folder: the CLI looks for its package.json relative to the working directory.
+const cli = path.join(ROOT, "node_modules", "@modelcontextprotocol", "inspector-cli", "build", "cli.js");
 
 const inspect = (target: ApiTarget, token: string, args: readonly string[]) =>
   runCaptured(
     process.execPath,
     [cli, "--cli", `${target.baseUrl}/mcp`, "--transport", "http", "--header", `Authorization: Bearer ${token}`, ...args],
-    { cwd: ROOT, env: { ...inheritedEnv(), NODE_ENV: "production" } },
+    { cwd: path.dirname(cli), env: { ...inheritedEnv(), NODE_ENV: "production" } },
   );
-
-beforeAll(async () => {
-  if (fs.existsSync(cli)) return;
-  fs.mkdirSync(cacheDir, { recursive: true });
-  const npm = process.platform === "win32" ? "npm.cmd" : "npm";
-  const installed = await runCaptured(npm, ["install", "--prefix", cacheDir, "--no-save", "--no-audit", "--no-fund", "--loglevel=error", INSPECTOR], {
-    cwd: cacheDir,
-    env: process.env,
-  });
-  if (installed.code !== 0 || !fs.existsSync(cli)) throw new Error(`installing ${INSPECTOR} failed: ${installed.stderr}`);
-}, 300_000);
 
 describe.each(targets)("$kind server", (target: ApiTarget) => {
   describe("the MCP Inspector CLI against /mcp", () => {

@@ -7,7 +7,7 @@ import { METRIC_PREFIX } from "@/lib/metrics/registry";
 import { lintExposition } from "@/tests/support/prom-lint";
 import { consoleClient, type Session } from "./console-client";
 import { halfClosedExchange, requestHead, sendThenReset } from "./raw-http";
-import { delay, freePort, serverPid, type ApiTarget } from "./harness";
+import { embeddedInRun, delay, freePort, serverPid, type ApiTarget } from "./harness";
 import { startOwnServer, stopOwnServer } from "./own-server";
 
 /**
@@ -328,7 +328,7 @@ const listeningPorts = (groupId: number): Set<number> => {
   return ports;
 };
 
-describe("GET /metrics closed by default, and with METRICS=off", () => {
+describe.runIf(embeddedInRun)("GET /metrics closed by default, and with METRICS=off", () => {
   let plain: ApiTarget | undefined;
   let off: ApiTarget | undefined;
   let offMetricsPort = 0;

@@ -7,7 +7,7 @@ import { nodeIdFor } from "@/lib/records/node-id";
 import { generateDemoData } from "@/lib/demo/generate";
 import { startFakeProvider, type FakeProvider } from "../support/fake-provider";
 import { consoleClient, type Session } from "./console-client";
-import { createKeyWithCli, delay, runTsx, withServerStopped, type ApiTarget, type IssuedKey } from "./harness";
+import { embeddedInRun, createKeyWithCli, delay, runTsx, withServerStopped, type ApiTarget, type IssuedKey } from "./harness";
 import { paths } from "./http";
 import { startOwnServer, stopOwnServer } from "./own-server";
 
@@ -167,7 +167,7 @@ describe.each(targets.map((target) => [target.kind, target] as const))("privacy 
   });
 });
 
-describe("suppression against a provider that reads subjects leniently (upstream data source)", () => {
+describe.runIf(embeddedInRun)("suppression against a provider that reads subjects leniently (upstream data source)", () => {
   const PROVIDER_KEY = "privacy-provider-key";
   const demo = generateDemoData("http://127.0.0.1");
   const URN = "urn:li:member:3000000001";

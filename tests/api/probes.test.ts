@@ -1,7 +1,7 @@
 import net from "node:net";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { signalGroup } from "@/lib/cli/processes";
-import { createKeyWithCli, delay, freePort, serverExit, serverPid, type ApiTarget, type IssuedKey } from "./harness";
+import { embeddedInRun, createKeyWithCli, delay, freePort, serverExit, serverPid, type ApiTarget, type IssuedKey } from "./harness";
 import { startOwnServer, stopOwnServer } from "./own-server";
 
 /**
@@ -82,7 +82,7 @@ describe.each(targets)("$kind server", (target: ApiTarget) => {
   });
 });
 
-describe("a server whose Redis cannot be reached", () => {
+describe.runIf(embeddedInRun)("a server whose Redis cannot be reached", () => {
   let target: ApiTarget | undefined;
   const password = "probe-redis-password";
   let redisPort = 0;
@@ -151,7 +151,7 @@ const refused = async (target: ApiTarget): Promise<boolean> => {
   }
 };
 
-describe("SIGTERM with a drain delay", () => {
+describe.runIf(embeddedInRun)("SIGTERM with a drain delay", () => {
   const DRAIN_DELAY_MS = 2500;
   let target: ApiTarget | undefined;
   let key: IssuedKey;

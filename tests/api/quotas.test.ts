@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { consoleClient, type Session } from "./console-client";
-import { EVENT_SITE_HOST, findPostgres, isUnavailable, randomSecret, type ApiTarget, type TargetKind } from "./harness";
+import { API_DATABASES, EVENT_SITE_HOST, findPostgres, isUnavailable, randomSecret, type ApiTarget, type TargetKind } from "./harness";
 import { startOwnServer, stopOwnServer } from "./own-server";
 
 /**
@@ -52,7 +52,7 @@ const limited: Limited[] = [];
 
 beforeAll(async () => {
   // Both at once; every server that did start is kept, so afterAll stops it even if the other failed.
-  const started = await Promise.allSettled((["pglite", "postgres"] as const).map(newLimitedTarget));
+  const started = await Promise.allSettled(API_DATABASES.map(newLimitedTarget));
   for (const result of started) if (result.status === "fulfilled" && result.value !== null) limited.push(result.value);
   const failed = started.find((result) => result.status === "rejected");
   if (failed) throw failed.reason;
@@ -65,7 +65,7 @@ afterAll(async () => {
   }
 });
 
-describe.each(["pglite", "postgres"] as const)("per-user limits on %s", (kind) => {
+describe.each([...API_DATABASES])("per-user limits on %s", (kind) => {
   const target = () => {
     const found = limited.find((entry) => entry.target.kind === kind)?.target;
     if (!found) throw new Error(`no ${kind} server (PostgreSQL unreachable?)`);

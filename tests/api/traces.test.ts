@@ -6,7 +6,7 @@ import { ATTR } from "@/lib/tracing/attributes";
 import { startFakeProvider, type FakeProvider } from "../support/fake-provider";
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from "../support/otlp-receiver";
 import { consoleClient } from "./console-client";
-import { createKeyWithCli, delay, findPostgres, isUnavailable, randomSecret, type ApiTarget, type IssuedKey, type TargetKind } from "./harness";
+import { API_DATABASES, createKeyWithCli, delay, findPostgres, isUnavailable, randomSecret, type ApiTarget, type IssuedKey, type TargetKind } from "./harness";
 import { startOwnServer, stopOwnServer } from "./own-server";
 
 /**
@@ -46,7 +46,6 @@ const startTraced = async (kind: TargetKind): Promise<Traced | null> => {
   let databaseUrl: string | undefined;
   let dropSchema: (() => Promise<void>) | null = null;
   if (kind === "postgres") {
-    if (process.env.API_DATABASES === "pglite") return null;
     const admin = await findPostgres();
     if (isUnavailable(admin)) return null;
     const schema = `sl_traces_${randomSecret(8).toLowerCase().replace(/[^a-z0-9]/g, "x")}`;
@@ -87,7 +86,7 @@ beforeAll(async () => {
   receiver = await startOtlpReceiver();
   provider = await startFakeProvider();
   provider.keys.set(PROVIDER_KEY, 10_000_000);
-  const started = await Promise.allSettled((["pglite", "postgres"] as const).map(startTraced));
+  const started = await Promise.allSettled(API_DATABASES.map(startTraced));
   for (const result of started) if (result.status === "fulfilled" && result.value !== null) traced.push(result.value);
   const failed = started.find((result) => result.status === "rejected");
   if (failed) throw failed.reason;

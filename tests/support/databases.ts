@@ -8,7 +8,8 @@ import { openDatabase, type Migrate } from "@/lib/db/client";
 
 /**
  * Real databases for tests: a fresh PGlite folder, and — when 127.0.0.1:5432 answers — a fresh
- * schema in PostgreSQL database `test`. Suites run against every database returned.
+ * schema in PostgreSQL database `test`, or the one UNIT_DATABASES names. Suites run against every
+ * database returned.
  */
 export type TestDatabase = { name: "pglite" | "postgres"; open(options?: TestOpenOptions): Promise<Db>; cleanup(): Promise<void> };
 
@@ -71,12 +72,35 @@ export const postgresDatabase = (): TestDatabase => {
   };
 };
 
-/** PGlite always; PostgreSQL when reachable (otherwise a printed reason). */
-export const testDatabases = async (): Promise<TestDatabase[]> => {
-  if (await postgresReachable()) return [pgliteDatabase(), postgresDatabase()];
+type DatabaseKind = TestDatabase["name"];
+
+/**
+ * The databases this run covers, from UNIT_DATABASES: "pglite" (npm test, the fast lane),
+ * "postgres" (npm run test:proofs; fails when 127.0.0.1:5432 is unreachable), unset for both
+ * (PostgreSQL when reachable, otherwise a printed reason).
+ */
+export const databasesOfRun = async (): Promise<DatabaseKind[]> => {
+  const chosen = process.env.UNIT_DATABASES ?? "";
+  if (chosen === "pglite") return ["pglite"];
+  if (chosen === "postgres") {
+    if (await postgresReachable()) return ["postgres"];
+    throw new Error("UNIT_DATABASES=postgres, but PostgreSQL at 127.0.0.1:5432 is not reachable");
+  }
+  if (chosen !== "") throw new Error(`UNIT_DATABASES is "${chosen}": pglite, postgres, or unset for both`);
+  if (await postgresReachable()) return ["pglite", "postgres"];
   console.log("SKIPPED: PostgreSQL variant — 127.0.0.1:5432 is not reachable");
-  return [pgliteDatabase()];
+  return ["pglite"];
 };
+
+/**
+ * Whether this run covers the embedded database. A database file's tests that use no database
+ * run in such a run only (`describe.runIf`), so that the PostgreSQL lane repeats none of them.
+ */
+export const embeddedInRun = process.env.UNIT_DATABASES !== "postgres";
+
+/** A fresh database of each kind this run covers (databasesOfRun). */
+export const testDatabases = async (): Promise<TestDatabase[]> =>
+  (await databasesOfRun()).map((kind) => (kind === "pglite" ? pgliteDatabase() : postgresDatabase()));
 
 /**
  * Opens `database` before the suite's tests and closes and removes it after them (vitest hooks);

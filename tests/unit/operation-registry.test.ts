@@ -20,7 +20,7 @@ import { createRateLimiter } from "@/lib/ratelimit/limiter";
 import { createAccountReader } from "@/lib/usage/account-reader";
 import { summary } from "@/lib/usage/summary";
 import { createUser, type User } from "@/lib/users/repository";
-import { testDatabases } from "@/tests/support/databases";
+import { embeddedInRun, testDatabases } from "@/tests/support/databases";
 import { stampOperation } from "@/tests/support/stamp-operation";
 import { creditsOf } from "@/tests/support/usage";
 
@@ -53,7 +53,7 @@ afterAll(() => {
 const envelope = (result: { body: string }) =>
   JSON.parse(result.body) as { code: number; message: string; data: unknown; requestId: string };
 
-describe("the operations registry", () => {
+describe.runIf(embeddedInRun)("the operations registry", () => {
   it("lists the stamp operation in the OpenAPI document built from it, with its cost, parameter, record and 404", () => {
     const document = buildOpenApiDocument(extended);
     const get = document.paths["/v1/philately/get_stamp"]?.get;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signInWithPassword } from "@/lib/cli/console-session";
 import { consoleClient, type Answer, type Session } from "./console-client";
-import { randomSecret, type ApiTarget } from "./harness";
+import { embeddedInRun, randomSecret, type ApiTarget } from "./harness";
 import { startOwnServer, stopOwnServer } from "./own-server";
 
 /**
@@ -13,13 +13,15 @@ import { startOwnServer, stopOwnServer } from "./own-server";
  */
 let target: ApiTarget;
 
+// A server of its own on the embedded database, so it runs in the embedded lane (the setting is no SQL).
 beforeAll(async () => {
+  if (!embeddedInRun) return;
   target = await startOwnServer({ label: "invitation-signup", env: { INVITATION_SIGNUP: "on" } });
 }, 420_000);
 
 afterAll(() => stopOwnServer(target));
 
-describe("INVITATION_SIGNUP=on", () => {
+describe.runIf(embeddedInRun)("INVITATION_SIGNUP=on", () => {
   const anonymous: Session = { email: "", cookie: "", id: "" };
   const ok = (answer: Answer, status: number) => {
     expect(answer.status, answer.text).toBe(status);

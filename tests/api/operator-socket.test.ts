@@ -9,7 +9,7 @@ import { generateDemoData } from "@/lib/demo/generate";
 import { hashPassword } from "@/lib/users/passwords";
 import { createUser } from "@/lib/users/repository";
 import { consoleClient, type Session } from "./console-client";
-import { randomSecret, ROOT, runTsx, stopServer, type ApiTarget, type CliResult } from "./harness";
+import { embeddedInRun, randomSecret, ROOT, runTsx, stopServer, type ApiTarget, type CliResult } from "./harness";
 import { startOwnServer, stopOwnServer } from "./own-server";
 
 /**
@@ -67,6 +67,8 @@ const rawExchange = (payload: string): Promise<{ frames: (Frame | null)[]; close
   });
 
 beforeAll(async () => {
+  // The embedded database's own feature: the PostgreSQL lane has nothing of it to run.
+  if (!embeddedInRun) return;
   target = await startOwnServer({
     label: "operator-socket",
     // Nothing holds the database yet: the CLIs open it themselves, as they always have.
@@ -98,7 +100,7 @@ afterAll(async () => {
   await stopOwnServer(target);
 });
 
-describe("operator commands on the embedded database", () => {
+describe.runIf(embeddedInRun)("operator commands on the embedded database", () => {
   it("with no server running, the CLIs open the database themselves and leave no socket", () => {
     expect(Object.fromEntries(Object.entries(offline).map(([name, result]) => [name, [result.code, result.stderr]]))).toEqual({
       seed: [EXIT.ok, ""],

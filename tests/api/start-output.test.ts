@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { freePort, groupAlive, inheritedEnv, randomSecret, signalGroup } from "@/lib/cli/processes";
-import { delay, ROOT, waitForForeignBuild } from "./harness";
+import { delay, embeddedInRun, ROOT, waitForForeignBuild } from "./harness";
 
 /**
  * What `npm start` (scripts/start.ts) writes where, as a log collector or a service manager
@@ -82,7 +82,7 @@ const nonJsonLines = (text: string): string[] =>
       }
     });
 
-describe("npm start with its output captured", () => {
+describe.runIf(embeddedInRun)("npm start with its output captured", () => {
   it("prints the URL and how to sign in on stderr, the generated password nowhere, and only JSON log lines on stdout", async () => {
     await waitForForeignBuild();
     const port = await freePort();

@@ -192,10 +192,11 @@ describe.each(targets)("$kind server: the role × route matrix of a team workspa
       expect: all(200, { viewer: 404, outsider: 404 }),
       send: async (who) => api(as(who), "DELETE", `/api/keys/${await analystKey()}`),
     },
-    // A console batch is its maker's, in the workspace they made it in.
+    // A console batch is its maker's, in the workspace they made it in, and seen by those who
+    // manage the workspace's batches (owners and admins, the team active for them).
     {
       route: "GET /api/batches/{id}",
-      expect: all(404, { analyst: 200, service: 200 }),
+      expect: all(404, { owner: 200, admin: 200, analyst: 200, service: 200 }),
       send: (who) => api(as(who), "GET", `/api/batches/${analystBatchId}`),
     },
     // Lookups in the active workspace: the viewer (switched to the team) may not run them.

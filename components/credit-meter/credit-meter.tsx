@@ -217,7 +217,7 @@ function FullCreditMeter({ costCredits, className }: Omit<CreditMeterProps, "com
       {cost !== undefined ? (
         <p className="text-xs text-muted" data-testid="credit-meter-cost">
           This page: <span className="font-medium text-foreground">{formatCredits(cost)}</span> per lookup
-          {lookupsLeft !== null ? <> · enough for {numberFormat.format(lookupsLeft)}</> : null}
+          {lookupsLeft !== null ? <> · enough for {numberFormat.format(lookupsLeft)} {lookupsLeft === 1 ? "lookup" : "lookups"}</> : null}
         </p>
       ) : null}
       {key.limitMessage !== null ? (

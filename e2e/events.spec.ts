@@ -325,7 +325,7 @@ test.describe("events page", () => {
 
       await runLookup(page, FIRST_EVENT);
       const error = page.getByTestId("lookup-error");
-      await expect(error).toContainText("This key is out of credits.");
+      await expect(error).toContainText("This key is out of credits — add credits to it or choose another console key on the Keys page.");
       await expect(error).toContainText("Nothing was charged.");
       await expect(error.getByRole("link", { name: "Go to Keys" })).toHaveAttribute("href", "/keys");
       await expect(meter(page)).toHaveAttribute("data-credits-remaining", "1");

@@ -110,7 +110,7 @@ test("invite → join → lookups on the pool → usage by member → removed: k
       await budget.getByLabel("Monthly budget (credits)").fill("50");
       await budget.getByRole("button", { name: "Save budget" }).click();
       await expect(page.getByText(`${inviteeEmail} may spend 50 credits of the pool a month.`)).toBeVisible();
-      await expect(page.getByTestId("member-row").filter({ hasText: inviteeEmail }).getByTestId("member-budget")).toHaveText("50 a month");
+      await expect(page.getByTestId("member-row").filter({ hasText: inviteeEmail }).getByTestId("member-budget")).toHaveText("spent 0 of 50 this month");
 
       // A key of their own in the team: no credits of its own, a cap, drawing from the pool.
       await member.getByTestId("new-key-name").fill("Team script");

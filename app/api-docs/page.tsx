@@ -102,9 +102,9 @@ function TableOfContents({ operations }: { operations: OperationDoc[] }) {
     { id: "agents", label: "Agents (MCP)" },
   ];
   return (
-    <nav aria-label="On this page" className="lg:sticky lg:top-20">
+    <nav aria-label="On this page" className="@5xl:sticky @5xl:top-20">
       <p className="px-2 text-xs font-semibold tracking-wide text-muted uppercase">On this page</p>
-      <ul className="mt-2 grid grid-cols-1 gap-0.5 sm:grid-cols-2 lg:grid-cols-1">
+      <ul className="mt-2 grid grid-cols-1 gap-0.5 @xl:grid-cols-2 @3xl:grid-cols-3 @5xl:grid-cols-1">
         {entries.map((entry) => (
           <li key={entry.id}>
             <a
@@ -297,7 +297,9 @@ export default async function ApiDocsPage() {
   const origin = await requestOrigin();
 
   return (
-    <div className="mx-auto max-w-6xl px-4 py-12 sm:px-6 sm:py-16">
+    // Sized by the room it has, not the window's: inside the console (its sidebar beside it) the
+    // contents list goes above the reference, so the try-it forms keep their width.
+    <div className="@container mx-auto max-w-6xl px-4 py-12 sm:px-6 sm:py-16">
       <header className="flex max-w-3xl flex-col gap-4">
         <div className="flex flex-wrap gap-2">
           <Badge variant="accent">v{document.info.version}</Badge>
@@ -312,7 +314,7 @@ export default async function ApiDocsPage() {
         </p>
       </header>
 
-      <div className="mt-12 grid gap-10 lg:grid-cols-[14rem_minmax(0,1fr)]">
+      <div className="mt-12 grid gap-10 @5xl:grid-cols-[14rem_minmax(0,1fr)]">
         <aside>
           <TableOfContents operations={operations} />
         </aside>

@@ -33,7 +33,8 @@ const check = async (): Promise<ConsoleAccess> => {
   if (!email) return { status: "signed-out" };
   try {
     const meter = await fetchJson<MeterData>("/api/console/meter");
-    return { status: "signed-in", email, key: meter.key ? { name: meter.key.name, creditsRemaining: meter.key.creditsRemaining } : null };
+    // What the key can really spend (its caps and the member's budget count), as the meter shows it.
+    return { status: "signed-in", email, key: meter.key ? { name: meter.key.name, creditsRemaining: meter.key.creditsSpendable } : null };
   } catch (error) {
     // The cookie outlived the session (signed out elsewhere, account disabled).
     if (error instanceof ConsoleApiError && error.status === 401) return { status: "signed-out" };

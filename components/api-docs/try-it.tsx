@@ -146,7 +146,8 @@ export function TryIt({ operation, baseUrl }: TryItProps) {
         : (outcome?.message ?? "");
 
   return (
-    <div className="flex min-w-0 flex-col gap-6 rounded-xl border border-border bg-surface p-4 shadow-sm sm:p-6" data-testid={`try-${op}`}>
+    // A container: its columns follow its own width (the console's sidebar takes part of the window's).
+    <div className="@container flex min-w-0 flex-col gap-6 rounded-xl border border-border bg-surface p-4 shadow-sm sm:p-6" data-testid={`try-${op}`}>
       {/* No submit buttons: each button says how it sends, and Enter is handled per field. */}
       <form id={formId} onSubmit={(event) => event.preventDefault()} onKeyDown={onFieldEnter} noValidate aria-label={`Try ${operation.summary}`} className="flex flex-col gap-5">
         <p className="flex flex-wrap items-center gap-2 text-sm" data-testid={`try-${op}-cost`}>
@@ -156,7 +157,7 @@ export function TryIt({ operation, baseUrl }: TryItProps) {
           </span>
         </p>
 
-        <fieldset className="grid grid-cols-1 gap-4 sm:grid-cols-2">
+        <fieldset className="grid grid-cols-1 gap-4 @lg:grid-cols-2">
           <legend className="sr-only">Query parameters</legend>
           {operation.parameters.map((parameter) => (
             <Input
@@ -176,7 +177,7 @@ export function TryIt({ operation, baseUrl }: TryItProps) {
           ))}
         </fieldset>
 
-        <div className="grid grid-cols-1 gap-4 md:grid-cols-2">
+        <div className="grid grid-cols-1 gap-4 @2xl:grid-cols-2">
           <div className="flex flex-col justify-between gap-3 rounded-lg border border-border bg-surface-muted p-4">
             <div className="flex flex-col gap-1">
               <p className="text-sm font-medium">Your console key</p>

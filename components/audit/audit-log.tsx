@@ -78,6 +78,7 @@ export function AuditLog({ workspaceId }: { workspaceId?: string } = {}) {
         message={`The audit log could not be loaded: ${errorMessage(audit.error)}`}
         testId="audit-error"
         onRetry={() => void audit.refetch()}
+        error={audit.error}
       />
     );
 

@@ -1,21 +1,27 @@
 "use client";
 
+import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { usePathname } from "next/navigation";
 import { useId, useState, type ReactNode } from "react";
 import { cx } from "@/components/ui/class-names";
+import { activeWorkspace, workspacesQuery } from "@/lib/query/workspaces";
+import { roleMay, type WorkspaceAction, type WorkspaceRole } from "@/lib/workspaces/roles";
 
-type NavItem = { href: string; label: string; icon: string };
+/** `needs`: the workspace actions (lib/workspaces/roles.ts) of which the page needs one; a role with none of them is not shown the entry. */
+type NavItem = { href: string; label: string; icon: string; needs?: readonly WorkspaceAction[] };
+
+const LOOKUPS: readonly WorkspaceAction[] = ["lookups.run"];
 
 // 24×24 outline icon paths (stroke), one per destination.
 const consoleItems: NavItem[] = [
-  { href: "/events", label: "Events", icon: "M6.75 3v2.25M17.25 3v2.25M3.75 8.25h16.5M5.25 5.25h13.5a1.5 1.5 0 0 1 1.5 1.5v12a1.5 1.5 0 0 1-1.5 1.5H5.25a1.5 1.5 0 0 1-1.5-1.5v-12a1.5 1.5 0 0 1 1.5-1.5Z" },
-  { href: "/followers", label: "Followers", icon: "M15 19.13a9.38 9.38 0 0 0 6-1.89 4.13 4.13 0 0 0-7.53-2.5M15 19.13v-.01a6.06 6.06 0 0 0-.94-3.24M15 19.13A11.9 11.9 0 0 1 8.62 21 11.9 11.9 0 0 1 2.25 19.13a6.38 6.38 0 0 1 11.8-3.25M12 6.38a3.38 3.38 0 1 1-6.75 0 3.38 3.38 0 0 1 6.75 0Zm8.25 2.25a2.63 2.63 0 1 1-5.25 0 2.63 2.63 0 0 1 5.25 0Z" },
-  { href: "/publications", label: "Publications", icon: "M19.5 14.25v-2.63a3.38 3.38 0 0 0-3.38-3.37h-1.5a1.13 1.13 0 0 1-1.12-1.13v-1.5A3.38 3.38 0 0 0 10.13 2.25H8.25m2.25 0H5.63c-.62 0-1.13.5-1.13 1.13v17.24c0 .62.5 1.13 1.13 1.13h12.74c.62 0 1.13-.5 1.13-1.13V11.25a9 9 0 0 0-9-9ZM8.25 15.75h7.5M8.25 18.75H12" },
+  { href: "/events", label: "Events", icon: "M6.75 3v2.25M17.25 3v2.25M3.75 8.25h16.5M5.25 5.25h13.5a1.5 1.5 0 0 1 1.5 1.5v12a1.5 1.5 0 0 1-1.5 1.5H5.25a1.5 1.5 0 0 1-1.5-1.5v-12a1.5 1.5 0 0 1 1.5-1.5Z", needs: LOOKUPS },
+  { href: "/followers", label: "Followers", icon: "M15 19.13a9.38 9.38 0 0 0 6-1.89 4.13 4.13 0 0 0-7.53-2.5M15 19.13v-.01a6.06 6.06 0 0 0-.94-3.24M15 19.13A11.9 11.9 0 0 1 8.62 21 11.9 11.9 0 0 1 2.25 19.13a6.38 6.38 0 0 1 11.8-3.25M12 6.38a3.38 3.38 0 1 1-6.75 0 3.38 3.38 0 0 1 6.75 0Zm8.25 2.25a2.63 2.63 0 1 1-5.25 0 2.63 2.63 0 0 1 5.25 0Z", needs: LOOKUPS },
+  { href: "/publications", label: "Publications", icon: "M19.5 14.25v-2.63a3.38 3.38 0 0 0-3.38-3.37h-1.5a1.13 1.13 0 0 1-1.12-1.13v-1.5A3.38 3.38 0 0 0 10.13 2.25H8.25m2.25 0H5.63c-.62 0-1.13.5-1.13 1.13v17.24c0 .62.5 1.13 1.13 1.13h12.74c.62 0 1.13-.5 1.13-1.13V11.25a9 9 0 0 0-9-9ZM8.25 15.75h7.5M8.25 18.75H12", needs: LOOKUPS },
   { href: "/batches", label: "Batches", icon: "M3.75 6.75h16.5M3.75 12h16.5m-16.5 5.25H12m4.5 0 2.25 2.25 3-4.5" },
   { href: "/keys", label: "Keys", icon: "M15.75 5.25a3 3 0 0 1 3 3m3 0a6 6 0 0 1-7.03 5.91c-.56-.1-1.16.03-1.56.43l-2.66 2.66H8.25v2.25H6v2.25H2.25v-2.82c0-.6.24-1.17.66-1.59l6.5-6.5c.4-.4.53-1 .43-1.56a6 6 0 1 1 11.91-1.03Z" },
   { href: "/workspace/members", label: "Members", icon: "M15 19.13a9.38 9.38 0 0 0 6-1.89 4.13 4.13 0 0 0-7.53-2.5M9 7.5a3 3 0 1 1 6 0 3 3 0 0 1-6 0ZM3 19.5a6 6 0 0 1 12 0" },
-  { href: "/workspace/audit", label: "Workspace audit", icon: "M9 12h6M9 15.75h6M9 8.25h6M5.25 3.75h13.5v16.5H5.25z" },
+  { href: "/workspace/audit", label: "Workspace audit", icon: "M9 12h6M9 15.75h6M9 8.25h6M5.25 3.75h13.5v16.5H5.25z", needs: ["audit.read"] },
   { href: "/usage", label: "Usage", icon: "M3 13.13C3 12.5 3.5 12 4.13 12h2.25c.62 0 1.12.5 1.12 1.13v6.75c0 .62-.5 1.12-1.12 1.12H4.13C3.5 21 3 20.5 3 19.87v-6.75Zm6.75-4.5c0-.63.5-1.13 1.13-1.13h2.25c.62 0 1.12.5 1.12 1.13v11.25c0 .62-.5 1.12-1.12 1.12h-2.25c-.63 0-1.13-.5-1.13-1.12V8.63Zm6.75-4.5c0-.63.5-1.13 1.13-1.13h2.25C20.5 3 21 3.5 21 4.13v15.75c0 .62-.5 1.12-1.12 1.12h-2.25c-.63 0-1.13-.5-1.13-1.12V4.13Z" },
   { href: "/api-docs", label: "API", icon: "M17.25 6.75 22.5 12l-5.25 5.25m-10.5 0L1.5 12l5.25-5.25m7.5-3-4.5 16.5" },
 ];
@@ -30,6 +36,16 @@ const adminItems: NavItem[] = [
   { href: "/admin/system", label: "System", icon: "M4.5 4.5h15v6h-15v-6Zm0 9h15v6h-15v-6ZM7.5 7.5h.01M7.5 16.5h.01M11.25 7.5h4.5m-4.5 9h4.5" },
   { href: "/admin/audit", label: "Audit log", icon: "M9 12h3.75M9 15h3.75M9 18h3.75m3 .75H18a2.25 2.25 0 0 0 2.25-2.25V6.11c0-1.13-.84-2.09-1.96-2.19a48.42 48.42 0 0 0-1.12-.08m-5.8 0a2.25 2.25 0 0 0-.1.66c0 .41.34.75.75.75h4.5a.75.75 0 0 0 .75-.75 2.25 2.25 0 0 0-.1-.66m-5.8 0A2.25 2.25 0 0 1 13.5 2.25H15a2.25 2.25 0 0 1 2.15 1.59m-5.8 0c-.38.03-.75.05-1.13.08C9.1 4.02 8.25 4.98 8.25 6.11V8.25m0 0H4.88c-.62 0-1.13.5-1.13 1.13v11.25c0 .62.5 1.12 1.13 1.12h9.75c.62 0 1.12-.5 1.12-1.12V9.38c0-.62-.5-1.13-1.12-1.13H8.25Z" },
 ];
+
+/**
+ * The entries the role in the active workspace can use; every entry while the workspaces load, for
+ * the service administrator (who may do everything) and for a role of null (an administrator
+ * outside the workspace).
+ */
+const usableItems = (items: NavItem[], role: WorkspaceRole | null | undefined, isAdmin: boolean): NavItem[] =>
+  isAdmin || role === null || role === undefined
+    ? items
+    : items.filter((item) => item.needs === undefined || item.needs.some((action) => roleMay(role, action)));
 
 const isCurrent = (pathname: string, href: string) => pathname === href || pathname.startsWith(`${href}/`);
 
@@ -78,6 +94,8 @@ export function ConsoleNav({ isAdmin, children, compactMeter }: ConsoleNavProps)
   // Open for one page only: navigating (a new pathname) closes the menu without an effect.
   const [openOn, setOpenOn] = useState<string | null>(null);
   const open = openOn === pathname;
+  const workspaces = useQuery(workspacesQuery());
+  const items = usableItems(consoleItems, activeWorkspace(workspaces.data)?.role, isAdmin);
   const currentLabel = [...consoleItems, ...adminItems, { href: "/account", label: "Account" }].find((item) => isCurrent(pathname, item.href))?.label ?? "Console";
 
   return (
@@ -108,7 +126,7 @@ export function ConsoleNav({ isAdmin, children, compactMeter }: ConsoleNavProps)
         )}
       >
         <nav aria-label="Console" className="flex flex-col gap-5">
-          <NavList items={consoleItems} pathname={pathname} />
+          <NavList items={items} pathname={pathname} />
           {isAdmin ? (
             <div className="flex flex-col gap-1.5">
               <p className="px-2.5 text-xs font-semibold tracking-wide text-muted uppercase">Admin</p>

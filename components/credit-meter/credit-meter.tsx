@@ -6,7 +6,7 @@ import { Button } from "@/components/ui/button";
 import { cx } from "@/components/ui/class-names";
 import { Meter, type MeterVariant } from "@/components/ui/meter";
 import { lastLookupQuery, type LastLookup } from "@/lib/query/last-lookup";
-import { creditLevel, meterQuery, type CreditLevel, type MeterBudget, type MeterPool } from "@/lib/query/meter";
+import { creditLevel, creditsPercent, meterQuery, type CreditLevel, type MeterBudget, type MeterKey, type MeterPool } from "@/lib/query/meter";
 import { useCurrentOperationCost } from "./operation-cost";
 
 /**
@@ -44,18 +44,21 @@ function LastLookupLine({ lastLookup }: { lastLookup: LastLookup | null | undefi
   );
 }
 
-/** In a team workspace: whose pool the console draws from, and the member's own budget this month. */
+/**
+ * In a team workspace: whose pool the console draws from, and the member's own budget this month.
+ * Neither says "left": the one figure left is the meter's (what can really be spent now).
+ */
 function PoolLines({ pool, budget }: { pool: MeterPool; budget: MeterBudget | null }) {
   return (
     <div className="flex flex-col gap-0.5 text-xs text-muted" data-testid="credit-meter-pool" data-pool-credits={pool.poolCredits}>
       <p>
         Pool of <span className="font-medium text-foreground [overflow-wrap:anywhere]">{pool.name}</span>:{" "}
-        <span className="font-medium text-foreground tabular-nums">{formatCredits(pool.poolCredits)}</span> left
+        <span className="font-medium text-foreground tabular-nums">{formatCredits(pool.poolCredits)}</span> in it
       </p>
       {budget ? (
         <p data-testid="credit-meter-budget" data-budget-left={budget.leftCredits}>
           Your budget this month: <span className="font-medium text-foreground tabular-nums">{numberFormat.format(budget.spentCredits)}</span> of{" "}
-          {numberFormat.format(budget.monthlyCredits)} spent, <span className="font-medium text-foreground tabular-nums">{numberFormat.format(budget.leftCredits)}</span> left
+          {numberFormat.format(budget.monthlyCredits)} spent
         </p>
       ) : (
         <p data-testid="credit-meter-budget">No monthly budget of your own.</p>
@@ -64,32 +67,54 @@ function PoolLines({ pool, budget }: { pool: MeterPool; budget: MeterBudget | nu
   );
 }
 
+/** What sets the figure left, when it is not the key's own credits or the pool. */
+const limitWords: Record<MeterKey["limitedBy"], string | null> = {
+  credits: null,
+  pool: null,
+  daily_cap: "the key's daily cap",
+  cap: "the key's own cap",
+  budget: "your monthly budget",
+};
+
+/** A role that may not run lookups here (a viewer): the server's sentence. */
+function RoleRefusal({ message }: { message: string }) {
+  return (
+    <p className="text-xs font-medium text-foreground" data-testid="credit-meter-role">
+      {message}
+    </p>
+  );
+}
+
 const compactBarColors: Record<CreditLevel, string> = { ok: "bg-accent", low: "bg-warning", critical: "bg-danger" };
 
-/** The top bar's meter on narrow screens: "1,234 credits" over a thin bar; the full meter is in the menu. */
+/** The top bar's meter on narrow screens: what can be spent over a thin bar; the full meter is in the menu. */
 function CompactCreditMeter({ className }: { className?: string }) {
   const meter = useQuery(meterQuery());
   const key = meter.data?.key;
   const frame = cx("flex min-w-0 flex-col justify-center gap-1 rounded-lg px-2 py-1 text-xs hover:bg-surface-muted", className);
   if (!key) {
+    const refused = meter.data?.lookups.allowed === false;
     return (
       <Link href="/keys" className={frame} data-testid="credit-meter-compact" aria-busy={meter.isPending || undefined}>
-        <span className="truncate text-muted">{meter.isPending ? "Credits…" : meter.isError ? "Credits unavailable" : "No console key"}</span>
+        <span className="truncate text-muted">
+          {meter.isPending ? "Credits…" : meter.isError ? "Credits unavailable" : refused ? "No lookups here" : "No console key"}
+        </span>
       </Link>
     );
   }
-  const level = creditLevel(key);
-  const percent = key.creditsGranted <= 0 ? 0 : Math.min(100, Math.max(0, (key.creditsRemaining / key.creditsGranted) * 100));
+  const level = creditLevel({ creditsRemaining: key.creditsSpendable, creditsGranted: key.limitCredits });
+  const percent = creditsPercent({ creditsRemaining: key.creditsSpendable, creditsGranted: key.limitCredits });
   return (
     <Link
       href="/keys"
       className={frame}
       data-testid="credit-meter-compact"
       data-credits-remaining={key.creditsRemaining}
-      aria-label={`${formatCredits(key.creditsRemaining)} left of ${numberFormat.format(key.creditsGranted)} on console key ${key.name}: open Keys`}
+      data-credits-spendable={key.creditsSpendable}
+      aria-label={`${formatCredits(key.creditsSpendable)} left of ${numberFormat.format(key.limitCredits)} on console key ${key.name}: open Keys`}
       title={`Console key ${key.name}`}
     >
-      <span className="truncate font-medium text-foreground tabular-nums">{formatCredits(key.creditsRemaining)}</span>
+      <span className="truncate font-medium text-foreground tabular-nums">{formatCredits(key.creditsSpendable)}</span>
       <span aria-hidden="true" className="h-1 w-full overflow-hidden rounded-full bg-surface-muted">
         <span className={cx("block h-full", compactBarColors[level])} style={{ width: `${percent}%` }} />
       </span>
@@ -131,26 +156,33 @@ function FullCreditMeter({ costCredits, className }: Omit<CreditMeterProps, "com
     );
   }
 
-  const { key, pool, budget } = meter.data;
+  const { key, pool, budget, lookups } = meter.data;
   if (!key) {
     return (
-      <section aria-label="Credits" className={frame} data-testid="credit-meter" data-console-key="none">
-        <p className="font-medium text-foreground">No console key</p>
-        {pool ? (
-          <PoolLines pool={pool} budget={budget} />
+      <section aria-label="Credits" className={frame} data-testid="credit-meter" data-console-key="none" data-lookups-allowed={lookups.allowed}>
+        {lookups.message !== null ? (
+          <RoleRefusal message={lookups.message} />
+        ) : (
+          <p className="font-medium text-foreground">No console key</p>
+        )}
+        {pool ? <PoolLines pool={pool} budget={budget} /> : null}
+        {lookups.message === null ? (
+          <p className="text-xs text-muted">
+            Lookups need one.{" "}
+            <Link href="/keys" className={linkClass} data-testid="credit-meter-keys-link">
+              Choose a key on the Keys page
+            </Link>
+          </p>
         ) : null}
-        <p className="text-xs text-muted">
-          Lookups need one.{" "}
-          <Link href="/keys" className={linkClass} data-testid="credit-meter-keys-link">
-            Choose a key on the Keys page
-          </Link>
-        </p>
       </section>
     );
   }
 
-  const level = creditLevel(key);
-  const lookupsLeft = cost && cost > 0 ? Math.floor(key.creditsRemaining / cost) : null;
+  // One figure is "left": what the key can spend now, under every limit (its credits or pool, caps, budget).
+  const spendable = { creditsRemaining: key.creditsSpendable, creditsGranted: key.limitCredits };
+  const level = creditLevel(spendable);
+  const lookupsLeft = cost && cost > 0 ? Math.floor(key.creditsSpendable / cost) : null;
+  const limitedBy = limitWords[key.limitedBy];
 
   return (
     <section
@@ -159,6 +191,8 @@ function FullCreditMeter({ costCredits, className }: Omit<CreditMeterProps, "com
       data-testid="credit-meter"
       data-credits-remaining={key.creditsRemaining}
       data-credits-granted={key.creditsGranted}
+      data-credits-spendable={key.creditsSpendable}
+      data-limited-by={key.limitedBy}
       data-level={level}
     >
       <div className="flex min-w-0 flex-col gap-0.5 text-xs text-muted" data-testid="credit-meter-key">
@@ -173,19 +207,28 @@ function FullCreditMeter({ costCredits, className }: Omit<CreditMeterProps, "com
           {key.name}
         </p>
       </div>
-      <Meter label={pool ? "Pool credits" : "Credits"} value={key.creditsRemaining} max={key.creditsGranted} variant={variants[level]} />
+      <Meter label={pool || limitedBy ? "Credits left" : "Credits"} value={key.creditsSpendable} max={key.limitCredits} variant={variants[level]} />
+      {limitedBy ? (
+        <p className="text-xs text-muted" data-testid="credit-meter-limit">
+          Set by {limitedBy}.
+        </p>
+      ) : null}
       {pool ? <PoolLines pool={pool} budget={budget} /> : null}
       {cost !== undefined ? (
         <p className="text-xs text-muted" data-testid="credit-meter-cost">
           This page: <span className="font-medium text-foreground">{formatCredits(cost)}</span> per lookup
-          {lookupsLeft !== null ? <> · {numberFormat.format(lookupsLeft)} left</> : null}
+          {lookupsLeft !== null ? <> · enough for {numberFormat.format(lookupsLeft)} {lookupsLeft === 1 ? "lookup" : "lookups"}</> : null}
         </p>
       ) : null}
-      {level !== "ok" ? (
+      {key.limitMessage !== null ? (
+        <p className="text-xs font-medium text-danger" data-testid="credit-meter-empty">
+          {key.limitMessage}
+        </p>
+      ) : level !== "ok" ? (
         <p className={cx("text-xs font-medium", level === "critical" ? "text-danger" : "text-warning")}>
           {level === "critical" ? "Almost out of credits." : "Credits are running low."}{" "}
-          <Link href="/keys" className="underline underline-offset-2">
-            Keys page
+          <Link href={key.limitedBy === "budget" || key.limitedBy === "pool" ? "/workspace/members" : "/keys"} className="underline underline-offset-2">
+            {key.limitedBy === "budget" || key.limitedBy === "pool" ? "Members page" : "Keys page"}
           </Link>
         </p>
       ) : null}

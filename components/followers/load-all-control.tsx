@@ -72,7 +72,7 @@ export function LoadAllControl({ hasNextPage, pageCostCredits, loadNextPage, onR
   const mounted = useRef(true);
   const previewId = useId();
   const meter = useQuery(meterQuery());
-  const creditsRemaining = meter.data?.key?.creditsRemaining;
+  const creditsRemaining = meter.data?.key?.creditsSpendable;
 
   useEffect(() => {
     mounted.current = true;
@@ -187,7 +187,7 @@ export function LoadAllControl({ hasNextPage, pageCostCredits, loadNextPage, onR
             ? `≈ ${numberFormat.format(maxPages)} more ${maxPages === 1 ? "page" : "pages"} (up to ${numberFormat.format(maxPages * FOLLOWERS_PAGE_SIZE)} followers), up to ${numberFormat.format(maxPages * pageCostCredits)} credits — fewer if the list ends first.`
             : "Enter a budget to see what it buys."}
         {hasNextPage && "credits" in budget && creditsRemaining !== undefined && budget.credits > creditsRemaining
-          ? ` The key has only ${numberFormat.format(creditsRemaining)} credits left; the run stops when they run out.`
+          ? ` Only ${numberFormat.format(creditsRemaining)} credits can be spent now; the run stops when they run out.`
           : null}
       </p>
       <p role="status" aria-live="polite" className="text-sm font-medium" data-testid="load-all-status">

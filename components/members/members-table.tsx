@@ -9,13 +9,18 @@ import { Table, TableBody, TableCell, TableHeaderRow, TableRow } from "@/compone
 import type { Member, WorkspaceRole } from "@/lib/query/workspaces";
 import type { MemberAction } from "./member-dialogs";
 
+/** "spent 8 of 20 this month": the budget with what the member's keys spent of it (UTC month). */
 const budgetText = (member: Member): string => {
-  if (member.monthlyBudgetCredits === null) return "No budget";
   const spent = member.spentThisMonthCredits;
+  if (member.monthlyBudgetCredits === null) return spent === undefined ? "No budget" : `No budget · spent ${formatCount(spent)} this month`;
   if (spent === undefined) return `${formatCount(member.monthlyBudgetCredits)} a month`;
-  const left = Math.max(0, member.monthlyBudgetCredits - spent);
-  return `${formatCount(spent)} of ${formatCount(member.monthlyBudgetCredits)} spent · ${formatCount(left)} left`;
+  return `spent ${formatCount(spent)} of ${formatCount(member.monthlyBudgetCredits)} this month`;
 };
+
+// On a phone a row is a card: the member on top, role, budget and date in a line, the buttons under
+// them, so nothing needs scrolling sideways. From `sm` up it is a table row again.
+const phoneRow = "max-sm:flex max-sm:flex-wrap max-sm:items-center max-sm:gap-x-3 max-sm:gap-y-2 max-sm:px-4 max-sm:py-3";
+const phoneCell = "max-sm:block max-sm:p-0";
 
 export type MembersTableProps = {
   members: { isPending: boolean; isError: boolean; error: unknown; data: Member[] | undefined; refetch: () => Promise<unknown> };
@@ -34,33 +39,34 @@ export function MembersTable({ members, canManage, grantable, currentUserId, onA
 
   const columns = canManage ? ["Member", "Role", "Monthly budget", "Joined", { label: "Actions", visuallyHidden: true }] : ["Member", "Role", "Monthly budget", "Joined"];
   return (
-    <Table caption="Members of this workspace" data-testid="members-table">
-      <TableHeaderRow columns={columns} />
-      <TableBody>
+    <Table caption="Members of this workspace" data-testid="members-table" className="max-sm:block">
+      <TableHeaderRow columns={columns} className="max-sm:sr-only" />
+      <TableBody className="max-sm:block">
         {members.data.map((member) => {
           // An admin cannot change an owner: only roles they may grant can be changed.
           const mayChange = canManage && grantable.includes(member.role);
           return (
-            <TableRow key={member.userId} data-testid="member-row" data-email={member.email}>
-              <TableCell>
+            <TableRow key={member.userId} data-testid="member-row" data-email={member.email} className={phoneRow}>
+              <TableCell className={`${phoneCell} max-sm:basis-full`}>
                 <span className="block font-medium">{member.name || member.email}</span>
                 <span className="block text-xs break-all text-muted">{member.email}</span>
                 {member.userId === currentUserId ? <Badge className="mt-1">You</Badge> : null}
               </TableCell>
-              <TableCell>
+              <TableCell className={phoneCell}>
                 <Badge variant={member.role === "owner" ? "accent" : "neutral"} data-testid="member-role">
                   {roleLabels[member.role]}
                 </Badge>
               </TableCell>
-              <TableCell className="whitespace-nowrap tabular-nums" data-testid="member-budget">
+              <TableCell className={`${phoneCell} tabular-nums sm:whitespace-nowrap`} data-testid="member-budget">
                 {budgetText(member)}
               </TableCell>
-              <TableCell className="whitespace-nowrap">
+              <TableCell className={`${phoneCell} whitespace-nowrap max-sm:text-xs max-sm:text-muted`}>
+                <span className="sm:hidden">Joined </span>
                 <time dateTime={member.joinedAt}>{formatDateTime(member.joinedAt)}</time>
               </TableCell>
               {canManage ? (
-                <TableCell>
-                  <div className="flex flex-wrap justify-end gap-2">
+                <TableCell className={`${phoneCell} max-sm:basis-full`}>
+                  <div className="flex flex-wrap gap-2 sm:justify-end">
                     {mayChange ? (
                       <>
                         <Button variant="secondary" size="sm" aria-label={`Change the role of ${member.email}`} onClick={() => onAction({ kind: "role", member })}>

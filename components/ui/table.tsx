@@ -47,10 +47,10 @@ export function TableRow({ className, ...props }: HTMLAttributes<HTMLTableRowEle
 /** A header column: its label, or the label with cell classes (alignment) or only for screen readers. */
 export type TableColumn = string | { label: string; className?: string; visuallyHidden?: boolean };
 
-/** The table's head: one header cell per column, in order. */
-export function TableHeaderRow({ columns }: { columns: readonly TableColumn[] }) {
+/** The table's head: one header cell per column, in order; `className` is the head's (e.g. hidden on phones). */
+export function TableHeaderRow({ columns, className }: { columns: readonly TableColumn[]; className?: string }) {
   return (
-    <TableHead>
+    <TableHead className={className}>
       <tr>
         {columns.map((column) => {
           const { label, className, visuallyHidden } = typeof column === "string" ? { label: column } : column;

@@ -9,6 +9,7 @@ import { cx } from "@/components/ui/class-names";
 import { FormError } from "@/components/ui/form-alert";
 import { errorMessage } from "@/components/keys/format";
 import { usersQuery } from "@/lib/query/account";
+import { keyLabel } from "@/lib/keys/label";
 import { keysQuery } from "@/lib/query/keys";
 import { dailyExportUrl, membersExportUrl, usageSummaryQuery, type DayRangeParams, type UsageScopeParams } from "@/lib/query/usage";
 import { activeWorkspace, workspacesQuery } from "@/lib/query/workspaces";
@@ -119,13 +120,13 @@ export function UsageDashboard({ userId, isAdmin, initialKeyId }: UsageDashboard
         : scope.everyone
           ? allKeys
           : myKeys
-  ).map((key) => ({ id: key.id, name: key.name }));
+  ).map((key) => ({ id: key.id, name: keyLabel(key.name, key.maker?.email) }));
   // Beyond "mine" and "all": the keys and users a scope can name; empty groups are left out.
   const keyOption = (key: (typeof allKeys)[number], label: string) => ({ value: `key:${key.id}`, label });
   const scopeGroups = [
     { label: "My keys", options: myKeys.map((key) => keyOption(key, key.status === "revoked" ? `${key.name} (revoked)` : key.name)) },
     { label: "Users", options: isAdmin ? otherUsers.map((user) => ({ value: `user:${user.id}`, label: user.email })) : [] },
-    { label: "Other users' keys", options: isAdmin ? otherKeys.map((key) => keyOption(key, key.name)) : [] },
+    { label: "Other users' keys", options: isAdmin ? otherKeys.map((key) => keyOption(key, keyLabel(key.name, key.maker?.email))) : [] },
   ].filter((group) => group.options.length > 0);
   // A key from a link that is not in the list (yet) still shows as the choice.
   const knownChoice = choice === "mine" || choice === "all" || (choice === "workspace" && team !== undefined) || choice.startsWith("user:") || allKeys.some((key) => `key:${key.id}` === choice);
@@ -239,10 +240,10 @@ export function UsageDashboard({ userId, isAdmin, initialKeyId }: UsageDashboard
           <Card>
             <CardHeader>
               <CardTitle as="h2">Burn-rate forecast</CardTitle>
-              <CardDescription>At the last 7 days’ rate of spend, when each active key runs out.</CardDescription>
+              <CardDescription>At the last 7 days’ rate of spend, when each team pool and each key with credits of its own runs out.</CardDescription>
             </CardHeader>
             <CardContent>
-              {data ? <ForecastTable keys={data.forecast.keys} totalKeys={data.forecast.totalKeys} /> : <Skeleton className="h-32" />}
+              {data ? <ForecastTable forecast={data.forecast} /> : <Skeleton className="h-32" />}
             </CardContent>
           </Card>
 

@@ -11,6 +11,7 @@ import { operationById, registry, type Registry } from "@/lib/operations";
 import { services } from "@/lib/services";
 import { DomainError } from "@/lib/errors";
 import type { ConsoleContext } from "./handler";
+import { cannotRunLookups, limitNotice, type LimitNotice } from "./spending-limits";
 
 /**
  * Console lookups (GET /api/console/lookup/<operation id>) run the /v1 pipeline in-process with
@@ -43,7 +44,7 @@ export const consoleLookup = async (
   const workspaceId = await activeWorkspaceId(db, userId);
   const role = await memberRole(db, workspaceId, userId);
   if (role !== null && !roleMay(role, "lookups.run")) {
-    throw new DomainError("forbidden", `Your role in this workspace (${role}) cannot run lookups. Switch to a workspace where you may.`);
+    throw new DomainError("forbidden", cannotRunLookups(role));
   }
   const credentials = await consoleToken(db, userId);
   if (!credentials) {
@@ -59,7 +60,20 @@ export const consoleLookup = async (
   if (result.status === 200) await recordConsoleLookup(db, userId, result.requestId);
   // Store first: a miss needed the provider. /v1 can only say 500; the console says what to do.
   if (!hasProviderKey && result.status === 500) throw noProviderKey();
+  // /v1 says only "quota is not enough"; the console says which limit ran out and who can lift it.
+  if (result.status === 402) return withLimit(result, await limitNotice(db, credentials.keyId, role));
   return result;
+};
+
+/**
+ * A 402's envelope with `limit`: {by, message} — the limit that leaves the least (/v1/account's
+ * `limited_by`) and the console's sentence for it. The envelope's own fields stay /v1's.
+ */
+const withLimit = (result: PipelineResult, notice: LimitNotice | null): PipelineResult => {
+  if (notice === null) return result;
+  const envelope: unknown = JSON.parse(result.body);
+  if (typeof envelope !== "object" || envelope === null) return result;
+  return { ...result, body: JSON.stringify({ ...envelope, limit: { by: notice.by, message: notice.message } }) };
 };
 
 /** The pipeline's answer as the browser gets it: the envelope, status and credit headers. */

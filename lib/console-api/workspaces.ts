@@ -107,12 +107,14 @@ export const workspaceView = (workspace: Workspace, role: WorkspaceRole | null):
   createdAt: workspace.createdAt.toISOString(),
 });
 
-export const memberView = (member: Member) => ({
+/** A member as the browser gets it; `spentThisMonthCredits` where the caller read it (the members list). */
+export const memberView = (member: Member, spentThisMonthCredits?: number) => ({
   userId: member.userId,
   email: member.email,
   name: member.name,
   role: member.role,
   monthlyBudgetCredits: member.monthlyBudgetCredits,
+  ...(spentThisMonthCredits === undefined ? {} : { spentThisMonthCredits }),
   joinedAt: member.joinedAt.toISOString(),
 });
 

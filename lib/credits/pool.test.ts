@@ -263,15 +263,20 @@ describe.each(await testDatabases())("a team's pool's alerts, refills and foreca
     expect(await setPoolRefill(db(), `wsp_${owner.id}`, { credits: 5, interval: "daily", dayOfMonth: null, mode: "increase_by" })).toBe(false);
   });
 
-  it("forecasts a pooled key by the pool: its credits, burnt by all its keys", async () => {
+  it("forecasts pooled keys once, by the pool: its credits, burnt by all its keys", async () => {
     const owner = await newUser(db(), `${crypto.randomUUID()}@example.test`);
     const team = await newTeam(db(), owner.id, 1000);
     const [mine, theirs] = [await newPooledKey(db(), team, owner.id), await newPooledKey(db(), team, owner.id)];
     const settler = createSettler(async () => db());
     for (let index = 0; index < 5; index += 1) await settler.settle(request(theirs.id, "found", 4));
     const forecast = await burnRateForecast(db(), { kind: "keys", keyIds: [mine.id] });
-    expect(forecast.keys).toHaveLength(1);
-    expect(forecast.keys[0]).toMatchObject({ keyId: mine.id, creditsRemaining: 980, creditsSpent: 20 });
-    expect(forecast.keys[0]?.daysLeft).toBeGreaterThan(0);
+    expect(forecast.keys).toEqual([]);
+    expect(forecast.pools).toHaveLength(1);
+    expect(forecast.pools[0]).toMatchObject({ workspaceId: team, keysInScope: 1, creditsRemaining: 980, creditsSpent: 20 });
+    expect(forecast.pools[0]?.daysLeft).toBeGreaterThan(0);
+    // Both keys in scope: still one pool, counted once.
+    const both = await burnRateForecast(db(), { kind: "keys", keyIds: [mine.id, theirs.id] });
+    expect(both.keys).toEqual([]);
+    expect(both.pools.map((pool) => [pool.workspaceId, pool.keysInScope, pool.creditsRemaining])).toEqual([[team, 2, 980]]);
   });
 });

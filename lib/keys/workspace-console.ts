@@ -4,6 +4,7 @@ import { DomainError } from "@/lib/errors";
 import { membershipMay, requireWorkspaceRole, type Membership } from "@/lib/workspaces/access";
 import { setActiveWorkspace } from "@/lib/workspaces/active";
 import { keyChanged } from "./events";
+import { CONSOLE_KEY_NAME } from "./label";
 import { sealToken, type Principal } from "./manage";
 import { createKey } from "./repository";
 
@@ -15,7 +16,6 @@ import { createKey } from "./repository";
  * no console key, so the console's lookups are refused there. In the personal workspace the key
  * chosen there before comes back (none: the user chooses one on the Keys page, as before).
  */
-export const CONSOLE_KEY_NAME = "Console";
 const CONSOLE_KEY_QPS = 5;
 
 export type Switched = { membership: Membership; consoleKeyId: string | null };

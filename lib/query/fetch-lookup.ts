@@ -1,7 +1,7 @@
 import type { QueryClient } from "@tanstack/react-query";
 import type { OperationDescriptor } from "@/lib/operations/descriptor";
 import { recordLastLookup } from "./last-lookup";
-import { codeForConsoleRefusal, codeForStatus, LookupError, parseParamProblem } from "./lookup-error";
+import { codeForConsoleRefusal, codeForStatus, LookupError, parseParamProblem, SPENDING_LIMITS, type SpendingLimit } from "./lookup-error";
 import { refreshMeter, updateMeterCredits } from "./meter";
 import { recentLookupsKey } from "./recent-lookups";
 
@@ -75,6 +75,15 @@ const consoleError = (body: unknown): { code: string; message: string } | null =
   };
 };
 
+/** A console 402's `limit` (lib/console-api/lookup.ts): which spending limit ran out, and the console's sentence. */
+const spendingLimit = (body: unknown): { by: SpendingLimit; message: string } | null => {
+  if (typeof body !== "object" || body === null || !("limit" in body)) return null;
+  const limit = body.limit;
+  if (typeof limit !== "object" || limit === null || !("by" in limit) || !("message" in limit)) return null;
+  const by = SPENDING_LIMITS.find((name) => name === limit.by);
+  return by !== undefined && typeof limit.message === "string" ? { by, message: limit.message } : null;
+};
+
 const numberHeader = (headers: Headers, name: string): number | undefined => {
   const value = headers.get(name);
   if (value === null || value.trim() === "") return undefined;
@@ -143,10 +152,11 @@ export const fetchLookup = async <Data>(
     });
   }
 
-  const message = isEnvelope(body) ? body.message : `The server answered ${response.status}.`;
+  const limit = response.status === 402 ? spendingLimit(body) : null;
+  const message = limit?.message ?? (isEnvelope(body) ? body.message : `The server answered ${response.status}.`);
   const code = codeForStatus(response.status);
-  // A key that stopped working (revoked, expired) may no longer be the console key.
-  if (code === "key_rejected") void refreshMeter(client);
+  // A key that stopped working (revoked, expired) may no longer be the console key; a limit that ran out changes what is spendable.
+  if (code === "key_rejected" || limit !== null) void refreshMeter(client);
   const problem = code === "bad_request" ? parseParamProblem(message) : null;
   throw new LookupError({
     operation: operation.id,
@@ -162,5 +172,6 @@ export const fetchLookup = async <Data>(
     fieldProblem: problem?.problem,
     creditsCharged,
     creditsRemaining,
+    limitedBy: limit?.by,
   });
 };

@@ -31,7 +31,13 @@ export const lookupErrorText = (error: unknown, what: LookupSubject): string => 
   if (!isLookupError(error)) return "Something went wrong. Try again.";
   switch (error.code) {
     case "out_of_credits":
-      return "This key is out of credits.";
+      // The console's sentence names the limit that ran out and who can lift it (lib/console-api/spending-limits.ts).
+      return error.limitedBy !== undefined ? error.message : "This key is out of credits.";
+    case "forbidden":
+      // The console API's own sentence (a viewer's role, …); /v1's is about the key's restrictions.
+      return error.message.startsWith("apiKey ")
+        ? "The console key may not make this call (its operations or addresses are restricted). Choose another on the Keys page."
+        : error.message || "You may not do this here.";
     case "rate_limited":
       return `Too many requests — retry in ${error.retryAfterS ?? 1} s.`;
     case "not_found":
@@ -67,6 +73,13 @@ const errorActions: Partial<Record<LookupErrorCode, { href: string; label: strin
   signed_out: { href: "/signin", label: "Sign in" },
 };
 
+const membersPage = { href: "/workspace/members", label: "See members" };
+
 /** Where the user can fix the problem, if anywhere but this form. */
-export const lookupErrorAction = (error: unknown): { href: string; label: string } | null =>
-  isLookupError(error) ? (errorActions[error.code] ?? null) : null;
+export const lookupErrorAction = (error: unknown): { href: string; label: string } | null => {
+  if (!isLookupError(error)) return null;
+  // A member's budget or the team's pool is not the key's: the Members page shows both, and who may raise them.
+  if (error.code === "out_of_credits" && (error.limitedBy === "budget" || error.limitedBy === "pool")) return membersPage;
+  if (error.code === "forbidden") return error.message.startsWith("apiKey ") ? keysPage : null;
+  return errorActions[error.code] ?? null;
+};

@@ -8,6 +8,7 @@ export type LookupErrorCode =
   | "key_rejected"
   | "out_of_credits"
   | "not_found"
+  | "forbidden"
   | "rate_limited"
   | "server_error"
   | "no_console_key"
@@ -30,7 +31,14 @@ export type LookupErrorInit = {
   /** What the failed lookup cost: 0 for every failure the server answered (docs/api.md "Order of checks"). */
   creditsCharged: number;
   creditsRemaining?: number;
+  /** 402 in the console: the spending limit that ran out (/v1/account's `limited_by`); `message` is the console's sentence for it. */
+  limitedBy?: SpendingLimit;
 };
+
+/** The limits a console key spends within (/v1/account's `limited_by`). */
+export type SpendingLimit = "credits" | "pool" | "daily_cap" | "cap" | "budget";
+
+export const SPENDING_LIMITS: readonly SpendingLimit[] = ["credits", "pool", "daily_cap", "cap", "budget"];
 
 export class LookupError extends Error {
   readonly operation: string;
@@ -42,6 +50,7 @@ export class LookupError extends Error {
   readonly fieldProblem: "missing" | "invalid" | undefined;
   readonly creditsCharged: number;
   readonly creditsRemaining: number | undefined;
+  readonly limitedBy: SpendingLimit | undefined;
 
   constructor(init: LookupErrorInit) {
     super(init.message);
@@ -55,6 +64,7 @@ export class LookupError extends Error {
     this.fieldProblem = init.fieldProblem;
     this.creditsCharged = init.creditsCharged;
     this.creditsRemaining = init.creditsRemaining;
+    this.limitedBy = init.limitedBy;
   }
 }
 
@@ -78,6 +88,8 @@ export const codeForStatus = (status: number): LookupErrorCode => {
       return "key_rejected";
     case 402:
       return "out_of_credits";
+    case 403:
+      return "forbidden";
     case 404:
       return "not_found";
     case 429:

@@ -1,25 +1,20 @@
 import { queryOptions, type QueryClient } from "@tanstack/react-query";
+import type { MeterKeyView, MeterView } from "@/lib/console-api/meter";
 import { fetchJson } from "./fetch-json";
 
 /**
- * The credit meter's data (GET /api/console/meter): the signed-in user's console key and its
- * credits, or `key: null` when no console key is chosen. Lookups keep it current from their
- * `X-Credits-Remaining` header (lib/query/lookup.ts), so it is fetched once per page load and
- * refreshed only when something it cannot see may have changed it (key switch, top-up).
+ * The credit meter's data (GET /api/console/meter, lib/console-api/meter.ts): the signed-in user's
+ * console key — its balance and what it can really spend (the least of every limit, and which
+ * limit that is) — or `key: null` when no console key is chosen; the team's pool, the member's
+ * budget, and whether the role may run lookups. Lookups keep it current from their
+ * `X-Credits-Remaining` header (lib/query/fetch-lookup.ts), so it is fetched once per page load
+ * and refreshed only when something it cannot see may have changed it (a cap or budget, a key
+ * switch, a top-up).
  */
-export type MeterKey = {
-  id: string;
-  name: string;
-  creditsRemaining: number;
-  creditsGranted: number;
-  qpsLimit: number;
-};
-
-/** A team workspace's pool (the console key draws from it) and the member's monthly budget. */
-export type MeterPool = { id: string; name: string; poolCredits: number; poolGranted: number };
-export type MeterBudget = { monthlyCredits: number; spentCredits: number; leftCredits: number };
-
-export type MeterData = { key: MeterKey | null; pool: MeterPool | null; budget: MeterBudget | null };
+export type MeterKey = MeterKeyView;
+export type MeterData = MeterView;
+export type MeterPool = NonNullable<MeterView["pool"]>;
+export type MeterBudget = NonNullable<MeterView["budget"]>;
 
 export const meterQueryKey = ["meter"] as const;
 
@@ -36,11 +31,12 @@ export const updateMeterCredits = (client: QueryClient, creditsRemaining: number
   const { queryKey } = meterQuery();
   const current = client.getQueryData(queryKey);
   if (current?.key) {
-    // A pooled key's balance is the pool's.
+    // A pooled key's balance is the pool's; with no other limit, it is also what the key can spend.
     const pool = current.pool ? { ...current.pool, poolCredits: creditsRemaining } : null;
-    client.setQueryData(queryKey, { ...current, key: { ...current.key, creditsRemaining }, pool });
-    // The budget's spend is not in the answer's headers: read it again.
-    if (current.budget === null) return;
+    const creditsSpendable = current.key.capped ? Math.min(current.key.creditsSpendable, creditsRemaining) : creditsRemaining;
+    client.setQueryData(queryKey, { ...current, key: { ...current.key, creditsRemaining, creditsSpendable: Math.max(0, creditsSpendable) }, pool });
+    // A cap's or budget's spend is not in the answer's headers, nor is the sentence for an empty key: read them again.
+    if (!current.key.capped && current.budget === null && creditsRemaining > 0) return;
   }
   void client.invalidateQueries({ queryKey: meterQueryKey });
 };

@@ -11,7 +11,7 @@ import { fetchJson, jsonRequest } from "./fetch-json";
  */
 export type { BudgetView, EventsResponse, KeyAlert, KeyAlertsView, SummaryResponse };
 export type { UsageEvent } from "@/lib/usage/events";
-export type { KeyForecast } from "@/lib/usage/forecast";
+export type { ForecastResult, KeyForecast, PoolForecast } from "@/lib/usage/forecast";
 export type { UsageGroup } from "@/lib/usage/summary";
 export type { WebhookDelivery } from "@/lib/alerts/alerts";
 

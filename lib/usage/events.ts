@@ -1,5 +1,7 @@
 import type { Queryable } from "@/lib/db/client";
 import { DomainError } from "@/lib/errors";
+import { CONSOLE_KEY_NAME } from "@/lib/keys/label";
+import { keyNames } from "./group-labels";
 import type { StatusClass } from "./summary";
 import type { UsageScope } from "./scope";
 
@@ -210,8 +212,11 @@ export const listEvents = async (
   const rows = await db.query<EventRow>(sql, params);
   const pageRows = rows.slice(0, limit);
   const last = pageRows.at(-1);
+  // Console keys are named with their maker (lib/keys/label.ts); other names need no second read.
+  const consoleKeyIds = [...new Set(pageRows.filter((row) => row.key_name === CONSOLE_KEY_NAME).map((row) => row.key_id))];
+  const labels = await keyNames(db, consoleKeyIds);
   return {
-    events: pageRows.map(toEvent),
+    events: pageRows.map((row) => toEvent({ ...row, key_name: labels.get(row.key_id) ?? row.key_name })),
     nextCursor: rows.length > limit && last ? encodeCursor({ at: last.created_at_us, id: String(last.id) }) : null,
   };
 };

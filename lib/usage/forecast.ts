@@ -1,6 +1,7 @@
 import type { Queryable } from "@/lib/db/client";
 import { addDays, DAY_MS, dayStart, utcDay } from "./period";
 import { scopeCondition, type UsageScope } from "./scope";
+import { keyLabelSql } from "@/lib/keys/label";
 
 /**
  * Burn-rate forecast: at the rate of the last 7 days, when does each usable key (usable_keys) run out?
@@ -10,10 +11,12 @@ import { scopeCondition, type UsageScope } from "./scope";
  * creation when that is later — up to now, counted as at least one day so a key minutes old is
  * not extrapolated from minutes. daysLeft = creditsRemaining ÷ rate; null when the key spent
  * nothing in the window (no rate, no forecast).
+ *
+ * A key that draws from a team's pool runs out when the pool does, so such keys are not
+ * forecast one by one (each would repeat the pool's figures): the pool is forecast once — its
+ * credits, burnt by all its keys (those outside the scope too), and its refill.
  */
-export type KeyForecast = {
-  keyId: string;
-  keyName: string;
+type Forecast = {
   creditsRemaining: number;
   /** Credits charged in the window. */
   creditsSpent: number;
@@ -23,22 +26,36 @@ export type KeyForecast = {
   /** null: no spend in the window. 0: already empty. */
   daysLeft: number | null;
   runsOutAt: string | null;
-  /** When the key's automatic refill next runs; null: it has none, or it stopped (its allowance could not pay). */
+  /** When the automatic refill next runs; null: none, or it stopped (its allowance could not pay). */
   nextRefillAt: string | null;
   /** Whether it runs out before that refill at this rate; null: no refill, or no rate. */
   runsOutBeforeRefill: boolean | null;
 };
 
+/** A key with a balance of its own. */
+export type KeyForecast = Forecast & { keyId: string; keyName: string };
+
+/** A team's pool, for the keys of the scope that draw from it. */
+export type PoolForecast = Forecast & {
+  workspaceId: string;
+  workspaceName: string;
+  /** Usable keys of the scope drawing from the pool. */
+  keysInScope: number;
+};
+
 export type ForecastResult = {
+  /** Keys with their own balance, soonest to run out first, at most MAX_FORECAST_KEYS. */
   keys: KeyForecast[];
-  /** Active keys in the scope; `keys` holds at most MAX_FORECAST_KEYS of them, soonest to run out first. */
+  /** Usable keys with their own balance in the scope. */
   totalKeys: number;
+  /** The pools the scope's other keys draw from, soonest to run out first. */
+  pools: PoolForecast[];
 };
 
 export const FORECAST_WINDOW_DAYS = 7;
 export const MAX_FORECAST_KEYS = 100;
 
-type ForecastRow = {
+type HolderRow = {
   id: string;
   name: string;
   credits_remaining: number;
@@ -47,59 +64,79 @@ type ForecastRow = {
   next_refill_at: Date | string | null;
 };
 
+const forecastOf = (row: HolderRow, windowStart: number, now: Date): Forecast => {
+  const from = Math.max(windowStart, new Date(row.created_at).getTime());
+  const windowDays = Math.min(FORECAST_WINDOW_DAYS, Math.max(1, (now.getTime() - from) / DAY_MS));
+  const creditsPerDay = row.spent / windowDays;
+  const daysLeft = creditsPerDay > 0 ? row.credits_remaining / creditsPerDay : null;
+  const runsOutAt = daysLeft === null ? null : new Date(now.getTime() + daysLeft * DAY_MS);
+  const nextRefillAt = row.next_refill_at === null ? null : new Date(row.next_refill_at);
+  return {
+    creditsRemaining: row.credits_remaining,
+    creditsSpent: row.spent,
+    windowDays,
+    creditsPerDay,
+    daysLeft,
+    runsOutAt: runsOutAt?.toISOString() ?? null,
+    nextRefillAt: nextRefillAt?.toISOString() ?? null,
+    runsOutBeforeRefill: runsOutAt === null || nextRefillAt === null ? null : runsOutAt.getTime() < nextRefillAt.getTime(),
+  };
+};
+
+const soonestFirst = <T extends Forecast>(name: (entry: T) => string, id: (entry: T) => string) => (a: T, b: T) =>
+  (a.daysLeft ?? Number.POSITIVE_INFINITY) - (b.daysLeft ?? Number.POSITIVE_INFINITY) || name(a).localeCompare(name(b)) || id(a).localeCompare(id(b));
+
 export const burnRateForecast = async (db: Queryable, scope: UsageScope, now = new Date()): Promise<ForecastResult> => {
   const firstDay = addDays(utcDay(now), -(FORECAST_WINDOW_DAYS - 1));
   const params: unknown[] = [firstDay];
   const spendScope = scopeCondition(scope, params, "key_id");
   const keyScope = scopeCondition(scope, params, "k.id");
-  const rows = await db.query<ForecastRow>(
-    // A key that draws from a team's pool runs out when the pool does: the pool's credits, burnt by
-    // all its keys (those outside the scope too), and the pool's refill.
+  const nowParam = `$${params.length + 1}::timestamptz`;
+  const keyRows = await db.query<HolderRow>(
     `WITH spend AS (
        SELECT key_id, sum(credits)::float8 AS credits FROM usage_daily
        WHERE day >= $1::date AND ${spendScope} GROUP BY key_id
-     ), pool_spend AS (
-       SELECT pk.pool_id, sum(d.credits)::float8 AS credits FROM usage_daily d JOIN api_keys pk ON pk.id = d.key_id
-       WHERE d.day >= $1::date AND pk.pool_id IN (SELECT k.pool_id FROM api_keys k WHERE ${keyScope}) GROUP BY pk.pool_id
      )
-     SELECT k.id, k.name, COALESCE(w.pool_credits, k.credits_remaining)::float8 AS credits_remaining, COALESCE(w.created_at, k.created_at) AS created_at,
-       COALESCE(CASE WHEN k.pool_id IS NULL THEN s.credits ELSE ps.credits END, 0)::float8 AS spent,
-       CASE WHEN k.pool_id IS NULL AND k.refill_credits IS NOT NULL AND k.refill_stopped_at IS NULL
-              THEN next_refill_at(k.refill_interval, k.refill_day_of_month, $${params.length + 1}::timestamptz)
-            WHEN w.refill_credits IS NOT NULL THEN next_refill_at(w.refill_interval, w.refill_day_of_month, $${params.length + 1}::timestamptz) END AS next_refill_at
-     FROM api_keys k LEFT JOIN spend s ON s.key_id = k.id
-       LEFT JOIN workspaces w ON w.id = k.pool_id LEFT JOIN pool_spend ps ON ps.pool_id = k.pool_id
-     WHERE k.id IN (SELECT id FROM usable_keys) AND ${keyScope}`,
+     SELECT k.id, ${keyLabelSql("k.name", "u.email")} AS name, k.credits_remaining::float8 AS credits_remaining, k.created_at,
+       COALESCE(s.credits, 0)::float8 AS spent,
+       CASE WHEN k.refill_credits IS NOT NULL AND k.refill_stopped_at IS NULL
+            THEN next_refill_at(k.refill_interval, k.refill_day_of_month, ${nowParam}) END AS next_refill_at
+     FROM api_keys k LEFT JOIN spend s ON s.key_id = k.id LEFT JOIN users u ON u.id = k.owner_id
+     WHERE k.pool_id IS NULL AND k.id IN (SELECT id FROM usable_keys) AND ${keyScope}`,
     [...params, now.toISOString()],
   );
-  const windowStart = dayStart(firstDay).getTime();
-  const forecasts = rows.map((row): KeyForecast => {
-    const from = Math.max(windowStart, new Date(row.created_at).getTime());
-    const windowDays = Math.min(FORECAST_WINDOW_DAYS, Math.max(1, (now.getTime() - from) / DAY_MS));
-    const creditsPerDay = row.spent / windowDays;
-    const daysLeft = creditsPerDay > 0 ? row.credits_remaining / creditsPerDay : null;
-    const runsOutAt = daysLeft === null ? null : new Date(now.getTime() + daysLeft * DAY_MS);
-    const nextRefillAt = row.next_refill_at === null ? null : new Date(row.next_refill_at);
-    return {
-      keyId: row.id,
-      keyName: row.name,
-      creditsRemaining: row.credits_remaining,
-      creditsSpent: row.spent,
-      windowDays,
-      creditsPerDay,
-      daysLeft,
-      runsOutAt: runsOutAt?.toISOString() ?? null,
-      nextRefillAt: nextRefillAt?.toISOString() ?? null,
-      runsOutBeforeRefill: runsOutAt === null || nextRefillAt === null ? null : runsOutAt.getTime() < nextRefillAt.getTime(),
-    };
-  });
-  forecasts.sort(
-    (a, b) =>
-      (a.daysLeft ?? Number.POSITIVE_INFINITY) - (b.daysLeft ?? Number.POSITIVE_INFINITY) ||
-      a.keyName.localeCompare(b.keyName) ||
-      a.keyId.localeCompare(b.keyId),
+  const poolParams: unknown[] = [firstDay];
+  const pooledScope = scopeCondition(scope, poolParams, "k.id");
+  const poolNow = `$${poolParams.length + 1}::timestamptz`;
+  const poolRows = await db.query<HolderRow & { keys_in_scope: number }>(
+    `WITH pools AS (
+       SELECT k.pool_id, count(*)::float8 AS keys_in_scope FROM api_keys k
+       WHERE k.pool_id IS NOT NULL AND k.id IN (SELECT id FROM usable_keys) AND ${pooledScope} GROUP BY k.pool_id
+     ), pool_spend AS (
+       SELECT pk.pool_id, sum(d.credits)::float8 AS credits FROM usage_daily d JOIN api_keys pk ON pk.id = d.key_id
+       WHERE d.day >= $1::date AND pk.pool_id IN (SELECT pool_id FROM pools) GROUP BY pk.pool_id
+     )
+     SELECT w.id, w.name, w.pool_credits::float8 AS credits_remaining, w.created_at, p.keys_in_scope,
+       COALESCE(ps.credits, 0)::float8 AS spent,
+       CASE WHEN w.refill_credits IS NOT NULL THEN next_refill_at(w.refill_interval, w.refill_day_of_month, ${poolNow}) END AS next_refill_at
+     FROM pools p JOIN workspaces w ON w.id = p.pool_id LEFT JOIN pool_spend ps ON ps.pool_id = p.pool_id`,
+    [...poolParams, now.toISOString()],
   );
-  return { keys: forecasts.slice(0, MAX_FORECAST_KEYS), totalKeys: forecasts.length };
+  const windowStart = dayStart(firstDay).getTime();
+  const keys = keyRows
+    .map((row): KeyForecast => ({ keyId: row.id, keyName: row.name, ...forecastOf(row, windowStart, now) }))
+    .sort(soonestFirst((entry) => entry.keyName, (entry) => entry.keyId));
+  const pools = poolRows
+    .map(
+      (row): PoolForecast => ({
+        workspaceId: row.id,
+        workspaceName: row.name,
+        keysInScope: Number(row.keys_in_scope),
+        ...forecastOf(row, windowStart, now),
+      }),
+    )
+    .sort(soonestFirst((entry) => entry.workspaceName, (entry) => entry.workspaceId));
+  return { keys: keys.slice(0, MAX_FORECAST_KEYS), totalKeys: keys.length, pools };
 };
 
 export { describeDaysLeft } from "./days-left";

@@ -1,14 +1,19 @@
 import type { Queryable } from "@/lib/db/client";
+import { keyLabelSql } from "@/lib/keys/label";
 
 /**
- * How a summary's key and member groups are named for people: a key by its name, a member (the
- * user who made the keys) by e-mail address. Ids stay the groups' ids.
+ * How a summary's key and member groups are named for people: a key by its name (a console key
+ * with its maker, lib/keys/label.ts), a member (the user who made the keys) by e-mail address.
+ * Ids stay the groups' ids.
  */
 export const NO_MEMBER = "none";
 
 export const keyNames = async (db: Queryable, ids: string[]): Promise<Map<string, string>> => {
   if (ids.length === 0) return new Map();
-  const rows = await db.query<{ id: string; name: string }>("SELECT id, name FROM api_keys WHERE id = ANY($1::text[])", [ids]);
+  const rows = await db.query<{ id: string; name: string }>(
+    `SELECT k.id, ${keyLabelSql("k.name", "u.email")} AS name FROM api_keys k LEFT JOIN users u ON u.id = k.owner_id WHERE k.id = ANY($1::text[])`,
+    [ids],
+  );
   return new Map(rows.map((row) => [row.id, row.name]));
 };
 

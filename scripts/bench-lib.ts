@@ -4,6 +4,8 @@ import fs from "node:fs";
 import { createRequire } from "node:module";
 import os from "node:os";
 import { freePort, groupAlive, signalGroup } from "@/lib/cli/processes";
+import { METRIC_PREFIX } from "@/lib/metrics/registry";
+import { countersOf, sumSamples } from "./bench-metrics-lib";
 import { runningBuilds } from "./cluster";
 
 /**
@@ -324,34 +326,31 @@ export type ThreadCounters = {
   eventLoopMaxSeconds: number;
 };
 
-/** The thread's counters from a /metrics text (Prometheus exposition), or null when it cannot be read. */
-export const databaseThreadCounters = async (metricsUrl: string): Promise<ThreadCounters | null> => {
-  const text = await fetch(metricsUrl).then((response) => (response.ok ? response.text() : null), () => null);
-  if (text === null) return null;
-  const lines = text.split("\n");
-  /** The value of the series named `name` (after the app's prefix, if any) whose labels include every one of `labels`. */
-  const sample = (name: string, labels: readonly string[] = []): number => {
-    const line = lines.find((candidate) => {
-      const series = candidate.split(" ")[0] ?? "";
-      const seriesName = series.split("{")[0] ?? "";
-      return (seriesName === name || seriesName.endsWith(`_${name}`)) && labels.every((label) => series.includes(label));
-    });
-    return line === undefined ? 0 : Number(line.slice(line.lastIndexOf(" ") + 1));
-  };
-  const statement = (kind: string, suffix: string, extra: readonly string[] = []) =>
-    sample(`db_statement_duration_seconds_${suffix}`, ['database="pglite"', `kind="${kind}"`, ...extra]);
+/** The thread's counters in a /metrics text (Prometheus exposition); a series that is not there counts 0. */
+export const threadCountersOf = (text: string): ThreadCounters => {
+  /** The sum of `name`'s samples whose labels include all of `where`. */
+  const total = (name: string, where: Record<string, string> = {}): number =>
+    [...sumSamples(countersOf(text, name), where, "").values()].reduce((sum, value) => sum + value, 0);
+  const statement = (kind: string, suffix: string, where: Record<string, string> = {}) =>
+    total(`${METRIC_PREFIX}db_statement_duration_seconds_${suffix}`, { database: "pglite", kind, ...where });
   return {
     statements: statement("query", "count"),
     statementSeconds: statement("query", "sum"),
-    statementsWithin100Ms: statement("query", "bucket", ['le="0.1"']),
+    statementsWithin100Ms: statement("query", "bucket", { le: "0.1" }),
     pages: statement("long_read", "count"),
     pageSeconds: statement("long_read", "sum"),
-    pagesWaited: sample("db_long_read_waits_total"),
-    pageWaitSeconds: sample("db_long_read_wait_seconds_total"),
-    // Node's own gauges, over the time since the previous scrape: how long the serving thread was busy at a stretch.
-    eventLoopP99Seconds: sample("nodejs_eventloop_lag_p99_seconds"),
-    eventLoopMaxSeconds: sample("nodejs_eventloop_lag_max_seconds"),
+    pagesWaited: total(`${METRIC_PREFIX}db_long_read_waits_total`),
+    pageWaitSeconds: total(`${METRIC_PREFIX}db_long_read_wait_seconds_total`),
+    // Node's own gauges (unprefixed), over the time since the previous scrape: the serving thread's longest stretches.
+    eventLoopP99Seconds: total("nodejs_eventloop_lag_p99_seconds"),
+    eventLoopMaxSeconds: total("nodejs_eventloop_lag_max_seconds"),
   };
+};
+
+/** The thread's counters from a server's /metrics, or null when it cannot be read. */
+export const databaseThreadCounters = async (metricsUrl: string): Promise<ThreadCounters | null> => {
+  const text = await fetch(metricsUrl).then((response) => (response.ok ? response.text() : null), () => null);
+  return text === null ? null : threadCountersOf(text);
 };
 
 /**

@@ -282,7 +282,7 @@ const main = async () => {
         if (answer.status === 201) accepted += 1;
         else refused.set(answer.status, (refused.get(answer.status) ?? 0) + 1);
       }
-      return `${accepted} batches of ${batchInputs.toLocaleString("en-US")} inputs created in ${((performance.now() - began) / 1000).toFixed(1)} s${refused.size > 0 ? `, refused ${describeStatuses(refused)}` : ""}`;
+      return `${accepted} batch${accepted === 1 ? "" : "es"} of ${batchInputs.toLocaleString("en-US")} inputs created in ${((performance.now() - began) / 1000).toFixed(1)} s${refused.size > 0 ? `, refused ${describeStatuses(refused)}` : ""}`;
     };
     // Cancelled after each phase that makes them, so their runs do not load the next phase.
     const cancelBatches = async () => {
@@ -322,7 +322,7 @@ const main = async () => {
       await cancelBatches();
     }
     if (options.lookupQps > 0) await phase("lookups", `their key at its limit, ${options.lookupQps}/s`, () => lookUpAtLimit(until()));
-    await phase("mixed", `${slots} exports + a batch of ${batchInputs.toLocaleString("en-US")} inputs + lookups at ${options.lookupQps}/s, at once`, async () => {
+    await phase("mixed", `${slots} exports + a batch of ${batchInputs.toLocaleString("en-US")} inputs${options.lookupQps > 0 ? ` + lookups at ${options.lookupQps}/s` : ""}, at once`, async () => {
       const end = until();
       const parts = await Promise.all([
         keepExporting(slots, end),

@@ -4,6 +4,8 @@ import fs from "node:fs";
 import { createRequire } from "node:module";
 import os from "node:os";
 import { freePort, groupAlive, signalGroup } from "@/lib/cli/processes";
+import { METRIC_PREFIX } from "@/lib/metrics/registry";
+import { countersOf, sumSamples } from "./bench-metrics-lib";
 import { runningBuilds } from "./cluster";
 
 /**
@@ -19,6 +21,8 @@ export type AutocannonOptions = {
   /** Stop after this many requests instead of after `duration`. */
   amount?: number;
   headers?: Record<string, string>;
+  /** Requests per second across all connections (autocannon's `overallRate`); unset: as fast as answered. */
+  overallRate?: number;
   /** A sequence each connection sends in turn, round and round (autocannon's `requests`). */
   requests?: { method?: string; path?: string; headers?: Record<string, string>; body?: string }[];
 };
@@ -290,3 +294,82 @@ export const benchServerEnv = (options: {
   ADMIN_PASSWORD: options.admin.password,
   ...options.extra,
 });
+
+/** The value at percentile `p` (0–100) of ascending `sorted` (nearest rank); NaN when empty. */
+export const percentile = (sorted: readonly number[], p: number): number =>
+  sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
+
+/** The machine's load average now, for a reader to judge figures measured beside other work. */
+export const loadAverage = (): string => {
+  const [one, five, fifteen] = os.loadavg().map((load) => load.toFixed(2));
+  return `load average ${one} ${five} ${fifteen} (1/5/15 min, ${os.availableParallelism()} cores)`;
+};
+
+/** The isolation target (docs/performance.md "Isolation"): others' p99 ≤ 100 ms and max ≤ 500 ms. */
+export const ISOLATION_TARGET = { p99Ms: 100, maxMs: 500 } as const;
+
+export const isolationTarget = (p99Ms: number, maxMs: number): { met: boolean; line: string } => {
+  const met = p99Ms <= ISOLATION_TARGET.p99Ms && maxMs <= ISOLATION_TARGET.maxMs;
+  return { met, line: `target p99≤${ISOLATION_TARGET.p99Ms} max≤${ISOLATION_TARGET.maxMs}: ${met ? "met" : "not met"}` };
+};
+
+/** The embedded database's thread as a server's /metrics counts it (totals since the start). */
+export type ThreadCounters = {
+  statements: number;
+  statementSeconds: number;
+  statementsWithin100Ms: number;
+  pages: number;
+  pageSeconds: number;
+  pagesWaited: number;
+  pageWaitSeconds: number;
+  eventLoopP99Seconds: number;
+  eventLoopMaxSeconds: number;
+};
+
+/** The thread's counters in a /metrics text (Prometheus exposition); a series that is not there counts 0. */
+export const threadCountersOf = (text: string): ThreadCounters => {
+  /** The sum of `name`'s samples whose labels include all of `where`. */
+  const total = (name: string, where: Record<string, string> = {}): number =>
+    [...sumSamples(countersOf(text, name), where, "").values()].reduce((sum, value) => sum + value, 0);
+  const statement = (kind: string, suffix: string, where: Record<string, string> = {}) =>
+    total(`${METRIC_PREFIX}db_statement_duration_seconds_${suffix}`, { database: "pglite", kind, ...where });
+  return {
+    statements: statement("query", "count"),
+    statementSeconds: statement("query", "sum"),
+    statementsWithin100Ms: statement("query", "bucket", { le: "0.1" }),
+    pages: statement("long_read", "count"),
+    pageSeconds: statement("long_read", "sum"),
+    pagesWaited: total(`${METRIC_PREFIX}db_long_read_waits_total`),
+    pageWaitSeconds: total(`${METRIC_PREFIX}db_long_read_wait_seconds_total`),
+    // Node's own gauges (unprefixed), over the time since the previous scrape: the serving thread's longest stretches.
+    eventLoopP99Seconds: total("nodejs_eventloop_lag_p99_seconds"),
+    eventLoopMaxSeconds: total("nodejs_eventloop_lag_max_seconds"),
+  };
+};
+
+/** The thread's counters from a server's /metrics, or null when it cannot be read. */
+export const databaseThreadCounters = async (metricsUrl: string): Promise<ThreadCounters | null> => {
+  const text = await fetch(metricsUrl).then((response) => (response.ok ? response.text() : null), () => null);
+  return text === null ? null : threadCountersOf(text);
+};
+
+/**
+ * What the thread did between two scrapes: short statements (`kind="query"`, queueing included)
+ * and pages of long reads (`kind="long_read"`), with the time pages spent waiting for others.
+ */
+export const threadActivity = (after: ThreadCounters, before: ThreadCounters) => {
+  const statements = after.statements - before.statements;
+  const pages = after.pages - before.pages;
+  return {
+    statements,
+    statementMeanMs: statements === 0 ? 0 : ((after.statementSeconds - before.statementSeconds) * 1000) / statements,
+    statementsOver100Ms: statements - (after.statementsWithin100Ms - before.statementsWithin100Ms),
+    pages,
+    pageMeanMs: pages === 0 ? 0 : ((after.pageSeconds - before.pageSeconds) * 1000) / pages,
+    pagesWaited: after.pagesWaited - before.pagesWaited,
+    pageWaitMs: (after.pageWaitSeconds - before.pageWaitSeconds) * 1000,
+    eventLoopP99Ms: after.eventLoopP99Seconds * 1000,
+    eventLoopMaxMs: after.eventLoopMaxSeconds * 1000,
+  };
+};
+export type ThreadActivity = ReturnType<typeof threadActivity>;

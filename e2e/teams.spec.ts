@@ -164,11 +164,12 @@ test("invite → join → lookups on the pool → usage by member → removed: k
       expect((await v1Event(member, token)).status()).toBe(401);
       expect(await poolOf(page, teamId)).toBe(POOL - 2 * EVENT_COST);
       await member.goto("/keys");
+      // Their console key there is suspended with it.
       const suspended = member.getByTestId("keys-suspended");
-      await expect(suspended).toContainText("Team script");
-      await expect(suspended.getByText("Suspended", { exact: true })).toBeVisible();
-      await expect(suspended).toContainText("Your role here is viewer, which runs no lookups");
-      await expect(suspended.getByRole("button", { name: "Revoke Team script" })).toBeVisible();
+      const script = suspended.locator('[data-testid^="key-row-"]').filter({ hasText: "Team script" });
+      await expect(script.getByText("Suspended", { exact: true })).toBeVisible();
+      await expect(script).toContainText("Your role here is viewer, which runs no lookups");
+      await expect(script.getByRole("button", { name: "Revoke Team script" })).toBeVisible();
 
       // Removed: the dialog says what removal does; then their key and their console are refused.
       await page.getByRole("button", { name: `Remove ${inviteeEmail}` }).click();

@@ -142,7 +142,7 @@ const main = async () => {
     say(signInHint(admin, { showPassword: process.stderr.isTTY === true }));
     if (demoKey) say(`  The console uses "${demoKey.name}" (${demoKey.creditsRemaining.toLocaleString("en-US")} demo credits): every lookup page works at once.`);
     say(`  API reference: ${config.publicUrl}/api-docs   OpenAPI: ${config.publicUrl}/v1/openapi.json`);
-    say(`  Issue an API key: npm run --silent keys -- create --name NAME --credits 1000 (stop the server first when using the embedded database)`);
+    say(`  Issue an API key: npm run --silent keys -- create --name NAME --credits 1000 (works while the server runs)`);
   }
 };
 

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { formatLaneSummary, laneLine, laneTotals, parseStageRecords, playwrightCounts, readStageRows, stageRow, vitestCounts } from "./lane-report";
+import { formatFailures, formatLaneSummary, laneLine, laneTotals, parseStageRecords, playwrightCounts, readStageRows, stageRow, vitestCounts } from "./lane-report";
 
 const directories: string[] = [];
 afterAll(() => {
@@ -94,5 +94,46 @@ describe("a lane's summary", () => {
     expect(lines.find((line) => line.startsWith("scale tests"))).toMatch(/skipped +- +- +- +- +- +PostgreSQL at 127\.0\.0\.1:5432 is not reachable$/);
     expect(lines.at(-1)).toBe("7 passed, 2 failed, 2 skipped");
     expect(laneLine({ passed: 5, failed: 0, skipped: 0 })).toBe("5 passed, 0 failed");
+  });
+
+  it("names each failed test with its file and the first line of its message, and a file that failed outside its tests", () => {
+    const directory = laneDir(
+      ["unit\tunit tests (PGlite)\tvitest\t1\t95\t{dir}/unit.json\t", "e2e\tbrowser tests\tplaywright\t1\t200\t{dir}/e2e.json\t"],
+      {
+        "unit.json": {
+          testResults: [
+            {
+              name: path.join(process.cwd(), "lib/a.test.ts"),
+              status: "failed",
+              assertionResults: [
+                { status: "passed", fullName: "a works" },
+                { status: "failed", fullName: "a › counts", failureMessages: ["\u001b[31mAssertionError: expected 8 to be 7\u001b[39m\n    at x"] },
+              ],
+            },
+            { name: "lib/b.test.ts", status: "failed", message: "Hook timed out in 120000ms", assertionResults: [] },
+          ],
+        },
+        "e2e.json": {
+          suites: [
+            {
+              file: "keys.spec.ts",
+              title: "keys.spec.ts",
+              suites: [{ title: "the keys page", specs: [{ title: "revokes", file: "keys.spec.ts", line: 12, tests: [{ status: "unexpected", results: [{ error: { message: "Timed out 5000ms" } }] }] }] }],
+            },
+          ],
+        },
+      },
+    );
+    expect(formatFailures(directory).split("\n")).toEqual([
+      "== unit tests (PGlite): 2 failed",
+      "  ✗ lib/a.test.ts › a › counts",
+      "      AssertionError: expected 8 to be 7",
+      "  ✗ lib/b.test.ts › (the file, outside its tests)",
+      "      Hook timed out in 120000ms",
+      "== browser tests: 1 failed",
+      "  ✗ keys.spec.ts:12 › the keys page › revokes",
+      "      Timed out 5000ms",
+    ]);
+    expect(formatFailures(laneDir(["unit\tunit\tvitest\t0\t1\t{dir}/u.json\t"], { "u.json": vitestReport({ "a.test.ts": ["passed"] }) }))).toBe("");
   });
 });

@@ -43,7 +43,9 @@ export const parseStageRecords = (tsv: string): StageRecord[] =>
       return { id, title, kind, exitCode: exitCode === "" ? null : Number(exitCode), seconds: Number(seconds), reportFile, skipReason };
     });
 
-type VitestReport = { testResults?: { name?: string; assertionResults?: { status?: string }[] }[] };
+type VitestReport = {
+  testResults?: { name?: string; status?: string; message?: string; assertionResults?: { status?: string; fullName?: string; failureMessages?: string[] }[] }[];
+};
 
 /** Counts of a vitest JSON report (`--reporter=json`): a test is passed, failed, or skipped (skipped, pending, todo). */
 export const vitestCounts = (report: VitestReport): TestCounts => {
@@ -57,7 +59,12 @@ export const vitestCounts = (report: VitestReport): TestCounts => {
   };
 };
 
-type PlaywrightSuite = { file?: string; suites?: PlaywrightSuite[]; specs?: { tests?: { status?: string }[] }[] };
+type PlaywrightSuite = {
+  file?: string;
+  title?: string;
+  suites?: PlaywrightSuite[];
+  specs?: { title?: string; file?: string; line?: number; tests?: { status?: string; results?: { error?: { message?: string } }[] }[] }[];
+};
 type PlaywrightReport = { suites?: PlaywrightSuite[] };
 
 /** Counts of a Playwright JSON report: per test and project, expected or flaky is passed, unexpected failed, skipped skipped. */
@@ -83,6 +90,63 @@ const readCounts = (record: StageRecord): TestCounts | null => {
   const report: unknown = JSON.parse(fs.readFileSync(record.reportFile, "utf8"));
   if (typeof report !== "object" || report === null) return null;
   return record.kind === "vitest" ? vitestCounts(report) : playwrightCounts(report);
+};
+
+/** A failed test: where it is, its name, and the first line of what it said. */
+export type FailedTest = { file: string; name: string; message: string };
+
+const firstLine = (text: string | undefined): string =>
+  // eslint-disable-next-line no-control-regex -- the reporters' messages carry terminal colours
+  (text ?? "").replace(/\u001b\[[0-9;]*m/g, "").split("\n").map((line) => line.trim()).find((line) => line !== "") ?? "";
+
+const relative = (file: string): string => (path.isAbsolute(file) ? path.relative(process.cwd(), file) : file);
+
+/** The failed tests of a vitest JSON report, and files that failed outside their tests (a hook, an import). */
+export const vitestFailures = (report: VitestReport): FailedTest[] =>
+  (report.testResults ?? []).flatMap((file) => {
+    const failed = (file.assertionResults ?? []).filter((result) => result.status === "failed");
+    const name = relative(file.name ?? "");
+    if (failed.length === 0 && file.status === "failed") return [{ file: name, name: "(the file, outside its tests)", message: firstLine(file.message) }];
+    return failed.map((result) => ({ file: name, name: result.fullName ?? "", message: firstLine(result.failureMessages?.[0]) }));
+  });
+
+/** The failed tests of a Playwright JSON report. */
+export const playwrightFailures = (report: PlaywrightReport): FailedTest[] => {
+  const failures: FailedTest[] = [];
+  const visit = (suite: PlaywrightSuite, titles: readonly string[]) => {
+    const here = suite.file !== undefined && suite.title === suite.file ? titles : [...titles, suite.title ?? ""].filter((title) => title !== "");
+    for (const spec of suite.specs ?? [])
+      for (const test of spec.tests ?? [])
+        if (test.status === "unexpected")
+          failures.push({
+            file: `${spec.file ?? suite.file ?? ""}${spec.line === undefined ? "" : `:${spec.line}`}`,
+            name: [...here, spec.title ?? ""].join(" › "),
+            message: firstLine(test.results?.at(-1)?.error?.message),
+          });
+    for (const child of suite.suites ?? []) visit(child, here);
+  };
+  for (const suite of report.suites ?? []) visit(suite, []);
+  return failures;
+};
+
+const readFailures = (record: StageRecord): FailedTest[] => {
+  if (record.kind === "check" || record.reportFile === "" || !fs.existsSync(record.reportFile)) return [];
+  const report: unknown = JSON.parse(fs.readFileSync(record.reportFile, "utf8"));
+  if (typeof report !== "object" || report === null) return [];
+  return record.kind === "vitest" ? vitestFailures(report) : playwrightFailures(report);
+};
+
+/** Per stage that has any, its failed tests (at most `limit` each, then how many more), for the lane's end. */
+export const formatFailures = (laneDir: string, limit = 25): string => {
+  const tsv = fs.readFileSync(path.join(laneDir, "stages.tsv"), "utf8");
+  const blocks = parseStageRecords(tsv).flatMap((record) => {
+    const failures = readFailures(record);
+    if (failures.length === 0) return [];
+    const shown = failures.slice(0, limit).map((failure) => `  ✗ ${failure.file} › ${failure.name}${failure.message === "" ? "" : `\n      ${failure.message.slice(0, 300)}`}`);
+    const more = failures.length > limit ? [`  … and ${failures.length - limit} more`] : [];
+    return [`== ${record.title}: ${failures.length} failed`, ...shown, ...more];
+  });
+  return blocks.join("\n");
 };
 
 /** A stage's row: its counts, and whether it passed (exit 0 and no failed test), failed, or was skipped. */

@@ -1,4 +1,4 @@
-import { formatLaneSummary, readStageRows } from "./lane-report";
+import { formatFailures, formatLaneSummary, readStageRows } from "./lane-report";
 
 /**
  * Prints a lane's summary table and, as its very last line, `N passed, N failed[, N skipped]`;
@@ -11,5 +11,8 @@ if (lane === undefined || laneDir === undefined) {
   process.exit(2);
 }
 const rows = readStageRows(laneDir);
+// The failed tests by name first, so that the end of a long log says what failed without a search.
+const failures = formatFailures(laneDir);
+if (failures !== "") console.log(failures);
 console.log(formatLaneSummary(lane, rows));
 process.exitCode = rows.some((row) => row.outcome === "failed") ? 1 : 0;

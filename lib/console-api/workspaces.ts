@@ -11,7 +11,7 @@ import { hashPassword } from "@/lib/users/passwords";
 import { createUser, EmailTakenError, spendAllowance, type User } from "@/lib/users/repository";
 import { memberRole, requireWorkspaceRole, type Membership } from "@/lib/workspaces/access";
 import { acceptInvitation, pendingInvitation, type Invitation } from "@/lib/workspaces/invitations";
-import { memberBudgetLeft, removeMember, type Member } from "@/lib/workspaces/members";
+import { lockMemberSpending, memberBudgetLeft, removeMember, type Member } from "@/lib/workspaces/members";
 import { addPoolCredits, type Workspace } from "@/lib/workspaces/repository";
 import { WORKSPACE_ROLES, type WorkspaceRole } from "@/lib/workspaces/roles";
 
@@ -146,6 +146,8 @@ const HANDOVER_KEY_QPS = 5;
  */
 export const removeMemberAndHandOver = async (db: Db, secret: string, actor: Actor, membership: Membership, userId: string) => {
   const removal = await db.transaction(async (tx) => {
+    // A reservation of theirs in flight counts in what is left, and none starts before they are out.
+    await lockMemberSpending(tx, membership.workspace.id, userId);
     const budget = membership.workspace.personal ? null : await memberBudgetLeft(tx, membership.workspace.id, userId);
     const removed = await removeMember(tx, actor, membership, userId);
     if (removed.openBatchIds.length > 0) {

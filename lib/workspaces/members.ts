@@ -138,6 +138,21 @@ export const changeMember = async (
   return { member: updated, keyIdsToForget };
 };
 
+/**
+ * Holds off the settlement of every key the member spends through in the workspace until the
+ * transaction ends, taking the locks in the settlement's own order (keys, pools, members:
+ * lock_for_settlement), so that what is read of their spend next includes every reservation made
+ * before, and no reservation slips in between that read and what the transaction changes.
+ */
+export const lockMemberSpending = async (tx: Queryable, workspaceId: string, userId: string): Promise<void> => {
+  await tx.query(
+    `SELECT lock_for_settlement(ARRAY(
+       SELECT k.id FROM api_keys k WHERE k.workspace_id = $1 AND COALESCE(k.owner_id, k.on_behalf_of) = $2 ORDER BY k.id
+     )::text[])`,
+    [workspaceId, userId],
+  );
+};
+
 /** What is left this month of the member's monthly budget in the workspace; null: no budget. */
 export const memberBudgetLeft = async (db: Queryable, workspaceId: string, userId: string): Promise<number | null> => {
   const rows = await db.query<{ left_credits: number | string | null }>(

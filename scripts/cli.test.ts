@@ -9,6 +9,7 @@ import { generateDemoData } from "@/lib/demo/generate";
 import { listKeys } from "@/lib/keys/repository";
 import { createUser, setUserStatus, type User } from "@/lib/users/repository";
 import { runScript as run } from "@/tests/support/cli";
+import { seedFromTemplate } from "@/tests/support/databases";
 
 /**
  * The CLIs as a calling script sees them: spawned with tsx against a fresh embedded database
@@ -43,13 +44,20 @@ const olderNode = (lowestMajor: number): string => {
   return path.join(prefix, "node_modules", `node-linux-${process.arch}`, "bin", "node");
 };
 
+/** A temporary DATA_DIR whose embedded database is already migrated (the unit project's template). */
+const migratedDir = (prefix: string): string => {
+  const directory = tempDir(prefix);
+  seedFromTemplate(directory);
+  return directory;
+};
+
 afterAll(() => {
   for (const directory of directories) fs.rmSync(directory, { recursive: true, force: true });
 });
 
 describe("CLI exit codes", () => {
   it("import: 0 when every record is imported (the sample file in samples/ too)", async () => {
-    const dataDir = tempDir("sl-cli-ok-");
+    const dataDir = migratedDir("sl-cli-ok-");
     const file = path.join(dataDir, "good.ndjson");
     fs.writeFileSync(file, `${goodLine(0)}\n${goodLine(1)}\n`);
     const result = await run(dataDir, "import.ts", [file]);
@@ -71,7 +79,7 @@ describe("CLI exit codes", () => {
   }, 120_000);
 
   it("import: 3 when bad records were skipped and the good ones written; 4 with --strict, nothing written", async () => {
-    const dataDir = tempDir("sl-cli-skip-");
+    const dataDir = migratedDir("sl-cli-skip-");
     const file = path.join(dataDir, "mixed.ndjson");
     fs.writeFileSync(file, `${goodLine(2)}\n{"event_id": 5}\nnot json\n${goodLine(3)}\n`);
 
@@ -140,7 +148,7 @@ describe("CLI exit codes", () => {
   }, 120_000);
 
   it("export → import of an unchanged store writes nothing and keeps each record's source", async () => {
-    const dataDir = tempDir("sl-cli-roundtrip-");
+    const dataDir = migratedDir("sl-cli-roundtrip-");
     expect((await run(dataDir, "db.ts", ["seed"])).code).toBe(EXIT.ok);
     const files = [];
     for (const kind of ["events", "followers", "publications"]) {
@@ -158,7 +166,7 @@ describe("CLI exit codes", () => {
   }, 180_000);
 
   it("keys create --owner EMAIL: the key is that user's; keys list shows each key's owner", async () => {
-    const dataDir = tempDir("sl-cli-owner-");
+    const dataDir = migratedDir("sl-cli-owner-");
     const db = await openDb({ dataDir, timeoutMs: 5000 });
     let analyst: User;
     try {
@@ -201,7 +209,7 @@ describe("CLI exit codes", () => {
   }, 180_000);
 
   it("workspaces: a team with its owner and members, its pool granted, and keys create --workspace drawing on it", async () => {
-    const dataDir = tempDir("sl-cli-teams-");
+    const dataDir = migratedDir("sl-cli-teams-");
     const db = await openDb({ dataDir, timeoutMs: 5000 });
     try {
       for (const email of ["lead@example.com", "ana@example.com", "out@example.com"]) {

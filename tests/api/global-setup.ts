@@ -4,6 +4,7 @@ import path from "node:path";
 import type { TestProject } from "vitest/node";
 import { buildIsCurrent } from "@/lib/cli/build";
 import { demoRecordTexts, scanServerLog } from "@/tests/support/log-scan";
+import { copyTemplate, makeMigratedTemplate } from "@/tests/support/pglite-template";
 import {
   API_DATABASES,
   EVENT_SITE_HOST,
@@ -39,10 +40,11 @@ type PostgresCleanup = { admin: PostgresAdmin; kind: "schema" | "database"; name
 
 const log = (message: string) => console.log(`[api-suite] ${message}`);
 
-const newTarget = async (kind: TargetKind, runId: string, extraEnv: Record<string, string>): Promise<ApiTarget> => {
+const newTarget = async (kind: TargetKind, runId: string, extraEnv: Record<string, string>, template: string | null): Promise<ApiTarget> => {
   const port = await freePort();
   const runDir = fs.mkdtempSync(path.join(os.tmpdir(), `sl-api-${kind}-`));
   const dataDir = path.join(runDir, "data");
+  if (kind === "pglite") copyTemplate(template, dataDir);
   fs.mkdirSync(RESULTS_DIR, { recursive: true });
   const logFile = path.join(RESULTS_DIR, `server-${kind}.log`);
   fs.writeFileSync(logFile, `# ${kind} server log of API test run ${runId}\n`);
@@ -162,6 +164,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const targets: ApiTarget[] = [];
   const skipped: string[] = [];
   const cleanups: PostgresCleanup[] = [];
+  const templateRoots: string[] = [];
+  let template: string | null = null;
 
   const teardown = async () => {
     process.off("exit", killAll);
@@ -174,6 +178,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
       logProblems(target, secrets).map((problem) => `${problem} (${path.relative(process.cwd(), target.logFile)})`),
     );
     for (const target of targets) fs.rmSync(target.runDir, { recursive: true, force: true });
+    for (const root of templateRoots) fs.rmSync(root, { recursive: true, force: true });
     if (leaks.length > 0) {
       const message = `SECURITY: a server log fails the log scan: ${leaks.join("; ")}`;
       console.error(`\n[api-suite] ${message}\n`);
@@ -188,7 +193,13 @@ export default async function setup(project: TestProject): Promise<() => Promise
   try {
     // npm test covers the embedded database (API_DATABASES=pglite), npm run test:proofs PostgreSQL
     // (API_DATABASES=postgres, which fails when it is unreachable); unset, both.
-    if (API_DATABASES.includes("pglite")) targets.push(await newTarget("pglite", runId, {}));
+    // The embedded database's servers (this one, and those test files start) begin from a migrated template.
+    if (API_DATABASES.includes("pglite")) {
+      const templateRoot = fs.mkdtempSync(path.join(os.tmpdir(), "sl-api-template-"));
+      templateRoots.push(templateRoot);
+      template = await makeMigratedTemplate(templateRoot);
+      targets.push(await newTarget("pglite", runId, {}, template));
+    }
     const postgres = API_DATABASES.includes("postgres")
       ? await findPostgres()
       : { unavailable: "API_DATABASES=pglite (this run covers the embedded database only)" };
@@ -202,7 +213,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
     } else {
       const { databaseUrl, cleanup } = await preparePostgres(postgres, runId);
       cleanups.push(cleanup);
-      targets.push(await newTarget("postgres", runId, { DATABASE_URL: databaseUrl }));
+      targets.push(await newTarget("postgres", runId, { DATABASE_URL: databaseUrl }, null));
     }
 
     const keysStartedAt = Date.now();
@@ -231,6 +242,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   }
 
   project.provide("apiTargets", targets);
+  project.provide("pgliteTemplate", template ?? "");
   project.provide("apiSkipped", skipped);
   return teardown;
 }

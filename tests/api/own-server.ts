@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { seedFromTemplate } from "@/tests/support/databases";
 import { demoRecordTexts, scanServerLog } from "@/tests/support/log-scan";
 import { EVENT_SITE_HOST, RESULTS_DIR, freePort, randomSecret, startServer, stopServer, type ApiTarget, type IssuedKey, type KeyName, type TargetKind } from "./harness";
 
@@ -60,6 +61,8 @@ export const startOwnServer = async (options: OwnServerOptions): Promise<ApiTarg
     keys: {} as Record<KeyName, IssuedKey>,
   };
   fs.writeFileSync(target.logFile, `# ${options.label} server log\n`);
+  // The embedded database starts migrated (the run's template): the server's own migrate finds nothing to do.
+  if (kind === "pglite") seedFromTemplate(target.dataDir);
   try {
     await options.beforeStart?.(target);
     await startServer(target, "prepare-and-next-start");

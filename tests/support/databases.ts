@@ -2,9 +2,10 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll } from "vitest";
+import { afterAll, beforeAll, inject } from "vitest";
 import { migrate, type Db, type OpenOptions } from "@/lib/database";
 import { openDatabase, type Migrate } from "@/lib/db/client";
+import { copyTemplate } from "./pglite-template";
 
 /**
  * Real databases for tests: a fresh PGlite folder, and — when 127.0.0.1:5432 answers — a fresh
@@ -35,11 +36,30 @@ export const postgresReachable = async (): Promise<boolean> => {
   }
 };
 
+/**
+ * The migrated template of the project's global setup (tests/support/pglite-template.ts), or
+ * null in a project without it.
+ */
+export const pgliteTemplate = (): string | null => {
+  const folder = inject("pgliteTemplate");
+  return typeof folder === "string" && folder !== "" && fs.existsSync(folder) ? folder : null;
+};
+
+/**
+ * Copies the migrated template into `dataDir` as its embedded database, when the project has one
+ * and `dataDir` has none yet: what a test's CLI or server finds there is already migrated.
+ */
+export const seedFromTemplate = (dataDir: string): void => copyTemplate(pgliteTemplate(), dataDir);
+
 export const pgliteDatabase = (): TestDatabase => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "sl-unit-"));
   return {
     name: "pglite",
-    open: ({ migrate: migrateWith = migrate, ...options } = {}) => openDatabase({ dataDir, timeoutMs: 5000, ...options }, migrateWith),
+    open: ({ migrate: migrateWith = migrate, ...options } = {}) => {
+      // A database migrated with the app's migrations starts as a copy of the template, once.
+      if (migrateWith === migrate) seedFromTemplate(dataDir);
+      return openDatabase({ dataDir, timeoutMs: 5000, ...options }, migrateWith);
+    },
     cleanup: async () => fs.rmSync(dataDir, { recursive: true, force: true }),
   };
 };

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # npm run test:proofs, the proofs lane (CI runs it after npm test: .ci/run): what takes minutes
 # and proves what the fast lane cannot — the unit suite's database files and the API suite on
-# PostgreSQL, the scale suites (three instances on PostgreSQL and Redis), and the production
+# PostgreSQL (the console fuzz at full volume among them), the volume proofs on the embedded
+# database (memory caps), the scale suites (three instances on PostgreSQL and Redis), and the production
 # build made on the lowest Node.js line booted and tested on each further line (EXTRA_NODE_MAJORS,
 # default "24 26"; "" skips them). Each test runs in exactly one lane: npm test covers the embedded
 # database (UNIT_DATABASES=pglite, API_DATABASES=pglite), this lane PostgreSQL. Ends with one
@@ -50,6 +51,12 @@ else
       env API_DATABASES=postgres npx vitest run --project api $(lane_files api-postgres)
   fi
 fi
+
+# The volume proofs on the embedded database: the unit files that prove memory caps over 70 MB
+# inputs (vitest's "volume" project). The console fuzz sends its full 1,000 requests per route in
+# the PostgreSQL stage above (npm test sends a sample of 200 on the embedded database).
+# shellcheck disable=SC2046
+run_stage volume "volume tests (PGlite: memory caps)" vitest env UNIT_DATABASES=pglite npx vitest run --project volume $(lane_files volume)
 
 # Three production instances on PostgreSQL and a Redis of the suite's own; without PostgreSQL,
 # Redis or redis-server the stage is skipped with the reason its global setup gives.

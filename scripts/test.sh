@@ -2,8 +2,9 @@
 # npm test, the fast lane: type check, import cycles, layers, ONE production build, the unit suite
 # and the API suite on the embedded database (PGlite), and the browser tests (Playwright in
 # Debian's Chromium), on the lowest Node.js line package.json's engines admit. The PostgreSQL runs
-# of the unit and API suites, the scale suites and the further Node.js lines are the proofs lane:
-# npm run test:proofs (scripts/test-proofs.sh). Ends with one summary table and, as its last line,
+# of the unit and API suites, the scale suites, the volume proofs (memory caps, the console fuzz at
+# full volume) and the further Node.js lines are the proofs lane: npm run test:proofs
+# (scripts/test-proofs.sh). Ends with one summary table and, as its last line,
 # `N passed, N failed[, N skipped]` (scripts/lane.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -46,7 +47,10 @@ if stage_selected build && ! stage_passed build; then
   skip_stage e2e "browser tests (Playwright, Chromium)" playwright "the production build failed"
 else
   # shellcheck disable=SC2046
-  run_stage api "API tests (production server, PGlite)" vitest env API_DATABASES=pglite npx vitest run --project api $(lane_files api)
+  # The console fuzz sends a sample here (200 requests per route); the proofs lane sends the full
+  # volume (1,000 per route), on both databases.
+  run_stage api "API tests (production server, PGlite)" vitest \
+    env API_DATABASES=pglite FUZZ_REQUESTS_PER_ROUTE="${FUZZ_REQUESTS_PER_ROUTE:-200}" npx vitest run --project api $(lane_files api)
   if stage_selected e2e && ! stage_passed chromium; then
     skip_stage e2e "browser tests (Playwright, Chromium)" playwright "no /usr/bin/chromium"
   else

@@ -6,8 +6,9 @@ import { consoleClient, type Session } from "./console-session";
 /**
  * Property-based fuzzing (docs/security.md "Input") of the console JSON API — every route under
  * app/api/ but next-auth's own — against the API suite's production servers. For each route,
- * fast-check generates REQUESTS_PER_ROUTE (1,000; a new seed each run) requests over its methods on the first target
- * (the embedded database, the default deployment) and REQUESTS_PER_ROUTE_SECONDARY on the other:
+ * fast-check generates REQUESTS_PER_ROUTE (FUZZ_REQUESTS_PER_ROUTE, 1,000 unless set; a new seed each run) requests
+ * over its methods on the first target and REQUESTS_PER_ROUTE_SECONDARY on the other. npm test runs
+ * the embedded database alone with a sample of 200; npm run test:proofs, PostgreSQL alone with 1,000:
  * path parameters, query strings and JSON bodies mixing plausible values with NUL, lone surrogates,
  * invalid and overlong UTF-8 percent-escapes, control characters, very long text and odd JSON.
  * Properties: no answer is a 5xx, and every JSON error is `{error: {code, message}}` with a

@@ -466,7 +466,8 @@ describe.each(await testDatabases())("set-based settlement on $name", (database)
     const [a, b] = await Promise.all([newKey(10), newKey(10)]);
     const orphans = [request(a.id, "reserve", 3), request(b.id, "reserve", 2), request(b.id, "reserve", 1)];
     for (const orphan of orphans) await settler.settle(orphan);
-    await db().query("UPDATE usage_events SET created_at = now() - interval '10 minutes' WHERE request_id = ANY($1::uuid[])", [
+    // Stale, and made the day before (UTC, a minute before midnight): the sweep's refund must land on that day's rollup.
+    await db().query("UPDATE usage_events SET created_at = date_trunc('day', now(), 'UTC') - interval '1 minute' WHERE request_id = ANY($1::uuid[])", [
       orphans.map((orphan) => orphan.requestId),
     ]);
     const [swept] = await db().query<{ swept: number }>("SELECT sweep_stale_reservations(interval '2 minutes') AS swept");
@@ -480,16 +481,19 @@ describe.each(await testDatabases())("set-based settlement on $name", (database)
     const [again] = await db().query<{ voided: number }>("SELECT void_settlements($1::uuid[]) AS voided", [lost.map((charge) => charge.requestId)]);
     expect(again?.voided).toBe(0);
     expect([await credits(a.id), await credits(b.id)]).toEqual([10, 10]);
+    // Per UTC day and status: the swept orphans belong to the day before, in the rollup as in the rows.
     for (const key of [a, b]) {
-      const rollup = await db().query<{ status: number; requests: number; credits: number }>(
-        "SELECT status, requests::int AS requests, credits::int AS credits FROM usage_daily WHERE key_id = $1 AND requests <> 0 ORDER BY status",
+      const rollup = await db().query<{ day: string; status: number; requests: number; credits: number }>(
+        "SELECT day::text AS day, status, requests::int AS requests, credits::int AS credits FROM usage_daily WHERE key_id = $1 AND requests <> 0 ORDER BY day, status",
         [key.id],
       );
-      const raw = await db().query<{ status: number; requests: number; credits: number }>(
-        "SELECT status, count(*)::int AS requests, sum(credits_charged)::int AS credits FROM usage_events WHERE key_id = $1 GROUP BY status ORDER BY status",
+      const raw = await db().query<{ day: string; status: number; requests: number; credits: number }>(
+        `SELECT (created_at AT TIME ZONE 'UTC')::date::text AS day, status, count(*)::int AS requests, sum(credits_charged)::int AS credits
+         FROM usage_events WHERE key_id = $1 GROUP BY 1, status ORDER BY 1, status`,
         [key.id],
       );
       expect(rollup).toEqual(raw);
+      expect(new Set(rollup.map((row) => row.day)).size, JSON.stringify(rollup)).toBe(2);
     }
   });
 });
